@@ -1,0 +1,35 @@
+# Elfern Arena. `make demo` and `make test` are all a newcomer needs.
+VENV   := .venv
+STAMP  := $(VENV)/.setup-done
+ARENA  := $(VENV)/bin/arena
+PYTEST := $(VENV)/bin/python -m pytest
+
+.PHONY: setup demo test test-fast lint protos bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml scripts/setup.sh
+	@bash scripts/setup.sh
+	@touch $(STAMP)
+
+demo: setup
+	@$(ARENA) demo
+
+test: setup
+	@bash scripts/services.sh
+	$(PYTEST)
+
+test-fast: setup
+	$(PYTEST) -m "not slow and not browser and not hostile"
+
+lint: setup
+	$(VENV)/bin/ruff check arena tests sample_bots
+
+protos: setup
+	$(VENV)/bin/python scripts/gen_protos.py
+
+bench: setup
+	$(ARENA) bench engine
+
+clean:
+	rm -rf $(VENV) build *.egg-info

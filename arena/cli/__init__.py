@@ -1,0 +1,57 @@
+"""The `arena` command. Subcommands live in sibling modules and are imported lazily, so that
+`arena --help` and quick commands do not pay for gRPC, SQLAlchemy or FastAPI imports."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+# name -> (module, attribute, one-line help). Each module owns one subcommand (or group).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "demo": ("arena.cli.demo", "demo", "Run the main job: a sample match now, a sandboxed season later."),
+    "bench": ("arena.cli.bench", "bench", "Benchmarks that print figures against a same-run baseline."),
+    "replay": ("arena.cli.replay", "replay", "Verify, show and export match records."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module only when it is invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="elfern-arena")
+def cli() -> None:
+    """Elfern Arena: bots play the German card game Elfern for Elo rating.
+
+    Start with `arena play BOT_A BOT_B` to play one match, `arena replay show last` to watch it,
+    and `arena season --help` to run a ladder.
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    try:
+        cli.main(args=argv, prog_name="arena", standalone_mode=True)
+    except SystemExit as exc:  # click exits; keep the code
+        return int(exc.code or 0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

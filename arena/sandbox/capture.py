@@ -1,0 +1,55 @@
+"""Drain a bot's stdout/stderr without ever blocking it, keeping only a capped tail.
+
+A bot that floods its output must neither fill the disk nor stall on a full pipe, so a thread reads
+the pipe to EOF and keeps the last `cap` bytes; `dropped` counts what was discarded.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import IO
+
+
+class OutputCapture:
+    def __init__(self, stream: IO[bytes], cap: int) -> None:
+        self._stream = stream
+        self._cap = max(1024, cap)
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, name="bot-output", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        read = getattr(self._stream, "read1", self._stream.read)
+        try:
+            while chunk := read(65536):
+                with self._lock:
+                    self.total += len(chunk)
+                    self._buf += chunk
+                    if len(self._buf) > self._cap:
+                        del self._buf[: len(self._buf) - self._cap]
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                self._stream.close()
+            except OSError:
+                pass
+
+    @property
+    def dropped(self) -> int:
+        with self._lock:
+            return self.total - len(self._buf)
+
+    def text(self) -> str:
+        with self._lock:
+            data = bytes(self._buf)
+        return data.decode("utf-8", errors="replace")
+
+    def tail(self, max_lines: int = 20) -> str:
+        lines = self.text().splitlines()
+        return "\n".join(lines[-max_lines:])
+
+    def join(self, timeout: float = 2.0) -> None:
+        self._thread.join(timeout)

@@ -1,0 +1,118 @@
+"""The `local` launcher: a plain child process with no isolation. For bot authors on their own
+machine only; it warns once, because a hostile bot launched this way can do anything you can."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import warnings
+
+from arena.sandbox.bundle import Bundle
+from arena.sandbox.capture import OutputCapture
+from arena.sandbox.launcher import LaunchSpec, Limits
+
+WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
+
+
+def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class LocalProcess:
+    """A bot started in its own session, so the whole process group can be paused and killed."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], capture: OutputCapture) -> None:
+        self._proc = proc
+        self._capture = capture
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def exit_status(self) -> int | None:
+        return self._proc.poll()
+
+    def failure_verdict(self) -> str | None:
+        return None
+
+    def output_tail(self, max_lines: int = 20) -> str:
+        return self._capture.tail(max_lines)
+
+    def output(self) -> str:
+        return self._capture.text()
+
+    def cpu_seconds(self) -> float | None:
+        try:
+            with open(f"/proc/{self._proc.pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ticks = os.sysconf("SC_CLK_TCK")
+            return (int(fields[11]) + int(fields[12])) / ticks
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def pause(self) -> None:
+        _kill_group(self._proc, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        _kill_group(self._proc, signal.SIGCONT)
+
+    def kill(self) -> None:
+        _kill_group(self._proc, signal.SIGKILL)
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._capture.join()
+
+
+class LocalLauncher:
+    name = "local"
+
+    def __init__(self, warn: bool = True) -> None:
+        if warn:
+            warnings.warn(WARNING, stacklevel=2)
+
+    def launch(self, spec: LaunchSpec) -> LocalProcess:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "LANG": "C.UTF-8",
+            # Let `python3` in a bundle's run line find the arena SDK when run from a checkout.
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            **spec.env,
+            "ARENA_ADDRESS": f"unix://{spec.socket_path}",
+        }
+        argv = list(spec.bundle.run)
+        if argv and argv[0] in ("python3", "python"):
+            argv[0] = sys.executable
+        proc = subprocess.Popen(
+            argv,
+            cwd=spec.bundle.path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+        return LocalProcess(proc, OutputCapture(proc.stdout, spec.limits.log_bytes))
+
+    def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+        if not bundle.build:
+            return True, ""
+        try:
+            res = subprocess.run(
+                list(bundle.build), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
+            )
+        except subprocess.TimeoutExpired as exc:
+            out = (exc.stdout or b"") + (exc.stderr or b"")
+            return False, out.decode(errors="replace") + f"\nbuild timed out after {limits.build_seconds}s"
+        except OSError as exc:
+            return False, f"build command could not start: {exc}"
+        log = (res.stdout + res.stderr).decode(errors="replace")
+        return res.returncode == 0, log

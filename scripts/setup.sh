@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One-shot setup used by `make demo` and `make test`: Debian packages, then the project's virtualenv.
+# Idempotent: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages the arena needs at run time and in tests.
+#   bubblewrap, python3-seccomp : the bot sandbox (namespaces, seccomp filter)
+#   python3-venv                : the virtualenv below is built from Debian's /usr/bin/python3, so that
+#                                 sandboxed bots can see the interpreter (it lives under /usr)
+#   chromium                    : the browser tests of the web pages
+#   util-linux                  : prlimit, setpriv
+DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux)
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: these Debian packages are missing: ${missing[*]}" >&2
+    echo "setup: run this once as root, then try again:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+PY=/usr/bin/python3
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv from $PY"
+  "$PY" -m venv .venv
+fi
+echo "setup: installing Python packages into .venv"
+log=.venv/pip-install.log
+if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[dev]'; } >"$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  echo "setup: pip install failed; the full log is in $log" >&2
+  exit 1
+fi
+echo "setup: done"
