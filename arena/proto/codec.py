@@ -1,0 +1,48 @@
+"""The framing of a match record file: magic, then a zlib-compressed `MatchRecord`.
+
+This is the one hand-written module in arena/proto/: the referee writes records and the replay
+tools read them, and both may import arena.proto but not each other.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from arena.proto import replay_pb2
+
+MAGIC = b"ELFREC1\n"
+FORMAT = 1
+
+
+class RecordError(ValueError):
+    """Bytes that are not a match record (wrong magic, corrupt data, newer format)."""
+
+
+def encode_record(record: replay_pb2.MatchRecord) -> bytes:
+    """Serialize deterministically and compress: the same record always gives the same bytes."""
+    return MAGIC + zlib.compress(record.SerializeToString(deterministic=True), 9)
+
+
+def decode_record(data: bytes) -> replay_pb2.MatchRecord:
+    """Parse bytes written by `encode_record`."""
+    if not data.startswith(MAGIC):
+        raise RecordError("not an Elfern match record (bad magic); expected a file written by the referee")
+    try:
+        raw = zlib.decompress(data[len(MAGIC):])
+        record = replay_pb2.MatchRecord.FromString(raw)
+    except (zlib.error, Exception) as exc:  # protobuf raises DecodeError, a plain Exception subclass
+        raise RecordError(f"corrupt match record: {exc}") from None
+    if record.format > FORMAT:
+        raise RecordError(f"record format {record.format} is newer than this arena understands ({FORMAT})")
+    return record
+
+
+def strip_timing(record: replay_pb2.MatchRecord) -> replay_pb2.MatchRecord:
+    """A copy without the wall-clock fields, so that two runs of the same match compare equal."""
+    out = replay_pb2.MatchRecord()
+    out.CopyFrom(record)
+    out.ClearField("timing")
+    for deal in out.deals:
+        for play in deal.plays:
+            play.think_us = 0
+    return out
