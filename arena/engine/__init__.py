@@ -1,1 +1,55 @@
-"""engine"""
+"""The Elfern rules engine: pure, deterministic, no I/O. The API is documented in docs/engine.md."""
+
+from arena.engine.cards import (
+    RANKS,
+    SUITS,
+    CardError,
+    card_code,
+    card_label,
+    cards_of,
+    honours_in,
+    mask_of,
+    parse_card,
+)
+from arena.engine.deal import (
+    Deal,
+    DealOutcome,
+    DeckError,
+    EngineError,
+    IllegalMove,
+    StateError,
+    TrickRecord,
+    check_deck,
+)
+from arena.engine.match import DealSummary, Match
+from arena.engine.rng import SplitMix64, deal_deck, dealer_draw
+from arena.engine.rules import Rules, RulesError
+from arena.engine.view import View
+
+__all__ = [
+    "RANKS",
+    "SUITS",
+    "CardError",
+    "Deal",
+    "DealOutcome",
+    "DealSummary",
+    "DeckError",
+    "EngineError",
+    "IllegalMove",
+    "Match",
+    "Rules",
+    "RulesError",
+    "SplitMix64",
+    "StateError",
+    "TrickRecord",
+    "View",
+    "card_code",
+    "card_label",
+    "cards_of",
+    "check_deck",
+    "deal_deck",
+    "dealer_draw",
+    "honours_in",
+    "mask_of",
+    "parse_card",
+]

@@ -1,0 +1,308 @@
+"""One deal: dealing in packets, both phases, legal cards, tricks, drawing and the deal's result.
+
+Hands are bitmasks and the hot path (`legal_mask`, `play`) uses precomputed tables, so random
+playouts are cheap; see `arena bench engine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from arena.engine.cards import (
+    ABOVE,
+    FULL_DECK,
+    HONOUR,
+    SUIT_MASK,
+    SUIT_OF_CARD_MASK,
+    card_label,
+    cards_of,
+    labels,
+    suit_label,
+)
+from arena.engine.rules import Rules
+
+
+class EngineError(Exception):
+    """Base of the engine's errors."""
+
+
+class StateError(EngineError):
+    """A call that does not fit the current state (playing after the deal ended, a wrong dealer...)."""
+
+
+class DeckError(EngineError):
+    """A deck that is not exactly the 32 cards."""
+
+
+class IllegalMove(EngineError):
+    """A card the rules forbid. Nothing was changed. `reason` names the card, the rule and the legal cards."""
+
+    def __init__(self, reason: str, card: int, legal: list[int]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.card = card
+        self.legal = legal
+
+
+class TrickRecord(NamedTuple):
+    """A finished trick. `no` is 1-based; the draws are None in phase 2."""
+
+    no: int
+    leader: int
+    lead: int
+    follow: int
+    winner: int
+    honours: int  # honour points the winner took with this trick (0..2)
+    winner_draw: int | None
+    loser_draw: int | None
+
+
+class DealOutcome(NamedTuple):
+    """The result of a finished deal. `lines` include the pending multiplier and pot."""
+
+    honours: tuple[int, int]
+    winner: int | None  # None for a Ständer (10-10)
+    value: int  # the scoring table's value, before multiplier and pot (0 for a Ständer)
+    lines: tuple[int, int]
+    multiplier: int
+    pot: int
+
+
+def _deal_positions(hand_size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Deck positions of the non-dealer's and the dealer's cards: packets of 2, a last packet of 1 if odd."""
+    packets = [2] * (hand_size // 2) + [1] * (hand_size % 2)
+    nondealer: list[int] = []
+    dealer: list[int] = []
+    pos = 0
+    for size in packets:
+        nondealer.extend(range(pos, pos + size))
+        pos += size
+        dealer.extend(range(pos, pos + size))
+        pos += size
+    return tuple(nondealer), tuple(dealer)
+
+
+DEAL_POSITIONS = {h: _deal_positions(h) for h in (6, 5, 4)}
+
+
+def _beats_table(trump: int | None) -> tuple[bool, ...]:
+    """FOLLOWER_WINS[lead * 32 + follow]: a higher card of the suit led, or a trump on a non-trump."""
+    table = []
+    for lead in range(32):
+        for follow in range(32):
+            if follow >> 3 == lead >> 3:
+                wins = follow > lead
+            else:
+                wins = trump is not None and follow >> 3 == trump
+            table.append(wins)
+    return tuple(table)
+
+
+FOLLOWER_WINS = {t: _beats_table(t) for t in (None, 0, 1, 2, 3)}
+
+
+def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
+    """The deck as a tuple of 32 distinct cards, or DeckError saying what is missing or doubled."""
+    deck = tuple(deck)
+    mask = 0
+    for c in deck:
+        if type(c) is not int or not 0 <= c < 32:
+            raise DeckError(f"the deck holds {c!r}, which is not a card")
+        mask |= 1 << c
+    if len(deck) == 32 and mask == FULL_DECK:
+        return deck
+    seen: set[int] = set()
+    doubled = [c for c in deck if c in seen or seen.add(c)]
+    missing = cards_of(FULL_DECK & ~mask)
+    parts = [f"it has {len(deck)} cards"]
+    if missing:
+        parts.append(f"missing {labels(missing)}")
+    if doubled:
+        parts.append(f"twice {labels(doubled)}")
+    raise DeckError("the deck is not exactly the 32 cards: " + ", ".join(parts))
+
+
+class Deal:
+    """The state machine of one deal. Seats are 0 and 1; the non-dealer leads the first trick."""
+
+    __slots__ = (
+        "rules", "index", "dealer", "deck", "hands", "leader", "to_move", "table", "tricks", "plays",
+        "honours", "drawn", "trump_card", "trump_suit", "multiplier", "pot", "done", "outcome",
+        "_stock", "_next", "_wins", "_must_head",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        rules: Rules,
+        dealer: int,
+        deck: Sequence[int],
+        multiplier: int = 1,
+        pot: int = 0,
+        index: int = 0,
+    ) -> None:
+        if dealer not in (0, 1):
+            raise StateError(f"dealer must be seat 0 or 1, not {dealer!r}")
+        self.rules = rules
+        self.index = index
+        self.dealer = dealer
+        self.deck = check_deck(deck)
+        self.multiplier = multiplier
+        self.pot = pot
+        deck = self.deck
+        h = rules.hand_size
+        non_pos, dealer_pos = DEAL_POSITIONS[h]
+        non_mask = 0
+        for p in non_pos:
+            non_mask |= 1 << deck[p]
+        dealer_mask = 0
+        for p in dealer_pos:
+            dealer_mask |= 1 << deck[p]
+        self.hands = [dealer_mask, non_mask] if dealer == 0 else [non_mask, dealer_mask]
+        stock = deck[2 * h :]
+        if rules.trumps:
+            # The top stock card is turned and goes face up to the bottom: drawn last.
+            self.trump_card: int | None = stock[0]
+            self.trump_suit: int | None = stock[0] >> 3
+            stock = stock[1:] + stock[:1]
+        else:
+            self.trump_card = None
+            self.trump_suit = None
+        self._stock = stock  # draw order
+        self._next = 0  # index of the next card to draw
+        self._wins = FOLLOWER_WINS[self.trump_suit]
+        self._must_head = rules.must_head_phase2
+        self.leader = 1 - dealer
+        self.to_move: int | None = 1 - dealer
+        self.table: int | None = None  # the card led in the current trick, if any
+        self.tricks: list[TrickRecord] = []
+        self.plays: list[int] = []
+        self.honours = [0, 0]
+        self.drawn: tuple[list[int], list[int]] = ([], [])
+        self.done = False
+        self.outcome: DealOutcome | None = None
+
+    # -- state ---------------------------------------------------------------------------------------
+    @property
+    def stock(self) -> list[int]:
+        """The cards still in the stock, in draw order (next card first; with trumps the turned card last)."""
+        return list(self._stock[self._next :])
+
+    @property
+    def stock_count(self) -> int:
+        return len(self._stock) - self._next
+
+    @property
+    def phase(self) -> int:
+        """1 while the current trick started with a non-empty stock, else 2."""
+        return 1 if self._next < len(self._stock) else 2
+
+    @property
+    def trick_no(self) -> int:
+        """The 1-based number of the trick in progress (16 once the deal is done)."""
+        return min(len(self.tricks) + 1, 16)
+
+    def legal_mask(self) -> int:
+        """The legal cards of the seat on move, as a bitmask (0 when the deal is done)."""
+        if self.done:
+            return 0
+        hand = self.hands[self.to_move]
+        lead = self.table
+        if lead is None or self._next < len(self._stock):
+            return hand  # leading, or following in phase 1: anything
+        same = hand & SUIT_OF_CARD_MASK[lead]
+        if same:
+            if self._must_head:
+                higher = same & ABOVE[lead]
+                if higher:
+                    return higher
+            return same
+        if self.trump_suit is not None:
+            trumps = hand & SUIT_MASK[self.trump_suit]
+            if trumps:
+                return trumps
+        return hand
+
+    def legal_cards(self) -> list[int]:
+        """The legal cards of the seat on move, ascending."""
+        return cards_of(self.legal_mask())
+
+    # -- moves ---------------------------------------------------------------------------------------
+    def play(self, card: int) -> TrickRecord | None:
+        """Play `card` for the seat on move. Returns the TrickRecord if it completed a trick.
+
+        Raises IllegalMove (changing nothing) if the rules forbid the card.
+        """
+        if self.done:
+            raise StateError("the deal is over: no more cards can be played")
+        seat = self.to_move
+        bit = 1 << card if type(card) is int and 0 <= card < 32 else 0
+        legal = self.legal_mask()
+        if not legal & bit:
+            raise IllegalMove(self._illegal_reason(card, legal), card, cards_of(legal))
+        self.hands[seat] ^= bit
+        self.plays.append(card)
+        lead = self.table
+        if lead is None:
+            self.table = card
+            self.to_move = 1 - seat
+            return None
+        leader = self.leader
+        winner = seat if self._wins[lead * 32 + card] else leader
+        loser = 1 - winner
+        won = HONOUR[lead] + HONOUR[card]
+        self.honours[winner] += won
+        stock = self._stock
+        i = self._next
+        if i < len(stock):
+            winner_draw = stock[i]
+            loser_draw = stock[i + 1]
+            self._next = i + 2
+            self.hands[winner] |= 1 << winner_draw
+            self.hands[loser] |= 1 << loser_draw
+            self.drawn[winner].append(winner_draw)
+            self.drawn[loser].append(loser_draw)
+        else:
+            winner_draw = loser_draw = None
+        trick = TrickRecord(len(self.tricks) + 1, leader, lead, card, winner, won, winner_draw, loser_draw)
+        self.tricks.append(trick)
+        self.table = None
+        self.leader = winner
+        self.to_move = winner
+        if len(self.tricks) == 16:
+            self._finish()
+        return trick
+
+    def _finish(self) -> None:
+        a, b = self.honours
+        self.done = True
+        self.to_move = None
+        if a == b:
+            self.outcome = DealOutcome((a, b), None, 0, (0, 0), self.multiplier, self.pot)
+            return
+        winner = 0 if a > b else 1
+        value = self.rules.deal_value(max(a, b))
+        gained = value * self.multiplier + self.pot
+        lines = (gained, 0) if winner == 0 else (0, gained)
+        self.outcome = DealOutcome((a, b), winner, value, lines, self.multiplier, self.pot)
+
+    def _illegal_reason(self, card: object, legal: int) -> str:
+        deck = self.rules.deck
+        legal_text = f"legal: {labels(cards_of(legal), deck)}"
+        if type(card) is not int or not 0 <= card < 32:
+            return f"{card!r} is not a card; {legal_text}"
+        name = card_label(card, deck)
+        if not self.hands[self.to_move] >> card & 1:
+            return f"{name} is not in your hand; {legal_text}"
+        lead = self.table
+        assert lead is not None  # leading allows every card in hand
+        lead_suit = suit_label(lead >> 3, deck)
+        if self.hands[self.to_move] & SUIT_OF_CARD_MASK[lead]:
+            if card >> 3 == lead >> 3:
+                return (
+                    f"{name}: phase 2 with must_head_phase2: you must beat {card_label(lead, deck)} "
+                    f"with a higher {lead_suit}; {legal_text}"
+                )
+            return f"{name}: phase 2: you must follow suit {lead_suit}; {legal_text}"
+        trump = suit_label(self.trump_suit, deck) if self.trump_suit is not None else "?"
+        return f"{name}: phase 2: you cannot follow suit {lead_suit}, so you must play a trump {trump}; {legal_text}"
