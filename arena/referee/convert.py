@@ -1,0 +1,140 @@
+"""Engine objects to wire messages: cards become text codes, seat lists become repeated fields."""
+
+from __future__ import annotations
+
+from arena.engine import Match, Rules, TrickRecord, View, card_code
+from arena.engine.cards import SUITS, cards_of
+from arena.proto import referee_pb2 as pb
+
+_CODES = tuple(card_code(c) for c in range(32))
+
+
+def codes(cards) -> list[str]:
+    return [_CODES[c] for c in cards]
+
+
+def rules_to_proto(rules: Rules) -> pb.Rules:
+    return pb.Rules(
+        scoring=rules.scoring,
+        hand_size=rules.hand_size,
+        trumps=rules.trumps,
+        must_head_phase2=rules.must_head_phase2,
+        standoff=rules.standoff,
+        next_dealer=rules.next_dealer,
+        dealer_after_tie=rules.dealer_after_tie,
+        flags=rules.flags,
+        max_deals=rules.max_deals or 0,
+        deck=rules.deck,
+    )
+
+
+def rules_from_proto(msg: pb.Rules) -> Rules:
+    return Rules.from_dict(
+        {
+            "scoring": msg.scoring,
+            "hand_size": msg.hand_size,
+            "trumps": msg.trumps,
+            "must_head_phase2": msg.must_head_phase2,
+            "standoff": msg.standoff,
+            "next_dealer": msg.next_dealer,
+            "dealer_after_tie": msg.dealer_after_tie,
+            "flags": msg.flags,
+            "max_deals": msg.max_deals or None,
+            "deck": msg.deck,
+        }
+    )
+
+
+def trick_to_proto(t: TrickRecord) -> pb.Trick:
+    return pb.Trick(
+        number=t.no, leader=t.leader, lead_card=_CODES[t.lead], follow_card=_CODES[t.follow],
+        winner=t.winner, honours=t.honours,
+    )  # fmt: skip
+
+
+def view_to_proto(v: View, deals_played: int) -> pb.View:
+    """The typed View of a seat on move (RULES.md section 8)."""
+    return pb.View(
+        seat=v.seat,
+        deal_number=v.deal_index + 1,
+        trick_number=v.trick_no,
+        phase=v.phase,
+        dealer=v.dealer,
+        leader=v.leader,
+        hand=codes(v.hand),
+        lead_card="" if v.table is None else _CODES[v.table],
+        tricks=[
+            pb.Trick(number=i, leader=ld, lead_card=_CODES[a], follow_card=_CODES[b], winner=w,
+                     honours=_honours(a) + _honours(b))
+            for i, (ld, a, b, w) in enumerate(v.tricks, 1)
+        ],
+        honours=list(v.honours),
+        stock_size=v.stock_count,
+        trump_card="" if v.trump_card is None else _CODES[v.trump_card],
+        trump_suit="" if v.trump_suit is None else SUITS[v.trump_suit],
+        drawn=codes(v.drawn),
+        opponent_hand_size=v.opponent_hand_size,
+        lines=list(v.lines),
+        flags=list(v.flags),
+        multiplier=v.multiplier,
+        pot=v.pot,
+        deals_played=deals_played,
+    )
+
+
+def _honours(card: int) -> int:
+    return 1 if card & 7 >= 3 else 0
+
+
+def deal_start(match: Match, seat: int) -> pb.RefereeMessage:
+    deal = match.deal
+    assert deal is not None
+    return pb.RefereeMessage(
+        deal_start=pb.DealStart(
+            deal_number=deal.index + 1,
+            dealer=deal.dealer,
+            hand=codes(cards_of(deal.hands[seat])),
+            trump_card="" if deal.trump_card is None else _CODES[deal.trump_card],
+            stock_size=deal.stock_count,
+            lines=list(match.lines),
+            multiplier=deal.multiplier,
+            pot=deal.pot,
+        )
+    )
+
+
+def trick_result(match: Match, trick: TrickRecord, seat: int) -> pb.RefereeMessage:
+    """What `seat` learns from a finished trick: its own draw, and the opponent's only if public."""
+    deal = match.deal
+    assert deal is not None
+    mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
+    theirs = trick.loser_draw if trick.winner == seat else trick.winner_draw
+    public = theirs is not None and theirs == deal.trump_card
+    return pb.RefereeMessage(
+        trick_result=pb.TrickResult(
+            deal_number=deal.index + 1,
+            trick=trick_to_proto(trick),
+            honours=list(deal.honours),
+            drawn_card="" if mine is None else _CODES[mine],
+            opponent_drew=theirs is not None,
+            opponent_drawn_card=_CODES[theirs] if public else "",
+            stock_size=deal.stock_count,
+        )
+    )
+
+
+def deal_result(match: Match) -> pb.RefereeMessage:
+    summary = match.deals[-1]
+    out = summary.outcome
+    return pb.RefereeMessage(
+        deal_result=pb.DealResult(
+            deal_number=summary.index + 1,
+            honours=list(out.honours),
+            winner=-1 if out.winner is None else out.winner,
+            value=max(out.lines),
+            lines=list(match.lines),
+            flags=list(match.flags),
+            multiplier=match.multiplier,
+            pot=match.pot,
+        )
+    )

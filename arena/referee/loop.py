@@ -1,0 +1,40 @@
+"""One background asyncio loop per process for the referee, so sync callers (the CLI, worker
+threads) can run matches concurrently: each call submits a coroutine and waits for its result."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_pid: int | None = None
+
+
+def referee_loop() -> asyncio.AbstractEventLoop:
+    """The process's referee loop, started on first use (and again in a forked child)."""
+    global _loop, _pid
+    with _lock:
+        if _loop is None or _pid != os.getpid() or not _loop.is_running():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def _run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            threading.Thread(target=_run, name="referee-loop", daemon=True).start()
+            ready.wait()
+            _loop, _pid = loop, os.getpid()
+        return _loop
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run `coro` on the referee loop from any other thread and return its result."""
+    return asyncio.run_coroutine_threadsafe(coro, referee_loop()).result(timeout)

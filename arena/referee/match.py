@@ -1,0 +1,449 @@
+"""The match runner: drives the engine, talks to both seats' streams, runs the clocks, rules verdicts.
+
+Everything here runs on one asyncio event loop. Each seat's stream handler (server.py) posts Events
+(JOINED, ACTION, GONE, BAD) into one queue; the runner consumes them, so a seat that is not on move
+can still fail (disconnect, flood) at once, and the on-move seat's clock is a plain queue timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from arena.engine import CardError, IllegalMove, Match, Rules, card_code, parse_card
+from arena.proto import referee_pb2 as pb
+from arena.proto import replay_pb2 as rpb
+from arena.referee import convert
+from arena.referee import verdicts as V
+from arena.referee.clock import SeatClock, TimeControl
+from arena.referee.handles import BotHandle
+from arena.referee.recorder import Recorder
+from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, LogLimits, Seat, cap_text
+
+PROTOCOL_VERSION = 1
+MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
+TAIL_LINES = 12  # bot output lines quoted in a verdict detail
+EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    rules: Rules = field(default_factory=Rules)
+    seed: int = 0
+    time_control: TimeControl = field(default_factory=TimeControl)
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    names: tuple[tuple[str, str], tuple[str, str]] | None = None  # (name, version) per seat, from bundles
+    log_limits: LogLimits = field(default_factory=LogLimits)
+
+
+class _MatchOver(Exception):
+    """Unwinds the runner once the result is known."""
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        import signal
+
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+class MatchRunner:
+    """One match between two seats. Create, hand out `tokens`, then `await run()`."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        handles: Sequence[BotHandle | None] = (None, None),
+        *,
+        pause_idle: bool = False,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.match = Match(spec.rules, spec.seed)
+        self.seats = [Seat(0), Seat(1)]
+        self.handles = list(handles)
+        self.pause_idle = pause_idle
+        self.on_event = on_event
+        self.clocks = [SeatClock(spec.time_control), SeatClock(spec.time_control)]
+        self.events: asyncio.Queue[Event] = asyncio.Queue()
+        self.recorder = Recorder(spec.match_id, spec.rules, spec.seed, spec.time_control)
+        self.verdicts = [V.OK, V.OK]
+        self.details = ["", ""]
+        self.end_reason = ""
+        self.turn_id = 0
+        self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
+        self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
+        self.state = "WAITING"
+        self.done = asyncio.Event()
+        self.result: pb.MatchResult | None = None
+        self.record: rpb.MatchRecord | None = None
+
+    # -- API for the stream handlers (server.py) -----------------------------------------------------
+    @property
+    def tokens(self) -> tuple[str, str]:
+        return (self.seats[0].token, self.seats[1].token)
+
+    def post(self, event: Event) -> None:
+        self.events.put_nowait(event)
+
+    def shutdown(self) -> None:
+        """End the match now (void, SHUTDOWN); safe to call at any time."""
+        self.post(Event(SHUTDOWN))
+
+    def attach(self, seat: Seat, context: Any, join: pb.Join) -> None:
+        seat.context = context
+        seat.joined = True
+        if not (self.spec.names and self.spec.names[seat.index][0]):
+            seat.name = join.bot_name[:64] or f"seat{seat.index}"
+            seat.version = join.bot_version[:64]
+        self.post(Event(JOINED, seat.index))
+
+    async def read_loop(self, seat: Seat, context: Any) -> None:
+        """Read one seat's stream until it ends; Logs are handled here, the rest becomes Events."""
+        idx = seat.index
+        while True:
+            try:
+                msg = await context.read()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a message that failed to parse, a size cap, a reset stream
+                self.post(Event(BAD if context.cancelled() is False else GONE, idx, f"its stream failed: {exc}"))
+                return
+            t = time.perf_counter()
+            if msg is grpc.aio.EOF:
+                self.post(Event(GONE, idx, "closed its stream"))
+                return
+            kind = msg.WhichOneof("msg")
+            if kind == "action":
+                self.post(Event(ACTION, idx, turn_id=msg.action.turn_id, card=msg.action.card, t=t))
+            elif kind == "log":
+                self._log(seat, msg.log.text)
+            elif kind == "join":
+                self.post(Event(BAD, idx, "sent a second Join on its stream"))
+                return
+            else:
+                self.post(Event(BAD, idx, "sent an empty BotMessage (no join, action or log set)"))
+                return
+
+    def _log(self, seat: Seat, text: str) -> None:
+        limits = self.spec.log_limits
+        if not seat.admit_log(limits):
+            return
+        text, cut = cap_text(text, limits.max_line_bytes)
+        seat.logs_truncated += cut
+        deal = self.match.deal
+        self.recorder.log(seat.index, 0 if deal is None else deal.index + 1, 0 if deal is None else deal.trick_no, text)
+
+    # -- the match -------------------------------------------------------------------------------------
+    async def run(self) -> pb.MatchResult:
+        """Play the match to its end and return the result (also in `self.result` / `self.record`)."""
+        try:
+            await self._startup()
+            self.state = "PLAYING"
+            self._emit("started", names=[s.name for s in self.seats])
+            await self._welcome()
+            while not self.match.over:
+                await self._play_deal()
+            self.end_reason = V.COMPLETED
+        except _MatchOver:
+            pass
+        except asyncio.CancelledError:
+            self._end_void("the match task was cancelled")
+            await self._finish()
+            raise
+        except Exception as exc:  # a referee bug must still end the match with a result
+            self._end_void(f"referee error: {exc!r}")
+        await self._finish()
+        assert self.result is not None
+        return self.result
+
+    async def _startup(self) -> None:
+        limit = self.spec.time_control.startup
+        deadline = time.perf_counter() + limit
+        while not all(s.joined for s in self.seats):
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                break
+            ev = await self._next_event(min(remaining, 0.05))
+            if ev is None:
+                dead = [s.index for s in self.seats if not s.joined and self._exited(s.index) is not None]
+                if dead:
+                    for i in dead:
+                        self._set_startup_failed(i, limit)
+                    raise self._over()
+                continue
+            if ev.kind != JOINED:
+                await self._handle_other(ev)
+        missing = [s.index for s in self.seats if not s.joined]
+        if missing:
+            for i in missing:
+                self._set_startup_failed(i, limit)
+            raise self._over()
+        if self.spec.names:
+            for s in self.seats:
+                s.name, s.version = self.spec.names[s.index]
+        self.recorder.players([(s.name, s.version) for s in self.seats])
+
+    def _set_startup_failed(self, i: int, limit: float) -> None:
+        code = self._exited(i)
+        seat = self.seats[i]
+        if code is not None:
+            why = f"the bot exited ({_describe_exit(code)}) before it joined"
+        else:
+            why = f"the bot did not join within the start-up budget of {limit:g} s"
+        if seat.join_error:
+            why += f"; its Join was refused: {seat.join_error}"
+        self._set_failure(i, V.STARTUP_FAILED, why)
+
+    async def _welcome(self) -> None:
+        tc = self.spec.time_control.to_proto()
+        rules = convert.rules_to_proto(self.spec.rules)
+        for s in self.seats:
+            other = self.seats[1 - s.index]
+            await self._send(s.index, pb.RefereeMessage(welcome=pb.Welcome(
+                match_id=self.spec.match_id, seat=s.index, rules=rules, time_control=tc,
+                opponent_name=other.name, opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
+                log_limits=self.spec.log_limits.to_proto(),
+            )))  # fmt: skip
+
+    async def _play_deal(self) -> None:
+        m = self.match
+        deal = m.start_deal()
+        self.recorder.deal_started(m)
+        self._emit("deal_start", deal=deal.index + 1, dealer=deal.dealer)
+        for seat in (0, 1):
+            await self._send(seat, convert.deal_start(m, seat))
+        while not deal.done:
+            seat = deal.to_move
+            assert seat is not None
+            trick = await self._turn(seat)
+            if trick is not None:
+                for s in (0, 1):
+                    await self._send(s, convert.trick_result(m, trick, s))
+        summary = m.deals[-1]
+        self.recorder.deal_finished(summary)
+        msg = convert.deal_result(m)
+        for s in (0, 1):
+            await self._send(s, msg)
+        self._emit("deal_end", deal=summary.index + 1, honours=list(summary.honours), winner=summary.winner,
+                   lines=list(m.lines))  # fmt: skip
+
+    async def _turn(self, seat: int):
+        m = self.match
+        deal = m.deal
+        assert deal is not None
+        clock = self.clocks[seat]
+        self.turn_id += 1
+        tid = self.turn_id
+        self.where = (deal.index + 1, deal.trick_no, tid)
+        view = m.view(seat)
+        req = pb.RefereeMessage(turn_request=pb.TurnRequest(
+            turn_id=tid, view=convert.view_to_proto(view, len(m.deals)), legal_cards=convert.codes(view.legal),
+            move_ms=int(clock.move * 1000), bank_ms=int(clock.bank * 1000), deadline_ms=int(clock.deadline * 1000),
+        ))  # fmt: skip
+        if self.pause_idle:
+            self._pause(1 - seat)
+            self._resume(seat)
+        await self._send(seat, req, timeout=clock.deadline)
+        sent = time.perf_counter()
+        deadline = sent + clock.deadline
+        self.pending = (seat, tid)
+        while True:
+            ev = await self._next_event(deadline - time.perf_counter())
+            if ev is None:
+                clock.charge(clock.deadline)
+                self._fail_now(seat, V.TIMEOUT, f"no answer within {clock.deadline:.3g} s (move {clock.move:g} s + bank)")
+            if ev.kind == ACTION and ev.seat == seat and ev.turn_id == tid:
+                break
+            await self._handle_other(ev)
+        self.pending = None
+        think = max(0.0, ev.t - sent)
+        if not clock.charge(think):
+            self._fail_now(seat, V.TIMEOUT, f"answered after {think:.3f} s; move {clock.move:g} s + bank allowed less")
+        try:
+            card = parse_card(ev.card)
+        except CardError:
+            self._fail_now(seat, V.PROTOCOL_ERROR, f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')")
+        try:
+            trick = m.play(card)
+        except IllegalMove as exc:
+            self._fail_now(seat, V.ILLEGAL_MOVE, f"played {card_code(card)}: {exc.reason}")
+        self.recorder.play(seat, card_code(card), think)
+        if trick is not None:
+            self._emit("trick", deal=deal.index + 1, trick=trick.no, winner=trick.winner)
+        return trick
+
+    async def _handle_other(self, ev: Event) -> None:
+        """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""
+        if ev.kind == ACTION:
+            seat = self.seats[ev.seat]
+            seat.stale += 1
+            if seat.stale > MAX_STALE:
+                self._fail_now(ev.seat, V.PROTOCOL_ERROR, f"more than {MAX_STALE} actions for stale or unknown turns")
+            pending = self.pending
+            expect = f"turn {pending[1]} is open" if pending and pending[0] == ev.seat else "no turn of yours is open"
+            await self._send(ev.seat, pb.RefereeMessage(error=pb.Error(
+                code="STALE_TURN", fatal=False, turn_id=ev.turn_id,
+                message=f"Action for turn {ev.turn_id} rejected: {expect}",
+            )))  # fmt: skip
+        elif ev.kind == GONE:
+            verdict, why = await self._classify_gone(ev.seat, ev.detail)
+            self._fail_now(ev.seat, verdict, why)
+        elif ev.kind == BAD:
+            self._fail_now(ev.seat, V.PROTOCOL_ERROR, ev.detail)
+        elif ev.kind == SHUTDOWN:
+            self._end_void("the referee shut down", V.SHUTDOWN)
+            raise _MatchOver
+
+    async def _classify_gone(self, i: int, reason: str) -> tuple[str, str]:
+        self.seats[i].gone = True
+        if self.handles[i] is None:
+            return V.DISCONNECT, f"the bot {reason}"
+        loop_end = time.perf_counter() + EXIT_GRACE
+        while self._exited(i) is None and time.perf_counter() < loop_end:
+            await asyncio.sleep(0.02)
+        code = self._exited(i)
+        if code is None:
+            return V.DISCONNECT, f"the bot {reason} while its process kept running"
+        return V.CRASH, f"the bot's process died ({_describe_exit(code)}); its stream {reason}"
+
+    # -- verdicts and the end ------------------------------------------------------------------------
+    def _exited(self, i: int) -> int | None:
+        h = self.handles[i]
+        return None if h is None else h.exit_status()
+
+    def _set_failure(self, i: int, verdict: str, why: str) -> None:
+        h = self.handles[i]
+        if h is not None:
+            sandbox_verdict = h.failure_verdict()
+            if sandbox_verdict:
+                verdict = sandbox_verdict
+        deal, trick, turn = self.where
+        at = f" (deal {deal}, trick {trick}, turn {turn})" if turn else ""
+        self.verdicts[i] = verdict
+        self.details[i] = why + at
+
+    def _fail_now(self, i: int, verdict: str, why: str) -> None:
+        self._set_failure(i, verdict, why)
+        raise self._over()
+
+    def _over(self) -> _MatchOver:
+        self.end_reason = V.VERDICT
+        return _MatchOver()
+
+    def _end_void(self, why: str, reason: str = V.SHUTDOWN) -> None:
+        self.end_reason = reason
+        self.details = [why, why]
+
+    async def _finish(self) -> None:
+        failed = [i for i in (0, 1) if self.verdicts[i] != V.OK]
+        if self.end_reason == V.COMPLETED:
+            winner, void = (-1 if self.match.winner is None else self.match.winner), False
+        elif len(failed) == 1:
+            winner, void = 1 - failed[0], False
+        else:
+            winner, void = -1, True
+        for i in failed:  # the tail of the bot's output helps its author most
+            h = self.handles[i]
+            tail = h.output_tail(TAIL_LINES) if h is not None else ""
+            if tail.strip():
+                self.details[i] += "\nlast output of the bot:\n" + tail
+        m = self.match
+        self.result = pb.MatchResult(
+            winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
+            flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
+        )  # fmt: skip
+        deal, trick, turn = self.where if failed else (0, 0, 0)
+        result_rec = rpb.ResultRecord(
+            winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
+            flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
+            failed_deal=deal, failed_trick=trick, failed_turn_id=turn,
+        )  # fmt: skip
+        stats = [
+            rpb.SeatStats(seat=s.index, stale_actions=s.stale, logs_dropped=s.logs_dropped,
+                          logs_truncated=s.logs_truncated)
+            for s in self.seats
+        ]  # fmt: skip
+        if not self.recorder.record.players:
+            self.recorder.players([(s.name, s.version) for s in self.seats])
+        self.record = self.recorder.finish(result_rec, stats, self.clocks)
+        for i in (0, 1):
+            self._resume(i)
+        for s in self.seats:
+            if s.context is None or s.gone:
+                continue
+            try:
+                if self.verdicts[s.index] != V.OK:
+                    await self._send(s.index, pb.RefereeMessage(error=pb.Error(
+                        code=self.verdicts[s.index], message=self.details[s.index].split("\n")[0], fatal=True,
+                        turn_id=self.where[2],
+                    )), timeout=1.0, final=True)  # fmt: skip
+                await self._send(s.index, pb.RefereeMessage(match_result=self.result), timeout=1.0, final=True)
+            except _MatchOver:
+                pass
+        self.state = "OVER"
+        for s in self.seats:
+            s.finished.set()
+        self.done.set()
+        self._emit("match_end", winner=winner, void=void, verdicts=list(self.verdicts), lines=list(m.lines))
+
+    # -- plumbing -------------------------------------------------------------------------------------
+    async def _next_event(self, timeout: float) -> Event | None:
+        if timeout <= 0:
+            try:
+                return self.events.get_nowait()
+            except asyncio.QueueEmpty:
+                return None
+        try:
+            async with asyncio.timeout(timeout):
+                return await self.events.get()
+        except TimeoutError:
+            return None
+
+    async def _send(self, i: int, msg: pb.RefereeMessage, timeout: float = 10.0, final: bool = False) -> None:
+        """Write to a seat. A seat that cannot take a message within `timeout` stopped reading."""
+        seat = self.seats[i]
+        if seat.context is None or seat.gone:
+            return
+        try:
+            async with asyncio.timeout(timeout):
+                await seat.context.write(msg)
+        except TimeoutError:
+            seat.gone = True
+            if not final:
+                self._fail_now(i, V.TIMEOUT, f"did not read its messages for {timeout:.3g} s")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if final:
+                seat.gone = True
+                return
+            verdict, why = await self._classify_gone(i, f"could not be written to ({type(exc).__name__})")
+            self._fail_now(i, verdict, why)
+
+    def _pause(self, i: int) -> None:
+        h = self.handles[i]
+        if h is not None:
+            h.pause()
+
+    def _resume(self, i: int) -> None:
+        h = self.handles[i]
+        if h is not None and self.pause_idle:
+            h.resume()
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event({"event": kind, "match_id": self.spec.match_id, **data})
+            except Exception:  # a display callback must never break a match
+                pass

@@ -1,0 +1,57 @@
+"""Builds the MatchRecord (replay.proto) while a match is played."""
+
+from __future__ import annotations
+
+import time
+
+from arena.engine import DealSummary, Match, Rules
+from arena.proto import replay_pb2 as rpb
+from arena.proto.codec import FORMAT
+from arena.referee.clock import TimeControl
+from arena.referee.convert import codes, rules_to_proto
+
+
+class Recorder:
+    def __init__(self, match_id: str, rules: Rules, seed: int, tc: TimeControl) -> None:
+        self.record = rpb.MatchRecord(
+            format=FORMAT, match_id=match_id, seed=seed, rules=rules_to_proto(rules), time_control=tc.to_proto()
+        )
+        self._t0 = time.perf_counter()
+        self.record.timing.started_unix_ms = int(time.time() * 1000)
+
+    def players(self, names: list[tuple[str, str]]) -> None:
+        del self.record.players[:]
+        for seat, (name, version) in enumerate(names):
+            self.record.players.add(seat=seat, name=name, version=version)
+
+    def deal_started(self, match: Match) -> None:
+        deal = match.deal
+        assert deal is not None
+        self.record.deals.add(number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck))
+
+    def play(self, seat: int, card: str, think: float) -> None:
+        self.record.deals[-1].plays.add(seat=seat, card=card, think_us=min(int(think * 1e6), 2**32 - 1))
+
+    def deal_finished(self, summary: DealSummary) -> None:
+        out = summary.outcome
+        self.record.deals[-1].outcome.CopyFrom(
+            rpb.DealOutcomeRecord(
+                honours=list(out.honours), winner=-1 if out.winner is None else out.winner,
+                value=out.value, lines=list(out.lines),
+            )
+        )  # fmt: skip
+
+    def log(self, seat: int, deal: int, trick: int, text: str) -> None:
+        self.record.logs.add(seat=seat, deal=deal, trick=trick, text=text)
+
+    def finish(self, result: rpb.ResultRecord, stats: list[rpb.SeatStats], clocks) -> rpb.MatchRecord:
+        self.record.result.CopyFrom(result)
+        del self.record.stats[:]
+        self.record.stats.extend(stats)
+        t = self.record.timing
+        t.duration_ms = int((time.perf_counter() - self._t0) * 1000)
+        del t.bank_left_ms[:], t.think_total_us[:], t.moves[:]
+        t.bank_left_ms.extend(int(c.bank * 1000) for c in clocks)
+        t.think_total_us.extend(int(c.total * 1e6) for c in clocks)
+        t.moves.extend(c.moves for c in clocks)
+        return self.record

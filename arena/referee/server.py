@@ -1,0 +1,234 @@
+"""The gRPC referee server (grpc.aio): seat streams, tokens, health, reflection, shutdown.
+
+One `RefereeServer` listens on a Unix socket and/or TCP and hosts any number of matches; each match
+is a `MatchRunner` whose seat tokens are registered here. `arena serve` adds the management API
+(arena.proto); `arena play` and the workers run one match per server on a fresh Unix socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.engine import Rules, RulesError
+from arena.proto import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
+from arena.proto.codec import encode_record
+from arena.referee.clock import TimeControl
+from arena.referee.handles import BotHandle
+from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
+from arena.referee.session import Seat
+
+MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is hostile
+MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
+JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
+
+
+class _Claim(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RefereeServicer(referee_pb2_grpc.RefereeServicer):
+    def __init__(self, server: RefereeServer) -> None:
+        self._server = server
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            async with asyncio.timeout(JOIN_TIMEOUT):
+                first = await context.read()
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Join within {JOIN_TIMEOUT:g} s")
+        if first is grpc.aio.EOF:
+            return
+        if first.WhichOneof("msg") != "join":
+            got = first.WhichOneof("msg") or "an empty message"
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, f"the first message must be Join (with your ARENA_TOKEN), got {got}"
+            )
+        try:
+            runner, seat = self._server.claim(first.join)
+        except _Claim as exc:
+            await context.abort(exc.code, exc.message)
+        runner.attach(seat, context, first.join)
+        reader = asyncio.ensure_future(runner.read_loop(seat, context))
+        try:
+            await seat.finished.wait()
+        finally:
+            reader.cancel()
+            if not seat.finished.is_set():  # the client went away (cancelled RPC)
+                from arena.referee.session import GONE, Event
+
+                seat.gone = True
+                runner.post(Event(GONE, seat.index, "dropped its connection"))
+
+
+class ArenaServicer(arena_pb2_grpc.ArenaServicer):
+    """The management API: create a match and read its result. Used by `arena serve` clients."""
+
+    def __init__(self, server: RefereeServer) -> None:
+        self._server = server
+
+    async def CreateMatch(self, request: arena_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext):
+        try:
+            rules = Rules.from_pairs(list(request.rules))
+        except RulesError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        kwargs: dict[str, Any] = {}
+        if request.match_id:
+            if request.match_id in self._server.runners:
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS, f"match {request.match_id} exists")
+            kwargs["match_id"] = request.match_id
+        spec = MatchSpec(rules=rules, seed=request.seed, time_control=TimeControl.from_proto(request.time_control), **kwargs)
+        runner = self._server.create_match(spec)
+        self._server.start_match(runner)
+        return arena_pb2.CreateMatchResponse(match_id=spec.match_id, tokens=list(runner.tokens))
+
+    async def GetMatch(self, request: arena_pb2.GetMatchRequest, context: grpc.aio.ServicerContext):
+        runner = self._server.runners.get(request.match_id)
+        if runner is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} on this referee")
+        if request.wait:
+            await runner.done.wait()
+        status = arena_pb2.MatchStatus(match_id=runner.spec.match_id, state=runner.state)
+        if runner.result is not None and runner.record is not None:
+            status.result.CopyFrom(runner.result)
+            status.record = encode_record(runner.record)
+        return status
+
+
+class RefereeServer:
+    """A grpc.aio server hosting matches. Create and use it inside one running event loop."""
+
+    def __init__(
+        self,
+        *,
+        unix_path: str | Path | None = None,
+        tcp: str | None = None,
+        management: bool = False,
+    ) -> None:
+        if unix_path is None and tcp is None:
+            raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
+        self.unix_path = Path(unix_path) if unix_path is not None else None
+        self.tcp = tcp
+        self.tcp_port: int | None = None
+        self.management = management
+        self.runners: dict[str, MatchRunner] = {}
+        self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._server: grpc.aio.Server | None = None
+        self._health = health.aio.HealthServicer()
+
+    @property
+    def addresses(self) -> list[str]:
+        """gRPC targets a bot can use as ARENA_ADDRESS."""
+        out = []
+        if self.unix_path is not None:
+            out.append(f"unix://{self.unix_path}")
+        if self.tcp is not None and self.tcp_port is not None:
+            host = self.tcp.rsplit(":", 1)[0] or "127.0.0.1"
+            out.append(f"{'127.0.0.1' if host in ('0.0.0.0', '[::]') else host}:{self.tcp_port}")
+        return out
+
+    async def start(self) -> None:
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
+                ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
+        referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(self), server)
+        names = [referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name]
+        if self.management:
+            arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
+            names.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME]
+        reflection.enable_server_reflection(names, server)
+        if self.unix_path is not None:
+            self.unix_path.parent.mkdir(parents=True, exist_ok=True)
+            if self.unix_path.exists():
+                self.unix_path.unlink()
+            server.add_insecure_port(f"unix://{self.unix_path}")
+        if self.tcp is not None:
+            self.tcp_port = server.add_insecure_port(self.tcp)
+            if not self.tcp_port:
+                raise OSError(f"cannot listen on {self.tcp}")
+        await server.start()
+        for name in names[:-1]:
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
+        self._server = server
+
+    def create_match(
+        self,
+        spec: MatchSpec,
+        handles: Sequence[BotHandle | None] = (None, None),
+        *,
+        pause_idle: bool = False,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> MatchRunner:
+        """Register a match and its two seat tokens; run it with `await runner.run()` or start_match()."""
+        runner = MatchRunner(spec, handles, pause_idle=pause_idle, on_event=on_event)
+        self.runners[spec.match_id] = runner
+        for seat in runner.seats:
+            self._tokens[seat.token] = (runner, seat)
+        return runner
+
+    def start_match(self, runner: MatchRunner) -> asyncio.Task:
+        task = asyncio.ensure_future(self._run_and_forget(runner))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _run_and_forget(self, runner: MatchRunner) -> None:
+        try:
+            await runner.run()
+        finally:
+            self.release(runner)
+
+    def release(self, runner: MatchRunner) -> None:
+        """Forget a finished match's tokens (they can never be used again)."""
+        for seat in runner.seats:
+            self._tokens.pop(seat.token, None)
+
+    def claim(self, join: referee_pb2.Join) -> tuple[MatchRunner, Seat]:
+        """Check a Join: the token must be known and unused, the protocol version supported."""
+        entry = self._tokens.get(join.token)
+        if entry is None:
+            raise _Claim(grpc.StatusCode.PERMISSION_DENIED, "unknown seat token: pass ARENA_TOKEN unchanged in Join.token")
+        runner, seat = entry
+        if seat.claimed:
+            raise _Claim(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"seat token already used: seat {seat.index} of match {runner.spec.match_id} has joined",
+            )
+        if runner.state == "OVER":
+            raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, f"match {runner.spec.match_id} is over")
+        version = join.protocol_version or PROTOCOL_VERSION
+        if version != PROTOCOL_VERSION:
+            seat.join_error = f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
+            raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, seat.join_error)
+        seat.claimed = True
+        return runner, seat
+
+    async def stop(self, grace: float = 3.0) -> None:
+        """Graceful shutdown: every match in flight ends (void, SHUTDOWN) and tells its bots, then stop."""
+        await self._health.enter_graceful_shutdown()
+        live = [r for r in self.runners.values() if not r.done.is_set()]
+        for r in live:
+            r.shutdown()
+        if live:
+            await asyncio.wait([asyncio.ensure_future(r.done.wait()) for r in live], timeout=grace)
+        if self._server is not None:
+            await self._server.stop(grace)
+        if self.unix_path is not None and self.unix_path.exists():
+            self.unix_path.unlink()

@@ -1,0 +1,87 @@
+"""One seat of one match: its token, its stream, its counters and its Log limiter."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.proto import referee_pb2 as pb
+
+
+@dataclass(frozen=True)
+class LogLimits:
+    """Caps on a bot's Log lines: per-line size, per-match count, and a token-bucket rate."""
+
+    max_line_bytes: int = 1024
+    max_lines: int = 2000
+    lines_per_second: int = 50
+    burst: int = 200
+
+    def to_proto(self) -> pb.LogLimits:
+        return pb.LogLimits(
+            max_line_bytes=self.max_line_bytes, max_lines=self.max_lines,
+            lines_per_second=self.lines_per_second, burst=self.burst,
+        )  # fmt: skip
+
+
+# Event kinds the stream handlers post to a match.
+JOINED = "joined"
+ACTION = "action"
+GONE = "gone"  # the stream ended or was cancelled
+BAD = "bad"  # a protocol violation on an established stream
+SHUTDOWN = "shutdown"
+
+
+@dataclass
+class Event:
+    kind: str
+    seat: int = -1
+    detail: str = ""
+    turn_id: int = 0
+    card: str = ""
+    t: float = 0.0  # perf_counter() when the message arrived
+
+
+@dataclass
+class Seat:
+    index: int
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    claimed: bool = False
+    joined: bool = False
+    gone: bool = False
+    name: str = ""
+    version: str = ""
+    context: Any = None  # the grpc.aio ServicerContext of its stream
+    join_error: str = ""  # why its last Join attempt was refused, for STARTUP_FAILED details
+    stale: int = 0
+    logs_kept: int = 0
+    logs_dropped: int = 0
+    logs_truncated: int = 0
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    _tokens: float = -1.0
+    _refill_at: float = 0.0
+
+    def admit_log(self, limits: LogLimits) -> bool:
+        """Token bucket plus a per-match total; counts what it drops."""
+        now = time.monotonic()
+        if self._tokens < 0:
+            self._tokens, self._refill_at = float(limits.burst), now
+        self._tokens = min(float(limits.burst), self._tokens + (now - self._refill_at) * limits.lines_per_second)
+        self._refill_at = now
+        if self.logs_kept >= limits.max_lines or self._tokens < 1:
+            self.logs_dropped += 1
+            return False
+        self._tokens -= 1
+        self.logs_kept += 1
+        return True
+
+
+def cap_text(text: str, max_bytes: int) -> tuple[str, bool]:
+    """Cut `text` to at most `max_bytes` of UTF-8 without splitting a character."""
+    raw = text.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return text, False
+    return raw[:max_bytes].decode("utf-8", errors="ignore"), True

@@ -1,0 +1,151 @@
+"""Run one match between two bundles: a fresh referee on a private Unix socket, two launched bots.
+
+`play_match` is what `arena play` and the ladder's workers call. It is safe to call from several
+threads at once (all matches share the process's referee event loop, each with its own server and
+socket) and from several processes (use the "spawn" start method: gRPC does not survive fork).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.engine import Rules
+from arena.proto import replay_pb2
+from arena.proto.codec import encode_record
+from arena.referee import MatchSpec, TimeControl
+from arena.referee.loop import run_sync
+from arena.referee.server import RefereeServer
+from arena.sandbox.bundle import Bundle
+from arena.sandbox.launcher import LaunchSpec, Limits
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    match_id: str
+    winner: int | None  # seat, or None for a draw or a void match
+    void: bool
+    verdicts: tuple[str, str]
+    verdict_details: tuple[str, str]
+    lines: tuple[int, int]
+    flags: tuple[int, int]
+    deals_played: int
+    end_reason: str  # COMPLETED, VERDICT or SHUTDOWN
+    failed_at: tuple[int, int, int]  # (deal, trick, turn id) where a verdict struck; zeros if none
+    replay_bytes: bytes  # the framed, compressed MatchRecord (arena.proto.codec)
+    record: replay_pb2.MatchRecord
+
+
+class _FailedLaunch:
+    """Stands in for a bot whose process could not even be started: it has 'exited' at once."""
+
+    def __init__(self, error: str) -> None:
+        self._error = error
+
+    def exit_status(self) -> int | None:
+        return 127
+
+    def failure_verdict(self) -> str | None:
+        return None
+
+    def output_tail(self, max_lines: int = 20) -> str:
+        return self._error
+
+    def cpu_seconds(self) -> float | None:
+        return None
+
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
+    def kill(self) -> None:
+        pass
+
+
+def play_match(
+    bundles: tuple[Bundle, Bundle],
+    *,
+    rules: Rules,
+    seed: int,
+    time_control: TimeControl,
+    launcher: Any,
+    match_id: str | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    pause_idle: bool = False,
+    limits: Limits | None = None,
+) -> MatchOutcome:
+    """Play one match to its end and return the outcome; the bots are always killed afterwards."""
+    return run_sync(
+        play_match_async(
+            bundles, rules=rules, seed=seed, time_control=time_control, launcher=launcher, match_id=match_id,
+            on_event=on_event, pause_idle=pause_idle, limits=limits,
+        )
+    )  # fmt: skip
+
+
+async def play_match_async(
+    bundles: tuple[Bundle, Bundle],
+    *,
+    rules: Rules,
+    seed: int,
+    time_control: TimeControl,
+    launcher: Any,
+    match_id: str | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    pause_idle: bool = False,
+    limits: Limits | None = None,
+) -> MatchOutcome:
+    """The same, for callers already inside the referee loop."""
+    loop = asyncio.get_running_loop()
+    names = ((bundles[0].name, bundles[0].version), (bundles[1].name, bundles[1].version))
+    kwargs = {"match_id": match_id} if match_id else {}
+    spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)
+    with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
+        os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
+        sock = Path(tmp) / "referee.sock"
+        server = RefereeServer(unix_path=sock)
+        await server.start()
+        runner = server.create_match(spec, pause_idle=pause_idle, on_event=on_event)
+        handles: list[Any] = [None, None]
+        try:
+            for seat, bundle in enumerate(bundles):
+                launch = LaunchSpec(
+                    bundle=bundle, socket_path=sock, env={"ARENA_TOKEN": runner.tokens[seat]},
+                    limits=limits or Limits(), label=f"{spec.match_id}-seat{seat}",
+                )  # fmt: skip
+                try:
+                    handles[seat] = await loop.run_in_executor(None, launcher.launch, launch)
+                except Exception as exc:  # a missing interpreter, a bad run line, a sandbox error
+                    handles[seat] = _FailedLaunch(f"could not start {bundle.run!r}: {exc}")
+            runner.handles = handles
+            result = await runner.run()
+        finally:
+            for h in handles:
+                if h is not None:
+                    await loop.run_in_executor(None, h.kill)
+            server.release(runner)
+            await server.stop(0.5)
+    record = runner.record
+    assert record is not None
+    rr = record.result
+    return MatchOutcome(
+        match_id=spec.match_id,
+        winner=None if result.winner < 0 else result.winner,
+        void=result.void,
+        verdicts=(result.verdicts[0], result.verdicts[1]),
+        verdict_details=(result.details[0], result.details[1]),
+        lines=(result.lines[0], result.lines[1]),
+        flags=(result.flags[0], result.flags[1]),
+        deals_played=result.deals_played,
+        end_reason=result.end_reason,
+        failed_at=(rr.failed_deal, rr.failed_trick, rr.failed_turn_id),
+        replay_bytes=encode_record(record),
+        record=record,
+    )
