@@ -1,0 +1,89 @@
+// Elfern Arena sample bot in Node.js.
+//
+// It loads the arena's referee.proto at run time with @grpc/proto-loader (no code generation),
+// opens the one bidirectional stream Referee.Play, joins with ARENA_TOKEN and answers every
+// TurnRequest with a card from its legal_cards. The play is greedy: beat a led honour with the
+// cheapest card that does it, otherwise throw the cheapest losing card; lead an ace if it has
+// one, else its lowest blank. See docs/starter-node.md.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const RANKS = '789TJQKA';
+const rank = (card) => RANKS.indexOf(card[0]);
+const isHonour = (card) => rank(card) >= 3; // T J Q K A
+
+// Does `follow` take the trick against `lead`? A higher card of the suit led, or a trump.
+function beats(follow, lead, trumpSuit) {
+  if (follow[1] === lead[1]) return rank(follow) > rank(lead);
+  return trumpSuit !== '' && follow[1] === trumpSuit;
+}
+
+// Blanks before honours, low before high, then the code: deterministic.
+function cheapest(cards) {
+  return [...cards].sort((a, b) =>
+    (isHonour(a) - isHonour(b)) || (rank(a) - rank(b)) || (a < b ? -1 : a > b ? 1 : 0))[0];
+}
+
+function choose(view, legal) {
+  const lead = view.lead_card;
+  if (!lead) {
+    const aces = legal.filter((c) => c[0] === 'A').sort();
+    return aces.length ? aces[0] : cheapest(legal);
+  }
+  const winners = legal.filter((c) => beats(c, lead, view.trump_suit));
+  if (winners.length && isHonour(lead)) return winners.sort((a, b) => rank(a) - rank(b))[0];
+  const losers = legal.filter((c) => !winners.includes(c));
+  return losers.length ? cheapest(losers) : winners.sort((a, b) => rank(a) - rank(b))[0];
+}
+
+function main() {
+  const address = process.env.ARENA_ADDRESS;
+  const token = process.env.ARENA_TOKEN;
+  if (!address || !token) {
+    console.error('ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them; see docs/starter-node.md)');
+    process.exit(2);
+  }
+  const definition = protoLoader.loadSync(path.join(__dirname, 'proto', 'referee.proto'), {
+    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
+  });
+  const v1 = grpc.loadPackageDefinition(definition).elfern.arena.v1;
+  const client = new v1.Referee(address, grpc.credentials.createInsecure());
+  const call = client.Play();
+  call.write({ join: { token, bot_name: 'node-greedy', bot_version: '1.0.0', protocol_version: 1 } });
+
+  call.on('data', (message) => {
+    switch (message.msg) {
+      case 'welcome':
+        console.log(`seat ${message.welcome.seat} against ${message.welcome.opponent_name}`);
+        break;
+      case 'turn_request': {
+        const turn = message.turn_request;
+        const card = choose(turn.view, turn.legal_cards);
+        call.write({ action: { turn_id: turn.turn_id, card } });
+        break;
+      }
+      case 'match_result': {
+        const r = message.match_result;
+        console.log(`match over: winner ${r.winner}, lines ${r.lines.join('-')}, verdicts ${r.verdicts.join(',')}`);
+        call.end();
+        break;
+      }
+      case 'error':
+        console.error(`referee error ${message.error.code}: ${message.error.message}`);
+        break;
+      default:
+        break; // deal_start, trick_result, deal_result: nothing to answer
+    }
+  });
+  call.on('error', (err) => {
+    // The referee closing the stream after MatchResult is normal; anything else is worth a line.
+    if (err.code !== grpc.status.CANCELLED) console.error(`stream error: ${err.message}`);
+  });
+  call.on('end', () => client.close());
+}
+
+if (require.main === module) main();
+module.exports = { choose, beats };
