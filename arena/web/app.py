@@ -1,0 +1,61 @@
+"""The FastAPI application: server-rendered pages (Jinja2) and the JSON API under /api.
+
+`create_app()` is the one entry point: `arena web` serves it with uvicorn, and `arena serve --web`
+may mount or serve it too. It reads the same store as the rest of the arena (ARENA_DATABASE_URL,
+or `$ARENA_HOME/arena.db`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import HTTPException
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from arena.web import api, pages
+from arena.web.charts import sparkline
+from arena.web.data import WebData
+from arena.web.tokens import OwnerTokens
+
+HERE = Path(__file__).resolve().parent
+
+
+def create_app(url: str | None = None, home: str | Path | None = None, *, data: WebData | None = None,
+               tokens: OwnerTokens | None = None) -> FastAPI:
+    """Build the web app over the store at `url` (or the default store of `home`)."""
+    app = FastAPI(
+        title="Elfern Arena",
+        summary="Standings, bots, matches and replays of the Elfern Arena.",
+        description="The JSON API behind the arena's web pages. Every page has an `/api` twin here.",
+        version="1",
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.data = data or WebData(url, home)
+    app.state.tokens = tokens or OwnerTokens.for_home(home)
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals["sparkline"] = lambda values: Markup(sparkline(values))
+    pages.register_template_helpers(templates)
+    app.state.templates = templates
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        return templates.TemplateResponse(request, "error.html", {"status": exc.status_code, "detail": exc.detail},
+                                          status_code=exc.status_code)
+
+    @app.get("/healthz", include_in_schema=False)
+    def _health() -> HTMLResponse:
+        return HTMLResponse("ok")
+
+    return app

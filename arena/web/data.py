@@ -1,0 +1,275 @@
+"""Read-only access to the arena store for the web: one thin module, so that the pages and the API
+never touch SQLAlchemy themselves and a change in the store's tables is fixed in one place.
+
+Every method opens a short session and returns the pydantic shapes of `arena.web.schemas`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.store import Store
+from arena.store import models as m
+from arena.web.schemas import (
+    BotOut,
+    BotRating,
+    HeadToHead,
+    LogEntry,
+    LogsOut,
+    MatchOut,
+    MatchPage,
+    MatchSummary,
+    RatingPoint,
+    SeasonOut,
+    StandingRow,
+    StandingsOut,
+    VersionOut,
+)
+
+PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §3)
+TREND_WINDOW = 10
+OK = "OK"
+
+
+class WebData:
+    """The store as the web sees it."""
+
+    def __init__(self, url: str | None = None, home: str | Path | None = None) -> None:
+        self.store = Store.open(url, home=home)  # migrates a fresh database, so an empty arena shows
+        self.session = sessionmaker(self.store.engine, expire_on_commit=False)
+
+    # ---- seasons and standings -------------------------------------------------------------
+    def seasons(self) -> list[SeasonOut]:
+        with self.session() as s:
+            counts = dict(s.execute(select(m.Match.season_id, func.count()).where(m.Match.status == "done")
+                                    .group_by(m.Match.season_id)).all())
+            rows = s.scalars(select(m.Season).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
+            return [_season(r, counts.get(r.id, 0)) for r in rows]
+
+    def default_season(self) -> str | None:
+        """The season a visitor most likely wants: a running one, else the newest."""
+        seasons = self.seasons()
+        for want in ("running", "closing"):
+            for season in seasons:
+                if season.status == want:
+                    return season.name
+        return seasons[0].name if seasons else None
+
+    def standings(self, season_name: str | None = None) -> StandingsOut | None:
+        """Standings of a season (the default one when None); None if the season does not exist."""
+        seasons = self.seasons()
+        name = season_name or self.default_season()
+        season_out = next((x for x in seasons if x.name == name), None)
+        if name is None:
+            return StandingsOut(season=None, seasons=seasons, source="live", rows=[])
+        if season_out is None:
+            return None
+        rows, source = self._ladder_rows(name)
+        with self.session() as s:
+            season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
+            entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
+            history = _entry_history(s, [e.id for e in entries])
+            by_label = {(e.version.bot.name, e.version.number): e for e in entries}
+            if rows is None:  # no fit available: live Elo from the entries
+                ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
+                rows = [StandingRow(rank=i, bot=e.version.bot.name, version=e.version.number, elo=round(e.rating, 1),
+                                    games=e.wins + e.draws + e.losses, wins=e.wins, draws=e.draws, losses=e.losses,
+                                    provisional=e.rated < PROVISIONAL_BELOW)
+                        for i, e in enumerate(ordered, 1)]
+            for row in rows:
+                entry = by_label.get((row.bot, row.version))
+                points = history.get(entry.id, []) if entry else []
+                row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1:]]
+                row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
+            return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)
+
+    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
+        """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table)."""
+        try:
+            from arena.ladder.standings import standings as ladder_standings
+        except ImportError:
+            return None, "live"
+        try:
+            season, standings = ladder_standings(self.store, name)
+        except (ValueError, LookupError, ArithmeticError):
+            return None, "live"
+        rows = []
+        for st in standings:
+            bot, _, version = st.bot.rpartition("@")
+            interval = st.ci95 if st.ci95 == st.ci95 and st.ci95 != float("inf") else None
+            rows.append(StandingRow(rank=st.rank, bot=bot or st.bot, version=int(version) if version.isdigit() else None,
+                                    elo=st.elo, interval=interval, games=st.games, wins=st.wins, draws=st.draws,
+                                    losses=st.losses, provisional=st.provisional))
+        return rows, "frozen" if season.status == "frozen" and season.standings is not None else "fit"
+
+    # ---- bots -----------------------------------------------------------------------------
+    def bot_names(self) -> list[str]:
+        with self.session() as s:
+            return list(s.scalars(select(m.Bot.name).order_by(m.Bot.name)))
+
+    def bot(self, name: str, recent: int = 20) -> BotOut | None:
+        with self.session() as s:
+            bot = s.scalars(select(m.Bot).where(m.Bot.name == name)).one_or_none()
+            if bot is None:
+                return None
+            version_ids = [v.id for v in bot.versions]
+            entries = s.scalars(select(m.Entry).where(m.Entry.version_id.in_(version_ids))).all() if version_ids else []
+            season_names = dict(s.execute(select(m.Season.id, m.Season.name)).all())
+            ratings = [BotRating(season=season_names.get(e.season_id, "?"), version=e.version.number,
+                                 rating=round(e.rating, 1), games=e.wins + e.draws + e.losses,
+                                 provisional=e.rated < PROVISIONAL_BELOW) for e in entries]
+            history = []
+            if entries:
+                q = (select(m.RatingChange, m.Match.finished_at, m.Match.season_id)
+                     .join(m.Match, m.Match.id == m.RatingChange.match_id)
+                     .where(m.RatingChange.entry_id.in_([e.id for e in entries]))
+                     .order_by(m.Match.record_seq, m.RatingChange.id))
+                for change, at, season_id in s.execute(q):
+                    history.append(RatingPoint(match_id=change.match_id, season=season_names.get(season_id, "?"),
+                                               at=at, rating=round(change.after, 1)))
+            mine = or_(m.Match.version0_id.in_(version_ids), m.Match.version1_id.in_(version_ids))
+            done = s.scalars(select(m.Match).where(mine, m.Match.status == "done")
+                             .order_by(m.Match.finished_at.desc(), m.Match.id.desc())).all()
+            summaries = _summaries(s, done)
+            h2h: dict[str, Counter] = defaultdict(Counter)
+            verdicts: Counter = Counter()
+            for match, summary in zip(done, summaries, strict=True):
+                seat = 0 if match.version0_id in version_ids else 1
+                verdicts[summary.verdicts[seat] if len(summary.verdicts) == 2 else OK] += 1
+                if summary.void:
+                    continue
+                row = h2h[summary.bots[1 - seat]]
+                row["games"] += 1
+                row["wins" if summary.winner == seat else "draws" if summary.winner is None else "losses"] += 1
+            return BotOut(
+                name=bot.name, owner=bot.owner, retired=bot.retired, suspended=bot.suspended,
+                suspension_reason=bot.suspension_reason,
+                versions=[VersionOut(number=v.number, content_hash=v.content_hash, language=v.language,
+                                     protocol=v.protocol, created_at=v.created_at, build_ok=v.build_ok)
+                          for v in bot.versions],
+                ratings=ratings, history=history, recent=summaries[:recent],
+                head_to_head=sorted((HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
+                                     for o, c in h2h.items()), key=lambda h: (-h.games, h.opponent)),
+                verdicts={k: v for k, v in sorted(verdicts.items()) if v})
+
+    def bot_owner(self, name: str) -> str | None:
+        with self.session() as s:
+            return s.scalars(select(m.Bot.owner).where(m.Bot.name == name)).one_or_none()
+
+    def logs(self, name: str, limit: int = 20) -> LogsOut | None:
+        """The bot's build logs and its own seat's match logs (the caller checks the owner's token)."""
+        with self.session() as s:
+            bot = s.scalars(select(m.Bot).where(m.Bot.name == name)).one_or_none()
+            if bot is None:
+                return None
+            logs = [LogEntry(version=v.number, text=v.build_log or "") for v in bot.versions]
+            ids = {v.id: v.number for v in bot.versions}
+            if ids:
+                q = (select(m.MatchLog, m.Match).join(m.Match, m.Match.id == m.MatchLog.match_id)
+                     .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
+                     .order_by(m.Match.id.desc()))
+                for log, match in s.execute(q):
+                    seat_version = match.version0_id if log.seat == 0 else match.version1_id
+                    if seat_version in ids and len(logs) < limit + len(bot.versions):
+                        logs.append(LogEntry(match_id=match.id, version=ids[seat_version], seat=log.seat,
+                                             text=log.text))
+            return LogsOut(bot=bot.name, logs=logs)
+
+    # ---- matches --------------------------------------------------------------------------
+    def matches(self, season: str | None = None, bot: str | None = None, verdict: str | None = None,
+                limit: int = 50, offset: int = 0) -> MatchPage:
+        with self.session() as s:
+            q = select(m.Match).where(m.Match.status == "done")
+            if season:
+                q = q.join(m.Season, m.Season.id == m.Match.season_id).where(m.Season.name == season)
+            if bot:
+                ids = select(m.BotVersion.id).join(m.Bot).where(m.Bot.name == bot)
+                q = q.where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
+            if verdict:
+                if verdict.upper() == "VOID":
+                    q = q.where(m.Match.void.is_(True))
+                else:
+                    q = q.where(cast(m.Match.verdicts, String).like(f'%"{verdict.upper()}"%'))
+            total = s.scalar(select(func.count()).select_from(q.subquery())) or 0
+            rows = s.scalars(q.order_by(m.Match.id.desc()).limit(limit).offset(offset)).all()
+            return MatchPage(total=total, offset=offset, limit=limit, matches=_summaries(s, rows))
+
+    def verdict_names(self) -> list[str]:
+        """Verdicts that occur in the store, for the match list's filter."""
+        with self.session() as s:
+            seen = set()
+            for verdicts in s.scalars(select(m.Match.verdicts).where(m.Match.status == "done")):
+                seen.update(str(v) for v in verdicts or [])
+            return sorted(seen)
+
+    def match(self, match_id: int) -> MatchOut | None:
+        with self.session() as s:
+            match = s.get(m.Match, match_id)
+            if match is None:
+                return None
+            summary = _summaries(s, [match])[0]
+            has_replay = s.scalar(select(func.count()).where(m.Replay.match_id == match_id)) > 0
+            return MatchOut(**summary.model_dump(), rules=_rules_dict(match.rules), seed=match.seed,
+                            duration=match.duration, verdict_details=list(match.verdict_details or []),
+                            has_replay=bool(has_replay))
+
+    def replay_bytes(self, match_id: int) -> bytes | None:
+        with self.session() as s:
+            replay = s.get(m.Replay, match_id)
+            return bytes(replay.data) if replay is not None else None
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+def _season(row: m.Season, matches: int) -> SeasonOut:
+    return SeasonOut(name=row.name, status=row.status, rules=list(row.rules or []), duplicate=row.duplicate,
+                     matches=matches, created_at=row.created_at)
+
+
+def _rules_dict(pairs: Iterable[str] | dict | None) -> dict:
+    if isinstance(pairs, dict):
+        return dict(pairs)
+    out = {}
+    for pair in pairs or []:
+        key, _, value = str(pair).partition("=")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
+    """Each entry's ratings in recording order, starting with its rating before its first match."""
+    out: dict[int, list[float]] = defaultdict(list)
+    if not entry_ids:
+        return out
+    q = (select(m.RatingChange).join(m.Match, m.Match.id == m.RatingChange.match_id)
+         .where(m.RatingChange.entry_id.in_(entry_ids)).order_by(m.Match.record_seq, m.RatingChange.id))
+    for change in s.scalars(q):
+        points = out[change.entry_id]
+        if not points:
+            points.append(change.before)
+        points.append(change.after)
+    return out
+
+
+def _summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
+    version_ids = {v for match in matches for v in (match.version0_id, match.version1_id)}
+    versions = {}
+    if version_ids:
+        q = select(m.BotVersion.id, m.BotVersion.number, m.Bot.name).join(m.Bot).where(m.BotVersion.id.in_(version_ids))
+        versions = {vid: (name, number) for vid, number, name in s.execute(q)}
+    season_ids = {match.season_id for match in matches if match.season_id is not None}
+    seasons = dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all()) if season_ids else {}
+    out = []
+    for match in matches:
+        seats = [versions.get(match.version0_id, ("?", 0)), versions.get(match.version1_id, ("?", 0))]
+        verdicts = [str(v) for v in (match.verdicts or [])]
+        out.append(MatchSummary(
+            id=match.id, season=seasons.get(match.season_id), kind=match.kind, status=match.status,
+            bots=[name for name, _ in seats], versions=[f"{name}@{number}" for name, number in seats],
+            winner=match.winner, void=match.void, verdicts=verdicts, lines=list(match.lines or []),
+            deals=match.deals_played, finished_at=match.finished_at))
+    return out

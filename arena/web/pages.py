@@ -1,0 +1,119 @@
+"""The HTML pages. Each one is complete without JavaScript; the replay viewer adds animation,
+keyboard control and instant stepping when JavaScript runs, over the same markup."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup
+
+from arena.web.api import perspective_of
+from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
+from arena.web.charts import rating_chart
+from arena.web.data import WebData
+from arena.web.records import match_record
+from arena.web.timeline import build_timeline
+
+router = APIRouter(include_in_schema=False)
+PAGE = 50
+
+
+def _render(request: Request, name: str, status_code: int = 200, **context: object) -> HTMLResponse:
+    return request.app.state.templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def _data(request: Request) -> WebData:
+    return request.app.state.data
+
+
+@router.get("/", response_class=HTMLResponse)
+def standings_page(request: Request, season: str | None = None) -> HTMLResponse:
+    out = _data(request).standings(season or None)
+    if out is None:
+        raise HTTPException(404, f"There is no season named {season!r}.")
+    return _render(request, "standings.html", standings=out, title="Standings")
+
+
+@router.get("/bots/{name}", response_class=HTMLResponse)
+def bot_page(request: Request, name: str) -> HTMLResponse:
+    bot = _data(request).bot(name)
+    if bot is None:
+        raise HTTPException(404, f"There is no bot named {name!r}.")
+    return _render(request, "bot.html", bot=bot, chart=Markup(rating_chart(bot.history)), title=bot.name)
+
+
+@router.post("/bots/{name}/logs", response_class=HTMLResponse)
+def bot_logs_page(request: Request, name: str, token: Annotated[str, Form()] = "") -> HTMLResponse:
+    data = _data(request)
+    owner = data.bot_owner(name)
+    if owner is None:
+        raise HTTPException(404, f"There is no bot named {name!r}.")
+    if not request.app.state.tokens.check(owner, token):
+        return _render(request, "logs.html", status_code=403, bot_name=name, logs=None, title=f"{name}: logs")
+    return _render(request, "logs.html", bot_name=name, logs=data.logs(name), title=f"{name}: logs")
+
+
+@router.get("/matches", response_class=HTMLResponse)
+def matches_page(request: Request, season: str = "", bot: str = "", verdict: str = "",
+                 page: Annotated[int, Query(ge=1)] = 1) -> HTMLResponse:
+    data = _data(request)
+    result = data.matches(season=season or None, bot=bot or None, verdict=verdict or None,
+                          limit=PAGE, offset=(page - 1) * PAGE)
+    return _render(request, "matches.html", result=result, page=page, pages=max(1, -(-result.total // PAGE)),
+                   filters={"season": season, "bot": bot, "verdict": verdict}, seasons=data.seasons(),
+                   bots=data.bot_names(), verdicts=data.verdict_names(), title="Matches")
+
+
+def _clamp(value: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, value))
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def match_page(request: Request, match_id: int, deal: int = 1, step: int = 0, view: str = "omni") -> HTMLResponse:
+    data = _data(request)
+    match = data.match(match_id)
+    if match is None:
+        raise HTTPException(404, f"There is no match {match_id}.")
+    replay = data.replay_bytes(match_id)
+    if replay is None:
+        return _render(request, "match.html", match=match, timeline=None, title=f"Match {match_id}")
+    if view not in ("omni", "0", "1"):
+        view = "omni"
+    timeline = build_timeline(match_record(replay), perspective_of(view))
+    deals = timeline["deals"]
+    deal = _clamp(deal, 1, max(1, len(deals)))
+    steps = deals[deal - 1]["steps"] if deals else []
+    step = _clamp(step, 0, max(0, len(steps) - 1))
+    blob = json.dumps(timeline, separators=(",", ":")).replace("</", "<\\/")
+    return _render(request, "match.html", match=match, timeline=timeline, deal=deal, step=step, view=view,
+                   state=steps[step] if steps else None, timeline_json=Markup(blob),
+                   sprite=Markup(sprite(timeline["deck"])), title=f"Match {match_id}")
+
+
+@router.get("/matches/{match_id}/replay.json")
+def download_json(request: Request, match_id: int) -> Response:
+    data = _data(request).replay_bytes(match_id)
+    if data is None:
+        raise HTTPException(404, f"Match {match_id} has no replay.")
+    body = json.dumps(match_record(data), indent=1).encode()
+    return Response(body, media_type="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'})
+
+
+@router.get("/cards/{deck}/{code}.svg")
+def card_image(deck: str, code: str) -> Response:
+    """One card face as an SVG file (for links and for people who want the art)."""
+    code = code.upper()
+    if deck not in DECKS or len(code) != 2 or code[0] not in "789TJQKA" or code[1] not in "CDHS":
+        raise HTTPException(404, "No such card: use /cards/french/AS.svg or /cards/german/TH.svg.")
+    return Response(standalone(code, deck), media_type="image/svg+xml",
+                    headers={"Cache-Control": "public, max-age=86400"})
+
+
+def register_template_helpers(templates) -> None:  # noqa: ANN001
+    """Card drawing for the templates."""
+    templates.env.globals["card"] = lambda code, deck="french": Markup(card_svg(code, deck))
+    templates.env.globals["card_name"] = card_name

@@ -1,0 +1,76 @@
+"""Stored replays (the binary match record) as the elfern/1 JSON the viewer and downloads use.
+
+The conversion belongs to `arena.replay`; when that module is not there, a local reading of the
+record's deals stands in (`_from_proto`). Conversions are cached, since a viewer page without
+JavaScript asks for the same match again at every step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import HTTPException
+
+RECORD_MEDIA_TYPE = "application/x-elfern-record"
+
+
+def _from_proto(data: bytes) -> dict[str, Any]:
+    from arena.proto.codec import decode_record
+
+    rec = decode_record(data)
+    r = rec.rules
+    rules: dict[str, Any] = {}
+    for key in ("scoring", "standoff", "next_dealer", "dealer_after_tie", "deck"):
+        if getattr(r, key):
+            rules[key] = getattr(r, key)
+    for key in ("hand_size", "flags", "max_deals"):
+        if getattr(r, key):
+            rules[key] = getattr(r, key)
+    for key in ("trumps", "must_head_phase2"):
+        if getattr(r, key):
+            rules[key] = True
+    seats = [p.name for p in sorted(rec.players, key=lambda p: p.seat)] or ["seat 0", "seat 1"]
+    deals = []
+    before = [0, 0]
+    for d in rec.deals:
+        out: dict[str, Any] = {"dealer": d.dealer, "deck": list(d.deck), "plays": [p.card for p in d.plays]}
+        if d.HasField("outcome"):
+            after = list(d.outcome.lines)
+            out.update(honours=list(d.outcome.honours), winner=None if d.outcome.winner < 0 else d.outcome.winner,
+                       lines=[after[0] - before[0], after[1] - before[1]])
+            before = after
+        deals.append(out)
+    res = rec.result
+    return {"format": "elfern/1", "rules": rules, "seats": seats, "seed": rec.seed, "deals": deals,
+            "lines": list(res.lines) or before, "winner": None if res.winner < 0 else res.winner}
+
+
+_CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def _converter() -> Callable[[bytes], dict[str, Any]]:
+    try:
+        from arena.replay.json_record import record_bytes_to_json  # the replay layer's own export
+    except ImportError:
+        return _from_proto
+    return record_bytes_to_json
+
+
+def match_record(data: bytes) -> dict[str, Any]:
+    """The elfern/1 dict of a stored record (shared: do not modify); HTTP 422 if it cannot be read."""
+    digest = hashlib.sha256(data).hexdigest()
+    if digest in _CACHE:
+        _CACHE.move_to_end(digest)
+        return _CACHE[digest]
+    try:
+        record = _converter()(data)
+    except (ValueError, KeyError) as exc:
+        raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
+    _CACHE[digest] = record
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return record

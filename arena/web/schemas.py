@@ -1,0 +1,127 @@
+"""The shapes the web shows, as pydantic models: the JSON API returns them as they are (and FastAPI
+documents them on /docs), and the HTML templates render the very same objects, so the two never drift."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+
+class SeasonOut(BaseModel):
+    name: str
+    status: str
+    rules: list[str] = Field(default_factory=list, description="Rules options, as `key=value` pairs")
+    duplicate: bool = False
+    matches: int = Field(0, description="Matches recorded in this season")
+    created_at: datetime | None = None
+
+
+class StandingRow(BaseModel):
+    rank: int
+    bot: str
+    version: int | None = None
+    elo: float
+    interval: float | None = Field(None, description="Half-width of the 95% interval (Elo ± interval)")
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    provisional: bool = Field(description="Fewer than 20 rated matches")
+    trend: float = Field(0.0, description="Rating change over the bot's last 10 rated matches in this season")
+    recent: list[float] = Field(default_factory=list, description="Its last ratings, oldest first (for a sparkline)")
+
+
+class StandingsOut(BaseModel):
+    season: SeasonOut | None
+    seasons: list[SeasonOut]
+    source: str = Field(description="`frozen` (closed season), `fit` (maximum likelihood) or `live` (Elo)")
+    rows: list[StandingRow]
+
+
+class VersionOut(BaseModel):
+    number: int
+    content_hash: str
+    language: str
+    protocol: str
+    created_at: datetime | None = None
+    build_ok: bool = True
+
+
+class RatingPoint(BaseModel):
+    match_id: int
+    season: str
+    at: datetime | None = None
+    rating: float
+
+
+class MatchSummary(BaseModel):
+    id: int
+    season: str | None = None
+    kind: str
+    status: str
+    bots: list[str] = Field(description="Bot name per seat")
+    versions: list[str] = Field(description="`bot@version` per seat")
+    winner: int | None = Field(None, description="Winning seat, or null for a draw, a void or an unfinished match")
+    void: bool = False
+    verdicts: list[str] = Field(default_factory=list, description="Verdict per seat (OK when the seat behaved)")
+    lines: list[int] = Field(default_factory=list)
+    deals: int = 0
+    finished_at: datetime | None = None
+
+
+class HeadToHead(BaseModel):
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class BotRating(BaseModel):
+    season: str
+    version: int
+    rating: float
+    games: int
+    provisional: bool
+
+
+class BotOut(BaseModel):
+    name: str
+    owner: str
+    retired: bool
+    suspended: bool
+    suspension_reason: str | None = None
+    versions: list[VersionOut]
+    ratings: list[BotRating]
+    history: list[RatingPoint]
+    recent: list[MatchSummary]
+    head_to_head: list[HeadToHead]
+    verdicts: dict[str, int] = Field(description="How this bot's matches ended for it, by verdict")
+
+
+class MatchOut(MatchSummary):
+    rules: dict = Field(default_factory=dict)
+    seed: int | None = None
+    duration: float | None = None
+    verdict_details: list = Field(default_factory=list)
+    has_replay: bool = False
+
+
+class MatchPage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    matches: list[MatchSummary]
+
+
+class LogEntry(BaseModel):
+    match_id: int | None = Field(None, description="The match, or null for a build log")
+    version: int | None = None
+    seat: int | None = None
+    text: str
+
+
+class LogsOut(BaseModel):
+    bot: str
+    logs: list[LogEntry]

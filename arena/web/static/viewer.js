@@ -1,0 +1,132 @@
+// The replay viewer's animation: instant stepping, play/pause and keyboard arrows over the page's
+// server-rendered markup. Without JavaScript the same page works through its links (one step per
+// page load); this script draws the same markup from the timeline the server embedded.
+(function () {
+  "use strict";
+  const root = document.getElementById("viewer");
+  const blob = document.getElementById("timeline-data");
+  if (!root || !blob) return;
+  const tl = JSON.parse(blob.textContent);
+  if (!tl.deals.length) return;
+  const view = root.dataset.view;
+  const bottom = view === "1" ? 1 : 0;
+  let deal = Number(root.dataset.deal);
+  let step = Number(root.dataset.step);
+  let timer = null;
+
+  const GLYPH = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  const GERMAN_SUIT = { C: "Eichel", D: "Schellen", H: "Herz", S: "Grün" };
+  const GERMAN_RANK = { 7: "7", 8: "8", 9: "9", T: "10", J: "Unter", Q: "Ober", K: "König", A: "Daus" };
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const cardName = (code) => tl.deck === "german"
+    ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
+    : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
+  const card = (code) => code
+    ? `<svg class="card" viewBox="0 0 60 84" data-card="${code}" role="img" aria-label="${cardName(code)}"><title>${cardName(code)}</title><use href="#card-${code}"/></svg>`
+    : `<svg class="card back" viewBox="0 0 60 84" role="img" aria-label="hidden card"><use href="#card-back"/></svg>`;
+  const steps = (d) => tl.deals[d - 1].steps;
+  const lastStep = (d) => steps(d).length - 1;
+  const href = (d, s) => `/matches/${root.dataset.match}?deal=${d}&step=${s}&view=${view}`;
+
+  function seatHtml(seat, s, d) {
+    const hand = s.hands[seat] !== null ? s.hands[seat].map(card).join("") : card(null).repeat(s.counts[seat]);
+    return `<div class="seat ${seat === bottom ? "bottom" : "top"}" data-seat="${seat}">` +
+      `<div class="seat-info"><b>${esc(tl.seats[seat])}</b> <span class="muted">seat ${seat}${d.dealer === seat ? " · dealer" : ""}</span>` +
+      ` · honours <b class="honours">${s.honours[seat]}</b> · lines ${s.lines[seat]}` +
+      (s.to_move === seat ? ' <span class="tag to-move">to move</span>' : "") + "</div>" +
+      `<div class="hand" data-seat="${seat}" data-count="${s.counts[seat]}">${hand}</div></div>`;
+  }
+
+  function middleHtml(s) {
+    const trick = s.table.map((t) => `<figure class="played${s.trick_winner === t.seat ? " won" : ""}" data-seat="${t.seat}">` +
+      `${card(t.card)}<figcaption>${esc(tl.seats[t.seat])}</figcaption></figure>`).join("");
+    const drew = s.drew.map((dr) => ` ${esc(tl.seats[dr.seat])} draws ${dr.card ? cardName(dr.card) : "a card"}.`).join("");
+    return `<div class="middle"><div class="stock" data-count="${s.stock}">${s.stock ? card(null) : ""}` +
+      `<span><b class="stock-count">${s.stock}</b> in stock</span>` +
+      (s.trump ? `<span class="trump">trump ${card(s.trump)}</span>` : "") + "</div>" +
+      `<div class="trick" data-winner="${s.trick_winner === null ? "" : s.trick_winner}">${trick}</div>` +
+      `<p class="note">${esc(s.note)}${drew}</p></div>`;
+  }
+
+  function setLink(el, target) {
+    if (!el) return;
+    if (target) { el.setAttribute("href", href(target[0], target[1])); el.removeAttribute("aria-disabled"); }
+    else { el.removeAttribute("href"); el.setAttribute("aria-disabled", "true"); }
+  }
+  const prevOf = () => step > 0 ? [deal, step - 1] : deal > 1 ? [deal - 1, lastStep(deal - 1)] : null;
+  const nextOf = () => step < lastStep(deal) ? [deal, step + 1] : deal < tl.deals.length ? [deal + 1, 0] : null;
+
+  function render() {
+    const d = tl.deals[deal - 1];
+    const s = d.steps[step];
+    const board = document.getElementById("board");
+    board.dataset.deal = deal;
+    board.dataset.step = step;
+    board.innerHTML = seatHtml(1 - bottom, s, d) + middleHtml(s) + seatHtml(bottom, s, d);
+    root.dataset.deal = deal;
+    root.dataset.step = step;
+    document.getElementById("counter").textContent = `deal ${deal}, step ${step} of ${lastStep(deal)}`;
+    setLink(document.getElementById("prev"), prevOf());
+    setLink(document.getElementById("next"), nextOf());
+    setLink(document.getElementById("first"), [deal, 0]);
+    setLink(document.getElementById("last"), [deal, lastStep(deal)]);
+    document.querySelectorAll(".deal-link").forEach((a) => {
+      if (Number(a.dataset.deal) === deal) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+    });
+    document.querySelectorAll("nav.views a").forEach((a) => {
+      const u = new URL(a.href, location.href);
+      u.searchParams.set("deal", deal); u.searchParams.set("step", step);
+      a.setAttribute("href", u.pathname + u.search);
+    });
+    document.querySelectorAll("#deal-results tbody tr").forEach((tr, i) => tr.classList.toggle("current", i === deal - 1));
+    document.querySelectorAll(".deal-no").forEach((el) => { el.textContent = deal; });
+    const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td>${t.no}</td><td>${esc(tl.seats[t.leader])}</td>` +
+      `<td>${cardName(t.cards[0])}</td><td>${cardName(t.cards[1])}</td><td>${esc(tl.seats[t.winner])}</td><td>${t.honours}</td></tr>`);
+    document.querySelector("#tricks tbody").innerHTML = rows.length ? rows.join("") :
+      '<tr><td colspan="6" class="muted">No trick played yet.</td></tr>';
+    history.replaceState(null, "", href(deal, step));
+  }
+
+  function go(target) {
+    if (!target) return false;
+    [deal, step] = target;
+    render();
+    return true;
+  }
+  function setPlaying(on) {
+    const button = document.getElementById("play");
+    if (on && !timer) {
+      timer = setInterval(() => { if (!go(nextOf())) setPlaying(false); }, 700);
+    } else if (!on && timer) {
+      clearInterval(timer);
+      timer = null;
+    }
+    button.textContent = timer ? "⏸ pause" : "▶ play";
+    button.setAttribute("aria-pressed", timer ? "true" : "false");
+  }
+
+  const play = document.getElementById("play");
+  play.hidden = false;
+  play.addEventListener("click", () => setPlaying(!timer));
+  const bind = (id, target) => {
+    const el = document.getElementById(id);
+    if (el) el.addEventListener("click", (e) => { e.preventDefault(); setPlaying(false); go(target()); });
+  };
+  bind("prev", prevOf);
+  bind("next", nextOf);
+  bind("first", () => [deal, 0]);
+  bind("last", () => [deal, lastStep(deal)]);
+  document.querySelectorAll(".deal-link").forEach((a) => a.addEventListener("click", (e) => {
+    e.preventDefault(); setPlaying(false); go([Number(a.dataset.deal), 0]);
+  }));
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest && e.target.closest("input, select, textarea")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const keys = {
+      ArrowRight: nextOf, ArrowLeft: prevOf, Home: () => [deal, 0], End: () => [deal, lastStep(deal)],
+      PageDown: () => deal < tl.deals.length ? [deal + 1, 0] : null, PageUp: () => deal > 1 ? [deal - 1, 0] : null,
+    };
+    if (keys[e.key]) { e.preventDefault(); setPlaying(false); go(keys[e.key]()); }
+    else if (e.key === " ") { e.preventDefault(); setPlaying(!timer); }
+  });
+})();

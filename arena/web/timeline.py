@@ -1,0 +1,141 @@
+"""Turn an `elfern/1` record into the replay viewer's steps by re-simulating it with the engine.
+
+Step 0 of a deal is the table right after dealing; step k is the table after the k-th card. What a
+step shows comes only from the engine's `view(seat)` (RULES.md §8): the omniscient view joins both
+seats' views, and a seat's view shows the opponent's hand as backs. Nothing here re-implements the
+hidden-information rules. A record that stops being legal stops the timeline there, with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine.cards import card_code, card_label, parse_card
+from arena.engine.deal import EngineError, TrickRecord
+from arena.engine.match import Match
+from arena.engine.rules import Rules
+from arena.engine.view import View
+
+
+class TimelineError(ValueError):
+    """A record the viewer cannot start at all (bad rules or not elfern/1)."""
+
+
+def _codes(cards: tuple[int, ...] | list[int]) -> list[str]:
+    return [card_code(c) for c in cards]
+
+
+def _step(match: Match, perspective: int | None, trick: TrickRecord | None, played: tuple[int, int] | None,
+          names: list[str], deck: str, turned: int | None) -> dict[str, Any]:
+    views: list[View] = [match.view(0), match.view(1)]
+    v = views[perspective if perspective is not None else 0]
+    hands: list[list[str] | None] = [_codes(views[0].hand), _codes(views[1].hand)]
+    counts = [len(views[0].hand), len(views[1].hand)]
+    if perspective is not None:
+        hands[1 - perspective] = None
+        counts[1 - perspective] = v.opponent_hand_size
+    if trick is not None:
+        table = [{"seat": trick.leader, "card": card_code(trick.lead)},
+                 {"seat": 1 - trick.leader, "card": card_code(trick.follow)}]
+    elif v.table is not None:
+        table = [{"seat": v.leader, "card": card_code(v.table)}]
+    else:
+        table = []
+    drew: list[dict[str, Any]] = []
+    if trick is not None and trick.winner_draw is not None:
+        for seat, card in ((trick.winner, trick.winner_draw), (1 - trick.winner, trick.loser_draw)):
+            visible = perspective is None or perspective == seat or card == turned
+            drew.append({"seat": seat, "card": card_code(card) if visible else None})
+    return {
+        "hands": hands,
+        "counts": counts,
+        "stock": v.stock_count,
+        "table": table,
+        "trick_winner": trick.winner if trick is not None else None,
+        "tricks": len(v.tricks),
+        "honours": list(v.honours),
+        "to_move": v.to_move,
+        "phase": v.phase,
+        "drew": drew,
+        "trump": card_code(v.trump_card) if v.trump_card is not None else None,
+        "lines": list(v.lines),
+        "note": _note(played, trick, names, deck),
+    }
+
+
+def _note(played: tuple[int, int] | None, trick: TrickRecord | None, names: list[str], deck: str) -> str:
+    if played is None:
+        return "Cards dealt."
+    seat, card = played
+    verb = "plays" if trick is not None else "leads"
+    text = f"{names[seat]} {verb} {card_label(card, deck)}."
+    if trick is not None:
+        text += f" {names[trick.winner]} wins trick {trick.no}"
+        text += f" (+{trick.honours})." if trick.honours else "."
+    return text
+
+
+def build_timeline(record: dict[str, Any], perspective: int | None = None) -> dict[str, Any]:
+    """The viewer's data for a whole match, from one seat's view (0, 1) or omniscient (None)."""
+    if perspective not in (None, 0, 1):
+        raise TimelineError(f"perspective must be 0, 1 or omniscient, not {perspective!r}")
+    if not isinstance(record, dict) or record.get("format") != "elfern/1":
+        raise TimelineError('not an elfern/1 record (it needs "format": "elfern/1")')
+    try:
+        rules = Rules.from_dict(record.get("rules") or {})
+    except Exception as exc:  # RulesError names the option
+        raise TimelineError(f"bad rules: {exc}") from None
+    names = [str(n) for n in (record.get("seats") or ["seat 0", "seat 1"])][:2]
+    while len(names) < 2:
+        names.append(f"seat {len(names)}")
+    seed = record.get("seed") or 0
+    match = Match(rules, int(seed) if isinstance(seed, int) else 0)
+    deals: list[dict[str, Any]] = []
+    error: str | None = None
+    for number, raw in enumerate(record.get("deals") or [], 1):
+        out: dict[str, Any] = {"number": number, "dealer": raw.get("dealer"), "steps": [], "tricks": []}
+        deals.append(out)
+        try:
+            deck = [parse_card(c) for c in raw.get("deck") or []]
+            deal = match.start_deal(deck=deck, dealer=raw.get("dealer"))
+        except (EngineError, ValueError) as exc:
+            error = f"deal {number}: {exc}"
+            break
+        out["dealer"] = deal.dealer
+        turned = match.view(0).trump_card  # the face-up trump is public until drawn (RULES.md §7)
+        out["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
+        for k, code in enumerate(raw.get("plays") or [], 1):
+            try:
+                card = parse_card(code)
+                seat = deal.to_move
+                if seat is None:
+                    raise EngineError("the deal is over but the record plays on")
+                trick = match.play(card)
+            except (EngineError, ValueError) as exc:
+                error = f"deal {number}, play {k}: {exc}"
+                break
+            out["steps"].append(_step(match, perspective, trick, (seat, card), names, rules.deck, turned))
+        out["tricks"] = [{"no": t.no, "leader": t.leader, "cards": [card_code(t.lead), card_code(t.follow)],
+                          "winner": t.winner, "honours": t.honours} for t in deal.tricks]
+        out["complete"] = deal.done
+        if deal.outcome is not None:
+            o = deal.outcome
+            out.update(honours=list(o.honours), winner=o.winner, value=o.value, lines=list(o.lines),
+                       multiplier=o.multiplier, pot=o.pot, totals=list(match.lines))
+        else:
+            out.update(honours=list(deal.honours), winner=None, value=0, lines=[0, 0], multiplier=deal.multiplier,
+                       pot=deal.pot, totals=list(match.lines))
+        if error:
+            break
+    return {
+        "format": "elfern/1 viewer",
+        "seats": names,
+        "deck": rules.deck,
+        "rules": rules.to_dict(),
+        "perspective": perspective,
+        "deals": deals,
+        "lines": list(match.lines),
+        "winner": match.winner if match.over else record.get("winner"),
+        "over": match.over,
+        "error": error,
+    }
