@@ -10,7 +10,11 @@ cd "$(dirname "$0")/.."
 #                                 sandboxed bots can see the interpreter (it lives under /usr)
 #   chromium                    : the browser tests of the web pages
 #   util-linux                  : prlimit, setpriv
-DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux)
+#   g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+#                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
+#   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
+DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
+              g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,5 +44,17 @@ if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m p
   tail -n 30 "$log" >&2
   echo "setup: pip install failed; the full log is in $log" >&2
   exit 1
+fi
+# The Node.js sample bot's dependencies (pinned by its package-lock.json). Its build step runs
+# `npm ci --offline` in the sandbox, which has no network, so fill its npm cache here.
+if ! command -v npm >/dev/null && [ "$(id -u)" -eq 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null || true
+fi
+if command -v npm >/dev/null; then
+  echo "setup: filling the Node.js sample bot's npm cache"
+  (cd sample_bots/node && npm ci --cache .npm-cache --no-audit --no-fund --loglevel error >/dev/null) \
+    || echo "setup: npm ci failed in sample_bots/node; the Node.js bot's test will be skipped" >&2
+else
+  echo "setup: npm not found; the Node.js sample bot's test will be skipped" >&2
 fi
 echo "setup: done"
