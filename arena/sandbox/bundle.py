@@ -1,24 +1,37 @@
-"""Bot bundles: a directory holding a `bot.toml` manifest, as in the referee issue.
+"""Bot bundles: a directory, `.tar.gz` or `.zip` holding a `bot.toml` manifest (referee issue).
 
     name = "tactician"
     language = "python"
     run = ["python3", "bot.py"]     # run in the bundle directory
-    build = ["make"]                # optional; runs once before the bot's first match
+    build = ["make"]                # optional; runs once, sandboxed, before the bot's first match
     protocol = "grpc"               # or "stdio"
+
+Archives are unpacked (see `archive.py`) and bundles with a `build` step are copied into a cache
+keyed by their content hash, so the build writes into a private copy, runs once per content, and
+the author's directory is never written to. Plain directory bundles are used in place (read-only).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.sandbox.archive import (
+    MAX_BUNDLE_BYTES,
+    MAX_MEMBERS,
+    BundleError,
+    extract_archive,
+    is_archive,
+)
+
 MANIFEST = "bot.toml"
 PROTOCOLS = ("grpc", "stdio")
-
-
-class BundleError(ValueError):
-    """A bundle that cannot be used; the message names the file and the fix."""
+__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "load_bundle"]
 
 
 @dataclass(frozen=True)
@@ -30,30 +43,41 @@ class Bundle:
     build: tuple[str, ...] | None = None
     protocol: str = "grpc"
     version: str = ""
+    source: Path | None = None      # what the user named (archive or directory), for messages
+
+    @property
+    def build_record(self) -> Path:
+        """Where a staged bundle's build result is kept (next to, not inside, the bundle)."""
+        return self.path.parent / "build.json"
 
 
-def load_bundle(path: str | Path) -> Bundle:
-    """Read and validate a bundle directory's `bot.toml`."""
-    root = Path(path).resolve()
+def bundle_cache_dir() -> Path:
+    """Where unpacked archives and built bundles live: $ARENA_BUNDLE_CACHE or ~/.cache/elfern-arena."""
+    env = os.environ.get("ARENA_BUNDLE_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "elfern-arena" / "bundles"
+
+
+def _parse_manifest(root: Path, source: Path) -> Bundle:
     manifest = root / MANIFEST
-    if not root.is_dir():
-        raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
     if not manifest.is_file():
-        raise BundleError(f"{path}: no {MANIFEST} found; create one with name, language and run = [...]")
+        raise BundleError(f"{source}: no {MANIFEST} found; create one with name, language and run = [...]")
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{manifest}: not valid TOML: {exc}") from None
-    name = data.get("name") or root.name
+        raise BundleError(f"{source}/{MANIFEST}: not valid TOML: {exc}") from None
+    name = data.get("name") or source.name.split(".")[0]
     run = data.get("run")
     if not isinstance(run, list) or not run or not all(isinstance(a, str) for a in run):
-        raise BundleError(f'{manifest}: `run` must be a non-empty list of strings, e.g. run = ["python3", "bot.py"]')
+        raise BundleError(f'{source}/{MANIFEST}: `run` must be a non-empty list of strings, e.g. run = ["python3", "bot.py"]')
     build = data.get("build")
     if build is not None and (not isinstance(build, list) or not all(isinstance(a, str) for a in build)):
-        raise BundleError(f'{manifest}: `build` must be a list of strings, e.g. build = ["make"]')
+        raise BundleError(f'{source}/{MANIFEST}: `build` must be a list of strings, e.g. build = ["make"]')
     protocol = data.get("protocol", "grpc")
     if protocol not in PROTOCOLS:
-        raise BundleError(f"{manifest}: protocol = {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        raise BundleError(f"{source}/{MANIFEST}: protocol = {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     return Bundle(
         path=root,
         name=str(name),
@@ -62,4 +86,97 @@ def load_bundle(path: str | Path) -> Bundle:
         build=tuple(build) if build else None,
         protocol=protocol,
         version=str(data.get("version", "")),
+        source=source,
     )
+
+
+def _tree_digest(root: Path, max_bytes: int) -> str:
+    """Content hash of a directory (paths, exec bits, file bytes, link targets); enforces the caps."""
+    digest = hashlib.sha256()
+    total = members = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fname in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+            full = os.path.join(dirpath, fname)
+            rel = os.path.relpath(full, root)
+            members += 1
+            if members > MAX_MEMBERS:
+                raise BundleError(f"{root}: more than {MAX_MEMBERS} files; bundles must stay small")
+            st = os.lstat(full)
+            digest.update(rel.encode() + b"\0")
+            if os.path.islink(full):
+                digest.update(b"L" + os.readlink(full).encode() + b"\0")
+                continue
+            digest.update(b"X" if st.st_mode & 0o111 else b"F")
+            total += st.st_size
+            if total > max_bytes:
+                raise BundleError(f"{root}: larger than {max_bytes // (1024 * 1024)} MiB; remove build outputs or data")
+            with open(full, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
+    return digest.hexdigest()[:24]
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:24]
+
+
+def _stage(key: str, fill) -> Path:
+    """Create `<cache>/<key>/bundle` once (atomically, safe against concurrent loaders)."""
+    cache = bundle_cache_dir()
+    final = cache / key
+    if (final / "bundle").is_dir():
+        return final / "bundle"
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=cache))
+    try:
+        fill(tmp / "bundle")
+        for dirpath, dirnames, filenames in os.walk(tmp / "bundle"):
+            for name in dirnames + filenames:
+                full = os.path.join(dirpath, name)
+                if not os.path.islink(full):
+                    mode = os.lstat(full).st_mode
+                    os.chmod(full, 0o755 if (os.path.isdir(full) or mode & 0o111) else 0o644)
+        os.chmod(tmp, 0o755)
+        os.chmod(tmp / "bundle", 0o755)
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another loader won the race
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final / "bundle"
+
+
+def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
+    """Read and validate a bundle (directory or archive); unpack or stage it when needed."""
+    source = Path(path)
+    if not source.exists():
+        raise BundleError(f"{path}: no such bot bundle (give a directory with {MANIFEST}, a .tar.gz or a .zip)")
+    source = source.resolve()
+    if source.is_file():
+        if not is_archive(source):
+            raise BundleError(f"{path}: not a bot bundle; expected a directory, .tar.gz, .tgz or .zip")
+        if source.stat().st_size > max_bytes:
+            raise BundleError(f"{path}: archive larger than {max_bytes // (1024 * 1024)} MiB")
+        staged = _stage("a-" + _file_digest(source), lambda dest: extract_archive(source, dest, max_bytes))
+        root = staged
+        # An archive holding a single top folder (`tar czf bot.tgz mybot/`) is the common case.
+        if not (root / MANIFEST).exists():
+            entries = [p for p in root.iterdir()]
+            if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+                root = entries[0]
+        return _parse_manifest(root, source)
+    if not source.is_dir():
+        raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
+    bundle = _parse_manifest(source, source)
+    digest = _tree_digest(source, max_bytes)
+    if bundle.build:
+        staged = _stage("d-" + digest, lambda dest: shutil.copytree(source, dest, symlinks=True))
+        return _parse_manifest(staged, source)
+    return bundle

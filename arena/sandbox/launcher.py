@@ -14,6 +14,14 @@ from arena.sandbox.bundle import Bundle
 
 #: Where the referee's socket appears inside a sandbox; launchers set ARENA_ADDRESS to it.
 SANDBOX_SOCKET = "/run/arena/referee.sock"
+#: Where the bundle appears inside a sandbox (read-only; the working directory of `run`).
+SANDBOX_BUNDLE = "/bot"
+
+# Verdicts a launcher can name through BotProcess.failure_verdict() (see referee.proto).
+MEMORY_LIMIT = "MEMORY_LIMIT"   # killed by the memory cgroup's OOM killer, or died of an allocation failure
+CPU_LIMIT = "CPU_LIMIT"         # RLIMIT_CPU (SIGXCPU / SIGKILL) or the cgroup CPU budget of the match
+PIDS_LIMIT = "PIDS_LIMIT"       # the pids cap refused a fork or thread
+BUILD_FAILED = "BUILD_FAILED"   # the bundle's build step failed or timed out
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,441 @@
+"""The `bwrap` launcher: bubblewrap namespaces, a per-bot uid, cgroup caps, rlimits and seccomp.
+
+One launch is this chain of exec's (no preexec_fn: the referee is multithreaded, pitfall 8):
+
+    sh (joins the bot's cgroups, as root) -> prlimit (rlimits) -> bwrap (namespaces, mounts,
+    seccomp) -> setpriv (drops to the bot's own uid, clears capabilities) -> the bundle's `run`
+
+Run as root, bwrap works in privileged mode (no user namespace): it can bind the referee's socket
+and the bundle from anywhere, and the uid switch happens inside the sandbox with setpriv. Nested
+user namespaces are then blocked by the seccomp filter. Run as an ordinary user, bwrap makes a user
+namespace itself (`--unshare-user --disable-userns`) and every bot runs under that user's uid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from pathlib import Path
+
+from arena.sandbox import cgroups, seccomp, spawn, uids
+from arena.sandbox.bundle import Bundle
+from arena.sandbox.capture import OutputCapture
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.launcher import (
+    CPU_LIMIT,
+    MEMORY_LIMIT,
+    PIDS_LIMIT,
+    SANDBOX_BUNDLE,
+    SANDBOX_SOCKET,
+    LaunchSpec,
+    Limits,
+)
+from arena.sandbox.runtime import bot_runtime
+
+#: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
+OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "heap out of memory", "OutOfMemoryError")
+JOIN_SCRIPT = 'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
+
+
+class SandboxUnavailable(RuntimeError):
+    """The launcher cannot work on this machine; the message says what to install."""
+
+
+_swept = False
+_sweep_lock = threading.Lock()
+
+
+def _sweep_once() -> None:
+    global _swept
+    with _sweep_lock:
+        if not _swept:
+            cgroups.sweep_stale()
+            _swept = True
+
+
+class _CpuWatchdog:
+    """Kills bots whose cgroup has used up the match's CPU budget (RLIMIT_CPU is per process, so a
+    bot could otherwise spread its spinning over several processes)."""
+
+    def __init__(self) -> None:
+        self._procs: weakref.WeakSet[BwrapProcess] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, proc: BwrapProcess) -> None:
+        with self._lock:
+            self._procs.add(proc)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="arena-cpu-watchdog", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.2)
+            with self._lock:
+                procs = list(self._procs)
+            for proc in procs:
+                proc._check_cpu()
+
+
+_watchdog = _CpuWatchdog()
+
+
+class BwrapProcess:
+    """A running sandboxed bot (satisfies `arena.referee.BotHandle`)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], capture: OutputCapture, limits: Limits,
+                 cgroup: BotCgroup | None, lease: uids.UidLease | None, status_fd: int) -> None:
+        self._popen = popen
+        self._capture = capture
+        self._limits = limits
+        self._cgroup = cgroup
+        self._lease = lease
+        self._status_fd: int | None = status_fd
+        self._status_buf = b""
+        self._child_pid: int | None = None
+        self._lock = threading.Lock()
+        self._killed = False
+        self._cpu_exceeded = False
+        self._final: dict[str, float] | None = None
+        self.uid = lease.uid if lease else os.getuid()
+        if cgroup is not None and cgroup.has("cpuacct"):
+            _watchdog.watch(self)
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid
+
+    @property
+    def cgroup(self) -> BotCgroup | None:
+        return self._cgroup
+
+    # --- status -------------------------------------------------------------------------------
+    def exit_status(self) -> int | None:
+        rc = self._popen.poll()
+        if rc is not None and rc > 128:
+            return -(rc - 128)  # bwrap reports a child killed by signal N as 128 + N
+        return rc
+
+    def child_pid(self) -> int | None:
+        """The host pid of the bundle's process (from bwrap's status fd)."""
+        if self._child_pid is None and self._status_fd is not None:
+            try:
+                while chunk := os.read(self._status_fd, 4096):
+                    self._status_buf += chunk
+            except BlockingIOError:
+                pass
+            except OSError:
+                return None
+            for doc in self._status_buf.decode(errors="replace").replace("}", "}\n").splitlines():
+                try:
+                    data = json.loads(doc)
+                except ValueError:
+                    continue
+                if "child-pid" in data:
+                    self._child_pid = int(data["child-pid"])
+        return self._child_pid
+
+    def _counters(self) -> dict[str, float]:
+        if self._final is not None:
+            return self._final
+        cg = self._cgroup
+        if cg is None:
+            return {"oom_kills": 0, "pids_refused": 0, "failcnt": 0}
+        return {"oom_kills": cg.oom_kills(), "pids_refused": cg.pids_refused(), "failcnt": cg.memory_failcnt()}
+
+    def failure_verdict(self) -> str | None:
+        if self._cpu_exceeded:
+            return CPU_LIMIT
+        counters = self._counters()
+        if counters["oom_kills"] > 0:
+            return MEMORY_LIMIT
+        status = self._status_at_death()
+        if status == -signal.SIGXCPU:
+            return CPU_LIMIT
+        if status == -signal.SIGKILL and (self.cpu_seconds() or 0.0) >= self._limits.cpu_seconds - 0.5:
+            return CPU_LIMIT  # the RLIMIT_CPU hard limit
+        if counters["pids_refused"] > 0:
+            return PIDS_LIMIT
+        if status is not None and status != 0:
+            tail = self._capture.tail(40)
+            if counters["failcnt"] > 0 or any(marker in tail for marker in OOM_MARKERS):
+                return MEMORY_LIMIT
+        return None
+
+    def _status_at_death(self) -> int | None:
+        """The exit status, unless the bot was still alive when kill() ended it."""
+        if self._killed and self._final is not None and self._final.get("killed_alive"):
+            return None
+        return self.exit_status()
+
+    def output_tail(self, max_lines: int = 20) -> str:
+        return self._capture.tail(max_lines)
+
+    def output(self) -> str:
+        return self._capture.text()
+
+    def cpu_seconds(self) -> float | None:
+        if self._final is not None and "cpu" in self._final:
+            return self._final["cpu"]
+        if self._cgroup is not None:
+            value = self._cgroup.cpu_seconds()
+            if value is not None:
+                return value
+        pid = self.child_pid()
+        if pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def _check_cpu(self) -> None:
+        if self._killed or self._cpu_exceeded:
+            return
+        used = self.cpu_seconds()
+        if used is not None and used > self._limits.cpu_seconds:
+            self._cpu_exceeded = True
+            self._signal_all(signal.SIGKILL)
+
+    # --- control ------------------------------------------------------------------------------
+    def _signal_all(self, sig: int) -> None:
+        if self._cgroup is not None and self._cgroup.pids():
+            self._cgroup.signal_all(sig)
+            return
+        for pgid in (self.child_pid(), self._popen.pid):
+            if pgid:
+                try:
+                    os.killpg(pgid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def pause(self) -> None:
+        if self._killed or self._popen.poll() is not None:
+            return
+        if self._cgroup is None or not self._cgroup.freeze():
+            self._signal_all(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self._killed:
+            return
+        if self._cgroup is None or not self._cgroup.thaw():
+            self._signal_all(signal.SIGCONT)
+
+    def kill(self) -> None:
+        with self._lock:
+            if self._killed:
+                return
+            self._killed = True
+        alive = self._popen.poll() is None
+        cg = self._cgroup
+        if cg is not None:
+            cg.kill_all()
+        self._signal_all(signal.SIGKILL)
+        try:
+            os.killpg(self._popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self._popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._capture.join()
+        final: dict[str, float] = dict(self._counters())
+        final["killed_alive"] = 1.0 if alive else 0.0
+        cpu = self.cpu_seconds()
+        if cpu is not None:
+            final["cpu"] = cpu
+        self._final = final
+        if cg is not None:
+            cg.remove()
+        if self._lease is not None:
+            self._lease.release()
+        if self._status_fd is not None:
+            os.close(self._status_fd)
+            self._status_fd = None
+
+
+def _ancestors(path: Path) -> list[Path]:
+    return [p for p in reversed(path.parents) if str(p) != "/"]
+
+
+class BwrapLauncher:
+    """Launch bundles under bubblewrap. Raises SandboxUnavailable when bwrap is missing."""
+
+    name = "bwrap"
+
+    def __init__(self, *, use_seccomp: bool = True, use_cgroups: bool = True,
+                 state_dir: Path | None = None) -> None:
+        found = shutil.which("bwrap")
+        if found is None:
+            raise SandboxUnavailable("bwrap is not installed; run `make setup` (Debian package bubblewrap)")
+        self.bwrap = found
+        self.privileged = os.geteuid() == 0
+        if self.privileged and shutil.which("setpriv") is None:
+            raise SandboxUnavailable("setpriv is not installed; run `make setup` (Debian package util-linux)")
+        self.use_seccomp = use_seccomp and seccomp.filter_bpf() is not None
+        self.use_cgroups = use_cgroups
+        default_state = Path("/run/elfern-arena") if self.privileged else Path(f"/tmp/elfern-arena-{os.getuid()}")
+        self.state_dir = state_dir or default_state
+        if use_cgroups:
+            _sweep_once()
+
+    # --- public -------------------------------------------------------------------------------
+    def launch(self, spec: LaunchSpec) -> BwrapProcess:
+        env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
+        return self.start(spec.bundle, list(spec.bundle.run), env, spec.limits,
+                          socket_path=spec.socket_path, label=spec.label)
+
+    def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+        """Run `build` once per bundle content, sandboxed, with the bundle writable; cache success."""
+        if not bundle.build:
+            return True, ""
+        record = bundle.build_record
+        if record.is_file():
+            data = json.loads(record.read_text())
+            if data.get("ok"):
+                return True, data.get("log", "")
+        build_limits = Limits(**{**limits.__dict__, "cpu_seconds": limits.build_seconds})
+        proc = self.start(bundle, list(bundle.build), {}, build_limits, socket_path=None,
+                          label="build", writable=True)
+        deadline = time.monotonic() + limits.build_seconds
+        while proc.exit_status() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        timed_out = proc.exit_status() is None
+        proc.kill()
+        if self.privileged:
+            self._restore_owner(bundle.path)
+        log = proc.output()
+        status = proc.exit_status()
+        if timed_out:
+            log += f"\n[arena] build timed out after {limits.build_seconds}s\n"
+        elif status != 0:
+            verdict = proc.failure_verdict()
+            log += f"\n[arena] build exited with status {status}" + (f" ({verdict})" if verdict else "") + "\n"
+        ok = not timed_out and status == 0
+        if ok:
+            record.write_text(json.dumps({"ok": True, "log": log}))
+        return ok, log
+
+    def start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, *,
+              socket_path: Path | None, label: str = "bot", writable: bool = False,
+              extra_ro_binds: tuple[tuple[Path, str], ...] = ()) -> BwrapProcess:
+        """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes and builds)."""
+        lease = uids.acquire(self.state_dir / "uids") if self.privileged else None
+        uid = lease.uid if lease else os.getuid()
+        cg = BotCgroup.create(limits.memory, limits.pids, label) if self.use_cgroups else None
+        seccomp_fd = seccomp.filter_fd() if self.use_seccomp else None
+        status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        try:
+            if writable and lease is not None:
+                self._chown_tree(bundle.path, uid)
+            if socket_path is not None and self.privileged:
+                mode = os.stat(socket_path).st_mode
+                os.chmod(socket_path, (mode & 0o7777) | 0o666)  # the bot's uid must be able to connect
+            args = self._command(bundle, argv, env, limits, uid, socket_path, writable, extra_ro_binds,
+                                 seccomp_fd, status_w, cg)
+            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None)
+            popen = spawn.popen(args=args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, pass_fds=pass_fds, start_new_session=True,
+                                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"})
+        except BaseException:
+            os.close(status_r)
+            if cg is not None:
+                cg.remove()
+            if lease is not None:
+                lease.release()
+            raise
+        finally:
+            os.close(status_w)
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+        os.set_blocking(status_r, False)
+        assert popen.stdout is not None
+        capture = OutputCapture(popen.stdout, limits.log_bytes)
+        return BwrapProcess(popen, capture, limits, cg, lease, status_r)
+
+    # --- helpers ------------------------------------------------------------------------------
+    def _command(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, uid: int,
+                 socket_path: Path | None, writable: bool, extra_ro_binds: tuple[tuple[Path, str], ...],
+                 seccomp_fd: int | None, status_fd: int, cg: BotCgroup | None) -> list[str]:
+        runtime = bot_runtime()
+        cmd: list[str] = []
+        if cg is not None:
+            cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]
+        cmd += [
+            "prlimit", f"--as={limits.address_space}", f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
+            f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0",
+        ]
+        if self.privileged:
+            cmd.append(f"--nproc={limits.pids}")  # per uid, and each bot has its own uid
+        cmd += ["--", self.bwrap]
+        if self.privileged:
+            cmd += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        else:
+            cmd += ["--unshare-all", "--unshare-user", "--disable-userns"]
+        cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if self.privileged:  # only setpriv uses these, to become the bot's uid; it then drops all
+            cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        cmd += ["--hostname", "arena-bot", "--ro-bind", "/usr", "/usr"]
+        for name in ("lib", "lib64", "bin", "sbin"):
+            if os.path.islink(f"/{name}"):
+                cmd += ["--symlink", f"usr/{name}", f"/{name}"]
+            elif os.path.isdir(f"/{name}"):
+                cmd += ["--ro-bind", f"/{name}", f"/{name}"]
+        made: set[Path] = {Path("/usr")}
+        binds = [(p, str(p)) for p in runtime.ro_binds] + [(p, d) for p, d in extra_ro_binds]
+        for src, dest in binds:
+            for parent in _ancestors(Path(dest)):
+                if parent not in made and Path("/usr") not in (parent, *parent.parents):
+                    cmd += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(parent)
+            cmd += ["--ro-bind", str(src), dest]
+        cmd += ["--bind" if writable else "--ro-bind", str(bundle.path), SANDBOX_BUNDLE]
+        if socket_path is not None:
+            cmd += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", str(Path(SANDBOX_SOCKET).parent),
+                    "--ro-bind", str(socket_path), SANDBOX_SOCKET]
+        cmd += ["--perms", "0755", "--dir", "/etc", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+                "--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
+                "--remount-ro", "/", "--chdir", SANDBOX_BUNDLE, "--clearenv"]
+        full_env = {
+            "PATH": runtime.path, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "PYTHONPATH": runtime.pythonpath, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+            **env,
+        }
+        for key, value in full_env.items():
+            cmd += ["--setenv", key, value]
+        if seccomp_fd is not None:
+            cmd += ["--seccomp", str(seccomp_fd)]
+        cmd += ["--json-status-fd", str(status_fd), "--"]
+        if self.privileged:
+            cmd += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--"]
+        return cmd + argv
+
+    @staticmethod
+    def _chown_tree(root: Path, uid: int) -> None:
+        os.lchown(root, uid, uid)
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                os.lchown(os.path.join(dirpath, name), uid, uid)
+
+    @staticmethod
+    def _restore_owner(root: Path) -> None:
+        """After a build: root owns everything again and nothing is group/other-writable."""
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                full = os.path.join(dirpath, name)
+                os.lchown(full, 0, 0)
+                if not os.path.islink(full):
+                    os.chmod(full, (os.lstat(full).st_mode & 0o755) | 0o444 | (0o111 if os.path.isdir(full) else 0))
+        os.lchown(root, 0, 0)
+        os.chmod(root, 0o755)

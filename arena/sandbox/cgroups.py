@@ -1,0 +1,236 @@
+"""Per-bot cgroup v1 groups: memory and pids caps, CPU accounting, freezing, and cleanup.
+
+The machines this arena runs on expose cgroup v1 controllers under /sys/fs/cgroup/<controller>
+(SANDBOX-NOTES.md). Each bot gets one group per controller, named `<owner pid>.<owner start
+time>.<seq>` under `elfern-arena/`, so that a later run can tell a group whose referee died (and
+sweep it) from one that belongs to a live referee. Where a controller is missing or read-only the
+group simply lacks it and the launcher falls back to rlimits and signals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(os.environ.get("ARENA_CGROUP_ROOT", "/sys/fs/cgroup"))
+PARENT = "elfern-arena"
+CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+
+_seq = itertools.count(1)
+_seq_lock = threading.Lock()
+
+
+def _write(path: Path, value: str | int) -> bool:
+    try:
+        path.write_text(str(value))
+        return True
+    except OSError:
+        return False
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def process_start_time(pid: int) -> str | None:
+    """The kernel start time (in clock ticks) of `pid`, to tell a live owner from a reused pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def owner_tag() -> str:
+    """`<pid>.<start time>` of this process: the prefix of every group and work dir it creates."""
+    pid = os.getpid()
+    return f"{pid}.{process_start_time(pid) or 0}"
+
+
+def owner_alive(tag: str) -> bool:
+    """Whether the process that created a group or dir named `tag...` still runs."""
+    parts = tag.split(".")
+    if len(parts) < 2 or not parts[0].isdigit():
+        return False
+    return process_start_time(int(parts[0])) == parts[1]
+
+
+def available_controllers() -> tuple[str, ...]:
+    """Controllers whose `elfern-arena` parent group exists or can be created here."""
+    found = []
+    for ctrl in CONTROLLERS:
+        base = ROOT / ctrl
+        if not (base / "cgroup.procs").exists():
+            continue
+        parent = base / PARENT
+        try:
+            parent.mkdir(exist_ok=True)
+        except OSError:
+            continue
+        if os.access(parent, os.W_OK):
+            found.append(ctrl)
+    return tuple(found)
+
+
+class BotCgroup:
+    """One bot's groups across the available controllers."""
+
+    def __init__(self, name: str, dirs: dict[str, Path]) -> None:
+        self.name = name
+        self.dirs = dirs
+
+    @classmethod
+    def create(cls, memory: int, pids: int, label: str = "bot") -> BotCgroup | None:
+        """Make the groups and set the caps; None when no controller is writable."""
+        ctrls = available_controllers()
+        if not ctrls:
+            return None
+        with _seq_lock:
+            seq = next(_seq)
+        name = f"{owner_tag()}.{seq}-{''.join(c for c in label if c.isalnum())[:20]}"
+        dirs: dict[str, Path] = {}
+        for ctrl in ctrls:
+            path = ROOT / ctrl / PARENT / name
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            dirs[ctrl] = path
+        group = cls(name, dirs)
+        if "memory" in dirs:
+            mem = dirs["memory"]
+            ok = _write(mem / "memory.limit_in_bytes", memory)
+            _write(mem / "memory.memsw.limit_in_bytes", memory)  # no swap escape, where swap accounting exists
+            if not ok:
+                group._drop("memory")
+        if "pids" in dirs and not _write(dirs["pids"] / "pids.max", pids):
+            group._drop("pids")
+        return group if group.dirs else None
+
+    def _drop(self, ctrl: str) -> None:
+        path = self.dirs.pop(ctrl)
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+    def procs_files(self) -> list[str]:
+        """The `cgroup.procs` files a wrapper writes its pid into before exec'ing the sandbox."""
+        return [str(p / "cgroup.procs") for p in self.dirs.values()]
+
+    def has(self, ctrl: str) -> bool:
+        return ctrl in self.dirs
+
+    def pids(self) -> list[int]:
+        for path in self.dirs.values():
+            text = _read(path / "cgroup.procs")
+            return [int(x) for x in text.split()]
+        return []
+
+    # --- accounting --------------------------------------------------------------------------
+    def cpu_seconds(self) -> float | None:
+        if "cpuacct" not in self.dirs:
+            return None
+        text = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
+        return int(text) / 1e9 if text.isdigit() else None
+
+    def oom_kills(self) -> int:
+        if "memory" not in self.dirs:
+            return 0
+        for line in _read(self.dirs["memory"] / "memory.oom_control").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def memory_failcnt(self) -> int:
+        if "memory" not in self.dirs:
+            return 0
+        text = _read(self.dirs["memory"] / "memory.failcnt").strip()
+        return int(text) if text.isdigit() else 0
+
+    def pids_refused(self) -> int:
+        """How many forks/clones the pids cap refused (`pids.events` max)."""
+        if "pids" not in self.dirs:
+            return 0
+        for line in _read(self.dirs["pids"] / "pids.events").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "max" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    # --- control ------------------------------------------------------------------------------
+    def freeze(self) -> bool:
+        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "FROZEN")
+
+    def thaw(self) -> bool:
+        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "THAWED")
+
+    def signal_all(self, sig: int) -> None:
+        for pid in self.pids():
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def kill_all(self, timeout: float = 5.0) -> bool:
+        """SIGKILL every task, freezing first so that nothing forks in between; True when empty."""
+        deadline = time.monotonic() + timeout
+        while True:
+            frozen = self.freeze()
+            self.signal_all(signal.SIGKILL)
+            if frozen:
+                self.thaw()  # SIGKILL is delivered once the tasks run again
+            if not self.pids():
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the groups (idempotent)."""
+        self.kill_all()
+        for ctrl in list(self.dirs):
+            path = self.dirs[ctrl]
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)  # exiting tasks are still being reaped
+            self.dirs.pop(ctrl)
+
+
+def sweep_stale() -> list[str]:
+    """Kill and remove groups left behind by referees that no longer run; return their names."""
+    removed: list[str] = []
+    for ctrl in CONTROLLERS:
+        parent = ROOT / ctrl / PARENT
+        try:
+            entries = list(parent.iterdir())
+        except OSError:
+            continue
+        for path in entries:
+            if not path.is_dir() or owner_alive(path.name.split("-", 1)[0]):
+                continue
+            group = BotCgroup(path.name, {ctrl: path})
+            if ctrl != "freezer":
+                freezer = ROOT / "freezer" / PARENT / path.name
+                if freezer.is_dir():
+                    group.dirs["freezer"] = freezer
+            group.kill_all()
+            try:
+                path.rmdir()
+                removed.append(f"{ctrl}/{path.name}")
+            except OSError:
+                pass
+    return removed
