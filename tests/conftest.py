@@ -13,3 +13,53 @@ REPO = Path(__file__).resolve().parent.parent
 def repo_root() -> Path:
     """The checkout's root, for sample bots and docs."""
     return REPO
+
+
+# ---- stores: every store test runs on SQLite and on PostgreSQL (its own schema, dropped after) ----
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _pg_schema_url() -> tuple[str, str]:
+    import uuid
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True, connect_timeout=3) as c:
+            c.execute(f"CREATE SCHEMA {schema}")
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"PostgreSQL not reachable at 127.0.0.1:5432 ({exc}); start it with scripts/services.sh")
+    return f"{PG_URL}?options=-csearch_path%3D{schema}", schema
+
+
+def _pg_drop(schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as c:
+        c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request, tmp_path):
+    """A fresh, empty database URL: a SQLite file, or a PostgreSQL schema dropped afterwards."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+        return
+    url, schema = _pg_schema_url()
+    try:
+        yield url
+    finally:
+        _pg_drop(schema)
+
+
+@pytest.fixture
+def store(database_url, tmp_path):
+    """An open, migrated `arena.store.Store` on each database, with its home in tmp_path."""
+    from arena.store import Store
+
+    s = Store.open(database_url, home=tmp_path)
+    try:
+        yield s
+    finally:
+        s.close()

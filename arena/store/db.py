@@ -1,0 +1,64 @@
+"""Where the store lives and how to connect: SQLite (`arena.db`, WAL) by default, PostgreSQL by URL.
+
+`ARENA_DATABASE_URL` names the database; otherwise `$ARENA_HOME/arena.db` (ARENA_HOME defaults to the
+current directory). Bundles of submitted bots are copied under `$ARENA_HOME/bundles/`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+DB_FILE = "arena.db"
+
+
+def arena_home(home: str | Path | None = None) -> Path:
+    """The data folder: bundles, replays exported for viewing, and the default SQLite file."""
+    return Path(home or os.environ.get("ARENA_HOME") or ".").resolve()
+
+
+def database_url(url: str | None = None, home: str | Path | None = None) -> str:
+    """The URL to use: an explicit one, then ARENA_DATABASE_URL, then SQLite in the arena home."""
+    if url:
+        return url
+    env = os.environ.get("ARENA_DATABASE_URL")
+    if env:
+        return env
+    return f"sqlite:///{arena_home(home) / DB_FILE}"
+
+
+def make_engine(url: str, *, schema: str | None = None) -> Engine:
+    """Create an engine with the settings the ladder relies on.
+
+    SQLite: WAL journal (readers never block the writer), a busy timeout, foreign keys on, and
+    `BEGIN IMMEDIATE` transactions so two writers queue instead of failing on a lock upgrade.
+    PostgreSQL: psycopg 3; `schema` (tests) sets the search_path so each run has its own tables.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+            dbapi_conn.isolation_level = None  # let SQLAlchemy's "begin" hook issue BEGIN
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn) -> None:  # noqa: ANN001
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    connect_args = {"options": f"-csearch_path={schema}"} if schema else {}
+    return create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)

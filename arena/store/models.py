@@ -1,0 +1,174 @@
+"""The ladder's tables. One row per fact; a match's result, replay and rating changes are written together.
+
+Bots have versions (one per distinct submitted content hash). A season enters bot versions as
+`Entry` rows that carry the live Elo rating; matches point at entries (ladder) or only at versions
+(compare). Rating changes are stored with the match that caused them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    """Naive UTC, the same on SQLite and PostgreSQL."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    suspension_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    versions: Mapped[list[BotVersion]] = relationship(back_populates="bot", order_by="BotVersion.number")
+
+
+class BotVersion(Base):
+    __tablename__ = "bot_versions"
+    __table_args__ = (
+        UniqueConstraint("bot_id", "number"),
+        UniqueConstraint("bot_id", "content_hash"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    path: Mapped[str] = mapped_column(Text)  # the stored copy of the bundle
+    language: Mapped[str] = mapped_column(String(32), default="unknown")
+    protocol: Mapped[str] = mapped_column(String(16), default="grpc")
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    build_ok: Mapped[bool] = mapped_column(Boolean, default=True)
+    build_log: Mapped[str] = mapped_column(Text, default="")
+    bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name}@{self.number}"
+
+
+class Notice(Base):
+    """A message for a bot's owner (suspension reasons, build failures)."""
+
+    __tablename__ = "notices"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    kind: Mapped[str] = mapped_column(String(32))
+    message: Mapped[str] = mapped_column(Text)
+
+
+class Season(Base):
+    __tablename__ = "seasons"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft running closing frozen
+    rules: Mapped[list] = mapped_column(JSON, default=list)  # ["flags=3", ...] for Rules.from_pairs
+    time_control: Mapped[dict] = mapped_column(JSON, default=dict)  # {"move": 1.0, "bank": 10.0}
+    duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    scheduled: Mapped[int] = mapped_column(Integer, default=0)  # matches created so far (seed index)
+    recorded: Mapped[int] = mapped_column(Integer, default=0)  # matches recorded so far (rating order)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    frozen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    standings: Mapped[list | None] = mapped_column(JSON, nullable=True)  # frozen standings
+
+
+class Entry(Base):
+    """A bot version taking part in a season, with its live Elo rating and record."""
+
+    __tablename__ = "entries"
+    __table_args__ = (UniqueConstraint("season_id", "version_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"), index=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    rating: Mapped[float] = mapped_column(Float, default=1500.0)
+    rated: Mapped[int] = mapped_column(Integer, default=0)  # matches that changed the rating
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    voids: Mapped[int] = mapped_column(Integer, default=0)
+    last_scheduled: Mapped[int] = mapped_column(Integer, default=-1)  # season.scheduled when last paired
+    joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    version: Mapped[BotVersion] = relationship(lazy="joined")
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    __table_args__ = (Index("ix_matches_queue", "status", "lease_expires"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="ladder")  # ladder final compare
+    pair: Mapped[int | None] = mapped_column(Integer, nullable=True)  # duplicate pair id (same seed)
+    version0_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    version1_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    entry0_id: Mapped[int | None] = mapped_column(ForeignKey("entries.id"), nullable=True)
+    entry1_id: Mapped[int | None] = mapped_column(ForeignKey("entries.id"), nullable=True)
+    rules: Mapped[list] = mapped_column(JSON, default=list)
+    time_control: Mapped[dict] = mapped_column(JSON, default=dict)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued running done
+    lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_expires: Mapped[float | None] = mapped_column(Float, nullable=True)  # epoch seconds
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    record_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)  # order of recording
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    void: Mapped[bool] = mapped_column(Boolean, default=False)
+    verdicts: Mapped[list] = mapped_column(JSON, default=list)
+    verdict_details: Mapped[list] = mapped_column(JSON, default=list)
+    lines: Mapped[list] = mapped_column(JSON, default=list)
+    deals_played: Mapped[int] = mapped_column(Integer, default=0)
+    duration: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class Replay(Base):
+    __tablename__ = "replays"
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class RatingChange(Base):
+    __tablename__ = "rating_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id"), index=True)
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
+    k: Mapped[float] = mapped_column(Float)
+    score: Mapped[float] = mapped_column(Float)
+
+
+class MatchLog(Base):
+    """A seat's captured output for one match; shown only to that bot's owner."""
+
+    __tablename__ = "match_logs"
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text, default="")

@@ -1,0 +1,211 @@
+"""The one repository API over the ladder's tables.
+
+`Store` owns the engine. Callers that must change several facts atomically (recording a match with
+its replay and rating changes) open `store.tx()` and call the session-level helpers in this module
+and `arena.store.queue`; everything else uses the `Store` methods, each its own transaction.
+Objects are returned detached (expire_on_commit=False, eager relations) so they can be read freely.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.store.db import arena_home, database_url, make_engine
+from arena.store.migrate import upgrade
+from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class StoreError(LookupError):
+    """A missing or conflicting record; the message names it and says what to do."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    version: BotVersion
+    new: bool  # False when the same content was submitted before under this name
+
+
+class Store:
+    """The arena's persistent state (SQLite file by default, PostgreSQL by URL)."""
+
+    def __init__(self, engine: Engine, home: Path) -> None:
+        self.engine = engine
+        self.home = home
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def open(
+        cls, url: str | None = None, *, home: str | Path | None = None, schema: str | None = None
+    ) -> Store:
+        """Connect and migrate to the newest schema."""
+        engine = make_engine(database_url(url, home), schema=schema)
+        upgrade(engine)
+        return cls(engine, arena_home(home))
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @property
+    def bundles_dir(self) -> Path:
+        return self.home / "bundles"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def tx(self) -> Iterator[Session]:
+        """One transaction: commit on success, roll back on any exception."""
+        with self._sessions.begin() as session:
+            yield session
+
+    # ---- bots ---------------------------------------------------------------------------------
+
+    def add_version(
+        self,
+        name: str,
+        owner: str,
+        *,
+        content_hash: str,
+        path: str,
+        language: str = "unknown",
+        protocol: str = "grpc",
+        build_ok: bool = True,
+        build_log: str = "",
+    ) -> Submitted:
+        """Register a submission. The same content under the same name returns the existing version."""
+        if not NAME_RE.match(name):
+            raise StoreError(f"bot name {name!r} is not allowed; use letters, digits, '_', '.', '-'")
+        with self.tx() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                bot = Bot(name=name, owner=owner)
+                s.add(bot)
+                s.flush()
+            elif bot.owner != owner:
+                raise StoreError(f"bot {name!r} belongs to {bot.owner!r}; pick another --name")
+            same = s.scalar(
+                select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash)
+            )
+            if same is not None:
+                return Submitted(same, False)
+            number = (s.scalar(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)) or 0) + 1
+            version = BotVersion(
+                bot=bot, number=number, content_hash=content_hash, path=path, language=language,
+                protocol=protocol, build_ok=build_ok, build_log=build_log,
+            )
+            s.add(version)
+            bot.retired = False
+            if bot.suspended:  # a new version is a fresh start
+                bot.suspended = False
+                s.add(Notice(bot_id=bot.id, kind="reinstated", message=f"version {number} submitted; suspension lifted"))
+            if not build_ok:
+                s.add(Notice(bot_id=bot.id, kind="build_failed", message=f"version {number} failed to build"))
+            s.flush()
+            return Submitted(version, True)
+
+    def bots(self, *, include_retired: bool = True) -> list[Bot]:
+        with self.tx() as s:
+            query = select(Bot).order_by(Bot.name)
+            if not include_retired:
+                query = query.where(Bot.retired.is_(False))
+            bots = list(s.scalars(query))
+            for bot in bots:
+                _ = [v.bot for v in bot.versions]  # load while attached
+            return bots
+
+    def bot(self, name: str) -> Bot:
+        with self.tx() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                raise StoreError(f"no bot named {name!r}; `arena bots list` shows the registered ones")
+            _ = [v.bot for v in bot.versions]
+            return bot
+
+    def version(self, ref: str) -> BotVersion:
+        """Resolve `NAME` (its newest version) or `NAME@N`."""
+        name, _, num = ref.partition("@")
+        bot = self.bot(name)
+        if not bot.versions:
+            raise StoreError(f"bot {name!r} has no versions; submit one with `arena bots submit`")
+        if not num:
+            return bot.versions[-1]
+        for v in bot.versions:
+            if str(v.number) == num:
+                return v
+        raise StoreError(f"bot {name!r} has no version {num}; it has 1..{bot.versions[-1].number}")
+
+    def version_by_id(self, version_id: int) -> BotVersion:
+        with self.tx() as s:
+            return s.get_one(BotVersion, version_id)
+
+    def retire(self, name: str) -> None:
+        with self.tx() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                raise StoreError(f"no bot named {name!r}; `arena bots list` shows the registered ones")
+            bot.retired = True
+            deactivate_bot_entries(s, bot.id)
+
+    def notices(self, name: str) -> list[Notice]:
+        bot = self.bot(name)
+        with self.tx() as s:
+            return list(s.scalars(select(Notice).where(Notice.bot_id == bot.id).order_by(Notice.id)))
+
+    # ---- matches (read side) --------------------------------------------------------------------
+
+    def match(self, match_id: int) -> Match:
+        with self.tx() as s:
+            m = s.get(Match, match_id)
+            if m is None:
+                raise StoreError(f"no match {match_id}")
+            return m
+
+    def replay(self, match_id: int) -> bytes:
+        with self.tx() as s:
+            r = s.get(Replay, match_id)
+            if r is None:
+                raise StoreError(f"match {match_id} has no replay (not played yet?)")
+            return r.data
+
+    def match_log(self, match_id: int, seat: int) -> str:
+        with self.tx() as s:
+            log = s.get(MatchLog, (match_id, seat))
+            return log.text if log else ""
+
+    def season(self, name: str) -> Season:
+        with self.tx() as s:
+            season = s.scalar(select(Season).where(Season.name == name))
+            if season is None:
+                raise StoreError(f"no season named {name!r}; create it with `arena season create {name}`")
+            return season
+
+    def seasons(self) -> list[Season]:
+        with self.tx() as s:
+            return list(s.scalars(select(Season).order_by(Season.id)))
+
+
+def suspend_bot(s: Session, bot_id: int, reason: str) -> None:
+    """Suspend a bot (all its season entries stop being scheduled) and tell its owner why."""
+    bot = s.get_one(Bot, bot_id)
+    if bot.suspended:
+        return
+    bot.suspended = True
+    bot.suspension_reason = reason
+    s.add(Notice(bot_id=bot_id, kind="suspended", message=reason))
+    deactivate_bot_entries(s, bot_id)
+
+
+def deactivate_bot_entries(s: Session, bot_id: int) -> None:
+    ids = select(BotVersion.id).where(BotVersion.bot_id == bot_id)
+    for entry in s.scalars(select(Entry).where(Entry.version_id.in_(ids), Entry.active.is_(True))):
+        entry.active = False
