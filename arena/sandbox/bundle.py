@@ -30,8 +30,9 @@ from arena.sandbox.archive import (
 )
 
 MANIFEST = "bot.toml"
+STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
-__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "load_bundle"]
+__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "is_staged", "load_bundle"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,11 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
     )
 
 
+def is_staged(bundle: Bundle) -> bool:
+    """Whether `bundle.path` is a private copy in the cache (and may be written by its build)."""
+    return (bundle.path.parent / STAGED_MARK).is_file() and bundle.path.parent.parent == bundle_cache_dir()
+
+
 def _tree_digest(root: Path, max_bytes: int) -> str:
     """Content hash of a directory (paths, exec bits, file bytes, link targets); enforces the caps."""
     digest = hashlib.sha256()
@@ -141,6 +147,7 @@ def _stage(key: str, fill) -> Path:
                 if not os.path.islink(full):
                     mode = os.lstat(full).st_mode
                     os.chmod(full, 0o755 if (os.path.isdir(full) or mode & 0o111) else 0o644)
+        (tmp / STAGED_MARK).write_text("staged by arena.sandbox.bundle; safe to delete with the folder\n")
         os.chmod(tmp, 0o755)
         os.chmod(tmp / "bundle", 0o755)
         try:
@@ -151,6 +158,18 @@ def _stage(key: str, fill) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final / "bundle"
+
+
+def _unpack(archive: Path, dest: Path, max_bytes: int) -> None:
+    extract_archive(archive, dest, max_bytes)
+    # An archive holding a single top folder (`tar czf bot.tgz mybot/`) is the common case: lift it.
+    entries = list(dest.iterdir())
+    if not (dest / MANIFEST).exists() and len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        lifted = dest / ".arena-lift"
+        entries[0].rename(lifted)
+        for child in list(lifted.iterdir()):
+            child.rename(dest / child.name)
+        lifted.rmdir()
 
 
 def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
@@ -164,14 +183,8 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
             raise BundleError(f"{path}: not a bot bundle; expected a directory, .tar.gz, .tgz or .zip")
         if source.stat().st_size > max_bytes:
             raise BundleError(f"{path}: archive larger than {max_bytes // (1024 * 1024)} MiB")
-        staged = _stage("a-" + _file_digest(source), lambda dest: extract_archive(source, dest, max_bytes))
-        root = staged
-        # An archive holding a single top folder (`tar czf bot.tgz mybot/`) is the common case.
-        if not (root / MANIFEST).exists():
-            entries = [p for p in root.iterdir()]
-            if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
-                root = entries[0]
-        return _parse_manifest(root, source)
+        staged = _stage("a-" + _file_digest(source), lambda dest: _unpack(source, dest, max_bytes))
+        return _parse_manifest(staged, source)
     if not source.is_dir():
         raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
     bundle = _parse_manifest(source, source)

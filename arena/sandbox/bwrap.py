@@ -24,9 +24,10 @@ import weakref
 from pathlib import Path
 
 from arena.sandbox import cgroups, seccomp, spawn, uids
-from arena.sandbox.bundle import Bundle
+from arena.sandbox.bundle import Bundle, is_staged, load_bundle
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.failed import BuildFailedProcess
 from arena.sandbox.launcher import (
     CPU_LIMIT,
     MEMORY_LIMIT,
@@ -290,7 +291,13 @@ class BwrapLauncher:
             _sweep_once()
 
     # --- public -------------------------------------------------------------------------------
-    def launch(self, spec: LaunchSpec) -> BwrapProcess:
+    def launch(self, spec: LaunchSpec) -> BwrapProcess | BuildFailedProcess:
+        """Build first if the bundle has a build step not yet built (before the referee's start-up
+        clock runs); a failed build gives a handle whose verdict is BUILD_FAILED."""
+        if spec.bundle.build:
+            ok, log = self.build(spec.bundle, spec.limits)
+            if not ok:
+                return BuildFailedProcess(log)
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
         return self.start(spec.bundle, list(spec.bundle.run), env, spec.limits,
                           socket_path=spec.socket_path, label=spec.label)
@@ -299,6 +306,8 @@ class BwrapLauncher:
         """Run `build` once per bundle content, sandboxed, with the bundle writable; cache success."""
         if not bundle.build:
             return True, ""
+        if not is_staged(bundle):
+            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
         record = bundle.build_record
         if record.is_file():
             data = json.loads(record.read_text())
