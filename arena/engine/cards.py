@@ -29,8 +29,8 @@ ABOVE = tuple(SUIT_MASK[c >> 3] & ~((2 << c) - 1) for c in range(32))
 HONOUR = tuple(1 if c & 7 >= HONOUR_RANK else 0 for c in range(32))
 HONOUR_MASK = sum(1 << c for c in range(32) if HONOUR[c])
 
-# CARDS_IN_BYTE[b]: the set bits of an 8-bit value, ascending; used to list a mask's cards quickly.
-CARDS_IN_BYTE = tuple(tuple(i for i in range(8) if b >> i & 1) for b in range(256))
+# CARDS_IN_BYTE[k][b]: the cards of suit k whose bits are set in the 8-bit value b, ascending.
+CARDS_IN_BYTE = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4))
 
 
 class CardError(ValueError):
@@ -96,13 +96,8 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """The cards of a bitmask, ascending (clubs 7 first)."""
-    table = CARDS_IN_BYTE
-    return (
-        [c for c in table[mask & 0xFF]]
-        + [c + 8 for c in table[mask >> 8 & 0xFF]]
-        + [c + 16 for c in table[mask >> 16 & 0xFF]]
-        + [c + 24 for c in table[mask >> 24 & 0xFF]]
-    )
+    c, d, h, s = CARDS_IN_BYTE
+    return list(c[mask & 0xFF] + d[mask >> 8 & 0xFF] + h[mask >> 16 & 0xFF] + s[mask >> 24 & 0xFF])
 
 
 def honours_in(mask: int) -> int:

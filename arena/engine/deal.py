@@ -6,7 +6,8 @@ playouts are cheap; see `arena bench engine`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import insort
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from arena.engine.cards import (
@@ -69,6 +70,9 @@ class DealOutcome(NamedTuple):
     pot: int
 
 
+_new_trick = tuple.__new__  # builds a TrickRecord without the Python-level NamedTuple.__new__
+
+
 def _deal_positions(hand_size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Deck positions of the non-dealer's and the dealer's cards: packets of 2, a last packet of 1 if odd."""
     packets = [2] * (hand_size // 2) + [1] * (hand_size % 2)
@@ -102,16 +106,20 @@ def _beats_table(trump: int | None) -> tuple[bool, ...]:
 FOLLOWER_WINS = {t: _beats_table(t) for t in (None, 0, 1, 2, 3)}
 
 
+ALL_CARDS = frozenset(range(32))
+
+
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     """The deck as a tuple of 32 distinct cards, or DeckError saying what is missing or doubled."""
     deck = tuple(deck)
+    # fast path: 32 distinct values equal to 0..31, and an int sum (a float anywhere makes it a float)
+    if len(deck) == 32 and set(deck) == ALL_CARDS and type(sum(deck)) is int:
+        return deck
     mask = 0
     for c in deck:
         if type(c) is not int or not 0 <= c < 32:
             raise DeckError(f"the deck holds {c!r}, which is not a card")
         mask |= 1 << c
-    if len(deck) == 32 and mask == FULL_DECK:
-        return deck
     seen: set[int] = set()
     doubled = [c for c in deck if c in seen or seen.add(c)]
     missing = cards_of(FULL_DECK & ~mask)
@@ -123,12 +131,21 @@ def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     raise DeckError("the deck is not exactly the 32 cards: " + ", ".join(parts))
 
 
+def pick_card(mask: int, random: Callable[[], float]) -> int:
+    """A uniformly random card of a non-empty mask: the k-th set bit, k = int(random() * popcount)."""
+    k = int(random() * mask.bit_count())
+    while k:
+        mask &= mask - 1
+        k -= 1
+    return (mask & -mask).bit_length() - 1
+
+
 class Deal:
     """The state machine of one deal. Seats are 0 and 1; the non-dealer leads the first trick."""
 
     __slots__ = (
-        "rules", "index", "dealer", "deck", "hands", "leader", "to_move", "table", "tricks", "plays",
-        "honours", "drawn", "trump_card", "trump_suit", "multiplier", "pot", "done", "outcome",
+        "rules", "index", "dealer", "deck", "hands", "leader", "to_move", "table", "_raw", "_records",
+        "honours", "trump_card", "trump_suit", "multiplier", "pot", "done", "outcome",
         "_stock", "_next", "_wins", "_must_head",
     )  # fmt: skip
 
@@ -175,10 +192,9 @@ class Deal:
         self.leader = 1 - dealer
         self.to_move: int | None = 1 - dealer
         self.table: int | None = None  # the card led in the current trick, if any
-        self.tricks: list[TrickRecord] = []
-        self.plays: list[int] = []
+        self._raw: list[tuple] = []  # finished tricks as plain tuples (cheap to build in playouts)
+        self._records: list[TrickRecord] = []  # the same as TrickRecords, built on demand
         self.honours = [0, 0]
-        self.drawn: tuple[list[int], list[int]] = ([], [])
         self.done = False
         self.outcome: DealOutcome | None = None
 
@@ -187,6 +203,32 @@ class Deal:
     def stock(self) -> list[int]:
         """The cards still in the stock, in draw order (next card first; with trumps the turned card last)."""
         return list(self._stock[self._next :])
+
+    @property
+    def tricks(self) -> list[TrickRecord]:
+        """The finished tricks, in order. Treat the list as read-only."""
+        records, raw = self._records, self._raw
+        if len(records) < len(raw):
+            records.extend(_new_trick(TrickRecord, t) for t in raw[len(records) :])
+        return records
+
+    @property
+    def plays(self) -> list[int]:
+        """Every card played so far, in order (leader first in each trick)."""
+        out = [c for t in self.tricks for c in (t.lead, t.follow)]
+        if self.table is not None:
+            out.append(self.table)
+        return out
+
+    @property
+    def drawn(self) -> tuple[list[int], list[int]]:
+        """Per seat, the cards it drew from the stock, in order."""
+        out: tuple[list[int], list[int]] = ([], [])
+        for t in self.tricks:
+            if t.winner_draw is not None:
+                out[t.winner].append(t.winner_draw)
+                out[1 - t.winner].append(t.loser_draw)
+        return out
 
     @property
     def stock_count(self) -> int:
@@ -200,7 +242,7 @@ class Deal:
     @property
     def trick_no(self) -> int:
         """The 1-based number of the trick in progress (16 once the deal is done)."""
-        return min(len(self.tricks) + 1, 16)
+        return min(len(self._raw) + 1, 16)
 
     def legal_mask(self) -> int:
         """The legal cards of the seat on move, as a bitmask (0 when the deal is done)."""
@@ -236,13 +278,20 @@ class Deal:
         if self.done:
             raise StateError("the deal is over: no more cards can be played")
         seat = self.to_move
-        bit = 1 << card if type(card) is int and 0 <= card < 32 else 0
-        legal = self.legal_mask()
-        if not legal & bit:
-            raise IllegalMove(self._illegal_reason(card, legal), card, cards_of(legal))
-        self.hands[seat] ^= bit
-        self.plays.append(card)
+        hands = self.hands
         lead = self.table
+        stock = self._stock
+        i = self._next
+        # Leading or phase 1: any card in hand. Following in phase 2: the full rule.
+        if (
+            type(card) is not int
+            or not 0 <= card < 32
+            or not hands[seat] >> card & 1
+            or (lead is not None and i >= len(stock) and not self.legal_mask() >> card & 1)
+        ):
+            legal = self.legal_mask()
+            raise IllegalMove(self._illegal_reason(card, legal), card, cards_of(legal))
+        hands[seat] ^= 1 << card
         if lead is None:
             self.table = card
             self.to_move = 1 - seat
@@ -252,26 +301,88 @@ class Deal:
         loser = 1 - winner
         won = HONOUR[lead] + HONOUR[card]
         self.honours[winner] += won
-        stock = self._stock
-        i = self._next
         if i < len(stock):
             winner_draw = stock[i]
             loser_draw = stock[i + 1]
             self._next = i + 2
-            self.hands[winner] |= 1 << winner_draw
-            self.hands[loser] |= 1 << loser_draw
-            self.drawn[winner].append(winner_draw)
-            self.drawn[loser].append(loser_draw)
+            hands[winner] |= 1 << winner_draw
+            hands[loser] |= 1 << loser_draw
         else:
             winner_draw = loser_draw = None
-        trick = TrickRecord(len(self.tricks) + 1, leader, lead, card, winner, won, winner_draw, loser_draw)
-        self.tricks.append(trick)
+        raw = self._raw
+        trick = _new_trick(TrickRecord, (len(raw) + 1, leader, lead, card, winner, won, winner_draw, loser_draw))
+        raw.append(trick)
+        if len(self._records) == len(raw) - 1:
+            self._records.append(trick)
         self.table = None
         self.leader = winner
         self.to_move = winner
-        if len(self.tricks) == 16:
+        if len(raw) == 16:
             self._finish()
         return trick
+
+    def playout(self, random: Callable[[], float]) -> DealOutcome:
+        """Finish the deal with uniformly random legal cards; returns the outcome.
+
+        For Monte-Carlo players and the benchmark. The result is exactly what calling
+        `play(pick_card(legal_mask(), random))` card by card gives (tests/engine/test_playout.py),
+        but the loop runs a whole trick at a time with everything in local variables, and it holds
+        the hands as sorted lists: picking the k-th card of a list is a single C call, while picking
+        the k-th set bit of a mask takes a Python loop (the masks win for legality, lists for picking).
+        """
+        if not self.done and self.table is not None:
+            self.play(pick_card(self.legal_mask(), random))
+        stock, wins, tricks, honours = self._stock, self._wins, self._raw, self.honours
+        held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # ascending, like the bits of a mask
+        i, leader, honour = self._next, self.leader, HONOUR
+        first = len(tricks) + 1
+        last_phase1 = first - 1 + (len(stock) - i) // 2
+        for no in range(first, last_phase1 + 1):  # phase 1: any card; both draw
+            follower = 1 - leader
+            hand = held[leader]
+            lead = hand.pop(int(random() * len(hand)))
+            hand = held[follower]
+            follow = hand.pop(int(random() * len(hand)))
+            winner = follower if wins[lead * 32 + follow] else leader
+            won = honour[lead] + honour[follow]
+            honours[winner] += won
+            wd = stock[i]
+            ld = stock[i + 1]
+            i += 2
+            insort(held[winner], wd)
+            insort(held[1 - winner], ld)
+            tricks.append((no, leader, lead, follow, winner, won, wd, ld))
+            leader = winner
+        must_head, trump = self._must_head, self.trump_suit
+        for no in range(max(first, last_phase1 + 1), 17):  # phase 2: the rule of legal_mask
+            follower = 1 - leader
+            hand = held[leader]
+            lead = hand.pop(int(random() * len(hand)))
+            hand = held[follower]
+            suit = lead >> 3
+            legal = [c for c in hand if c >> 3 == suit]
+            if legal:
+                if must_head:
+                    legal = [c for c in legal if c > lead] or legal
+            elif trump is not None:
+                legal = [c for c in hand if c >> 3 == trump] or hand
+            else:
+                legal = hand
+            follow = legal[int(random() * len(legal))]
+            hand.remove(follow)
+            winner = follower if wins[lead * 32 + follow] else leader
+            won = honour[lead] + honour[follow]
+            honours[winner] += won
+            tricks.append((no, leader, lead, follow, winner, won, None, None))
+            leader = winner
+        self.hands[0] = self.hands[1] = 0
+        self._next = i
+        self.leader = leader
+        self.to_move = leader
+        if not self.done:
+            self._finish()
+        assert self.outcome is not None
+        return self.outcome
 
     def _finish(self) -> None:
         a, b = self.honours

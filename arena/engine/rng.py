@@ -69,8 +69,27 @@ def stream(seed: int, purpose: int, index: int) -> SplitMix64:
 
 def deal_deck(seed: int, deal_index: int) -> list[int]:
     """The pack for deal `deal_index` (0-based), top card first: cards 0..31 ascending, then shuffled."""
+    # Exactly `stream(seed, PURPOSE_SHUFFLE, deal_index).shuffle(list(range(32)))`, inlined for speed:
+    # one 64-bit output serves two steps (high word, then low word). tests/engine/test_rng.py compares both.
     deck = list(range(32))
-    stream(seed, PURPOSE_SHUFFLE, deal_index).shuffle(deck)
+    state = (seed & MASK64) ^ mix64((PURPOSE_SHUFFLE << 32) | deal_index)
+    low = None
+    for i in range(31, 0, -1):
+        n = i + 1
+        limit = TWO32 - TWO32 % n
+        while True:
+            if low is None:
+                state = (state + GOLDEN) & MASK64
+                z = ((state ^ (state >> 30)) * MIX1) & MASK64
+                z = ((z ^ (z >> 27)) * MIX2) & MASK64
+                z ^= z >> 31
+                word, low = z >> 32, z & 0xFFFFFFFF
+            else:
+                word, low = low, None
+            if word < limit:
+                break
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 

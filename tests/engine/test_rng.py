@@ -64,3 +64,11 @@ def test_match_uses_the_documented_deck_and_draw() -> None:
     assert m.first_dealer_draws == [(14, 3)]
     assert m.dealer == 1
     assert list(m.start_deal().deck) == deal_deck(42, 0)
+
+
+def test_inlined_deck_shuffle_equals_the_generic_shuffle() -> None:
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        for k in range(5):
+            deck = list(range(32))
+            stream(seed, 2, k).shuffle(deck)
+            assert deal_deck(seed, k) == deck

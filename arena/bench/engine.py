@@ -1,0 +1,112 @@
+"""`arena bench engine`: random legal deals per second, the engine against a list-based baseline.
+
+Three ways of playing the same random deals are timed in the same run, on one core, in CPU seconds
+(`time.process_time`, so other load on a shared machine does not count against a variant), and
+interleaved in rounds so that drifting load affects all of them alike:
+- `baseline`: `arena.bench.baseline.ListDeal`, card by card (`play(choice(legal_cards()))`);
+- `engine`: `arena.engine.Deal`, card by card through the same per-move API;
+- `engine_playout`: `arena.engine.Deal.playout`, the engine's own random-playout loop.
+Decks come from one pool of pre-shuffled packs (built before timing), so the figures measure dealing
+and playing, not Python's shuffle. The engine's seeded SplitMix64 shuffle (`deal_deck`) is timed
+separately, in decks per second.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from arena.bench.baseline import ListDeal
+from arena.engine import Deal, Rules, deal_deck
+
+POOL = 1024
+ROUNDS = 5
+
+
+def _decks(seed: int) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+    rng = random.Random(seed)
+    ints = []
+    for _ in range(POOL):
+        deck = list(range(32))
+        rng.shuffle(deck)
+        ints.append(deck)
+    tuples = [[(c >> 3, c & 7) for c in deck] for deck in ints]
+    return ints, tuples
+
+
+def _runners(seed: int) -> dict[str, Callable[[int], int]]:
+    """name -> function(n) that plays n deals and returns a checksum (so no work can be skipped)."""
+    int_decks, tuple_decks = _decks(seed)
+    rules = Rules()
+
+    def baseline(n: int) -> int:
+        choice = random.Random(seed).choice
+        total = 0
+        for k in range(n):
+            deal = ListDeal(k & 1, tuple_decks[k % POOL])
+            while not deal.done:
+                deal.play(choice(deal.legal_cards()))
+            total += deal.honours[0]
+        return total
+
+    def engine(n: int) -> int:
+        choice = random.Random(seed).choice
+        total = 0
+        for k in range(n):
+            deal = Deal(rules, k & 1, int_decks[k % POOL])
+            while not deal.done:
+                deal.play(choice(deal.legal_cards()))
+            total += deal.honours[0]
+        return total
+
+    def engine_playout(n: int) -> int:
+        rand = random.Random(seed).random
+        total = 0
+        for k in range(n):
+            total += Deal(rules, k & 1, int_decks[k % POOL]).playout(rand).honours[0]
+        return total
+
+    def shuffle(n: int) -> int:
+        total = 0
+        for k in range(n):
+            total += deal_deck(seed, k)[0]
+        return total
+
+    return {"baseline": baseline, "engine": engine, "engine_playout": engine_playout, "shuffle": shuffle}
+
+
+def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] | None = None) -> dict:
+    """Time every variant for about `seconds` CPU seconds in total; returns the figures as a dict."""
+    runners = _runners(seed)
+    counts = {name: 0 for name in runners}
+    spent = {name: 0.0 for name in runners}
+    slice_s = max(seconds, 0.05) / (ROUNDS * len(runners))
+    done = 0
+    for _ in range(ROUNDS):
+        for name, fn in runners.items():
+            batch = 20
+            start = time.process_time()
+            while True:
+                fn(batch)
+                counts[name] += batch
+                elapsed = time.process_time() - start
+                if elapsed >= slice_s:
+                    break
+            spent[name] += elapsed
+            done += 1
+            if progress:
+                progress(done / (ROUNDS * len(runners)))
+    rate = {name: counts[name] / spent[name] for name in runners}
+    return {
+        "benchmark": "engine",
+        "cpu_seconds": round(sum(spent.values()), 2),
+        "rules": "default (6-card hands, no trumps)",
+        "baseline_deals_per_s": round(rate["baseline"]),
+        "engine_deals_per_s": round(rate["engine"]),
+        "engine_playout_deals_per_s": round(rate["engine_playout"]),
+        "engine_vs_baseline": round(rate["engine"] / rate["baseline"], 2),
+        "playout_vs_baseline": round(rate["engine_playout"] / rate["baseline"], 2),
+        "seeded_shuffles_per_s": round(rate["shuffle"]),
+        "deals": counts,
+    }
