@@ -332,6 +332,9 @@ class Deal:
         """
         if not self.done and self.table is not None:
             self.play(pick_card(self.legal_mask(), random))
+        if self.done:
+            assert self.outcome is not None
+            return self.outcome
         stock, wins, tricks, honours = self._stock, self._wins, self._raw, self.honours
         held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # ascending, like the bits of a mask
         i, leader, honour = self._next, self.leader, HONOUR
@@ -379,8 +382,7 @@ class Deal:
         self._next = i
         self.leader = leader
         self.to_move = leader
-        if not self.done:
-            self._finish()
+        self._finish()
         assert self.outcome is not None
         return self.outcome
 
