@@ -71,6 +71,8 @@ class MatchRunner:
         self.spec = spec
         self.match = Match(spec.rules, spec.seed)
         self.seats = [Seat(0), Seat(1)]
+        for seat, (name, version) in zip(self.seats, spec.names or (), strict=False):
+            seat.name, seat.version = name, version
         self.handles = list(handles)
         self.pause_idle = pause_idle
         self.on_event = on_event
@@ -116,8 +118,9 @@ class MatchRunner:
                 msg = await context.read()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # a message that failed to parse, a size cap, a reset stream
-                self.post(Event(BAD if context.cancelled() is False else GONE, idx, f"its stream failed: {exc}"))
+            except Exception as exc:  # a message that failed to parse or exceeded the size cap
+                seat.bad_reason = f"sent a message the referee could not accept: {exc}"
+                self.post(Event(BAD, idx, seat.bad_reason))
                 return
             t = time.perf_counter()
             if msg is grpc.aio.EOF:
@@ -128,11 +131,12 @@ class MatchRunner:
                 self.post(Event(ACTION, idx, turn_id=msg.action.turn_id, card=msg.action.card, t=t))
             elif kind == "log":
                 self._log(seat, msg.log.text)
-            elif kind == "join":
-                self.post(Event(BAD, idx, "sent a second Join on its stream"))
-                return
             else:
-                self.post(Event(BAD, idx, "sent an empty BotMessage (no join, action or log set)"))
+                seat.bad_reason = (
+                    "sent a second Join on its stream" if kind == "join"
+                    else "sent an empty BotMessage (no join, action or log set)"
+                )  # fmt: skip
+                self.post(Event(BAD, idx, seat.bad_reason))
                 return
 
     def _log(self, seat: Seat, text: str) -> None:
@@ -168,30 +172,30 @@ class MatchRunner:
         return self.result
 
     async def _startup(self) -> None:
+        """Wait for both Joins. A seat whose process dies first fails at once, but the other seat
+        still gets its chance to join, so that two dead bots give a void match, not a win."""
         limit = self.spec.time_control.startup
         deadline = time.perf_counter() + limit
-        while not all(s.joined for s in self.seats):
+        failed: set[int] = set()
+        while not all(s.joined or s.index in failed for s in self.seats):
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 break
             ev = await self._next_event(min(remaining, 0.05))
             if ev is None:
-                dead = [s.index for s in self.seats if not s.joined and self._exited(s.index) is not None]
-                if dead:
-                    for i in dead:
-                        self._set_startup_failed(i, limit)
-                    raise self._over()
+                for s in self.seats:
+                    if not s.joined and s.index not in failed and self._exited(s.index) is not None:
+                        self._set_startup_failed(s.index, limit)
+                        failed.add(s.index)
                 continue
             if ev.kind != JOINED:
                 await self._handle_other(ev)
-        missing = [s.index for s in self.seats if not s.joined]
-        if missing:
-            for i in missing:
-                self._set_startup_failed(i, limit)
+        for s in self.seats:
+            if not s.joined and s.index not in failed:
+                self._set_startup_failed(s.index, limit)
+                failed.add(s.index)
+        if failed:
             raise self._over()
-        if self.spec.names:
-            for s in self.seats:
-                s.name, s.version = self.spec.names[s.index]
         self.recorder.players([(s.name, s.version) for s in self.seats])
 
     def _set_startup_failed(self, i: int, limit: float) -> None:
@@ -261,8 +265,9 @@ class MatchRunner:
         while True:
             ev = await self._next_event(deadline - time.perf_counter())
             if ev is None:
-                clock.charge(clock.deadline)
-                self._fail_now(seat, V.TIMEOUT, f"no answer within {clock.deadline:.3g} s (move {clock.move:g} s + bank)")
+                allowed = clock.deadline
+                clock.charge(allowed + 1.0)
+                self._fail_now(seat, V.TIMEOUT, f"no answer within {allowed:.3g} s (move {clock.move:g} s + bank)")
             if ev.kind == ACTION and ev.seat == seat and ev.turn_id == tid:
                 break
             await self._handle_other(ev)
@@ -306,12 +311,18 @@ class MatchRunner:
             raise _MatchOver
 
     async def _classify_gone(self, i: int, reason: str) -> tuple[str, str]:
-        self.seats[i].gone = True
+        seat = self.seats[i]
+        seat.gone = True
+        await asyncio.sleep(0.01)  # let the seat's reader report a protocol violation first
+        if seat.bad_reason:
+            return V.PROTOCOL_ERROR, seat.bad_reason
         if self.handles[i] is None:
             return V.DISCONNECT, f"the bot {reason}"
         loop_end = time.perf_counter() + EXIT_GRACE
-        while self._exited(i) is None and time.perf_counter() < loop_end:
+        while self._exited(i) is None and time.perf_counter() < loop_end and not seat.bad_reason:
             await asyncio.sleep(0.02)
+        if seat.bad_reason:
+            return V.PROTOCOL_ERROR, seat.bad_reason
         code = self._exited(i)
         if code is None:
             return V.DISCONNECT, f"the bot {reason} while its process kept running"

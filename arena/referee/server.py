@@ -24,8 +24,20 @@ from arena.referee.handles import BotHandle
 from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
 from arena.referee.session import Seat
 
-MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is hostile
+MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
+GRPC_RECEIVE_CAP = 1024 * 1024  # beyond this gRPC itself kills the stream (seen as a DISCONNECT)
 MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
+
+
+class MessageTooLarge(ValueError):
+    pass
+
+
+def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage:
+    """Our own size cap, checked here so the seat's reader sees it as a protocol violation."""
+    if len(data) > MAX_BOT_MESSAGE:
+        raise MessageTooLarge(f"a message of {len(data)} bytes; the cap is {MAX_BOT_MESSAGE}")
+    return referee_pb2.BotMessage.FromString(data)
 JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
 
 
@@ -140,12 +152,19 @@ class RefereeServer:
     async def start(self) -> None:
         server = grpc.aio.server(
             options=[
-                ("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
+                ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP),
                 ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
                 ("grpc.so_reuseport", 0),
             ]
         )
-        referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(self), server)
+        play = grpc.stream_stream_rpc_method_handler(
+            RefereeServicer(self).Play,
+            request_deserializer=_parse_bot_message,
+            response_serializer=referee_pb2.RefereeMessage.SerializeToString,
+        )
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("elfern.arena.v1.Referee", {"Play": play}),)
+        )
         names = [referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name]
         if self.management:
             arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)

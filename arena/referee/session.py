@@ -56,6 +56,7 @@ class Seat:
     version: str = ""
     context: Any = None  # the grpc.aio ServicerContext of its stream
     join_error: str = ""  # why its last Join attempt was refused, for STARTUP_FAILED details
+    bad_reason: str = ""  # set when its stream broke the protocol (wins over a later write error)
     stale: int = 0
     logs_kept: int = 0
     logs_dropped: int = 0

@@ -1,0 +1,77 @@
+"""A test bot that misbehaves on purpose, one way per bundle (argv[1]). It uses the generated stubs
+directly, because the SDK would not let it break the protocol.
+
+  crash        plays one move, then dies on its second turn with exit code 3
+  illegal      answers its first turn with a card that is not in its hand
+  sleeper      joins and never answers
+  disconnect   closes its stream on its first turn but keeps the process running
+  notacard     answers with "XX"
+  secondjoin   sends a second Join on its stream
+  stale        answers every turn first with a wrong turn id, then correctly (a legal bot)
+  nojoin       never connects
+  exitearly    exits before joining
+  banker       takes move + 0.1 s on its first two moves (draws on the bank), then plays fast
+  spammer      sends 5000 long Log lines, then plays like `stale` without the stale part
+"""
+
+import os
+import sys
+import time
+import queue
+
+import grpc
+
+from arena.proto import referee_pb2 as pb
+from arena.proto import referee_pb2_grpc as pbg
+
+mode = sys.argv[1]
+
+if mode == "nojoin":
+    time.sleep(60)
+    sys.exit(0)
+if mode == "exitearly":
+    print("exitearly: giving up before joining", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+out = queue.SimpleQueue()
+out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], bot_name=mode, protocol_version=1)))
+channel = grpc.insecure_channel(os.environ["ARENA_ADDRESS"])
+responses = pbg.RefereeStub(channel).Play(iter(out.get, None), wait_for_ready=True)
+turns = 0
+for msg in responses:
+    kind = msg.WhichOneof("msg")
+    if kind == "welcome" and mode == "secondjoin":
+        out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], protocol_version=1)))
+    if kind == "welcome" and mode == "spammer":
+        for i in range(5000):
+            out.put(pb.BotMessage(log=pb.Log(text=f"line {i} " + "x" * 3000)))
+    if kind == "match_result":
+        print("result", list(msg.match_result.verdicts), file=sys.stderr, flush=True)
+        break
+    if kind != "turn_request":
+        continue
+    req = msg.turn_request
+    turns += 1
+    legal = list(req.legal_cards)
+    if mode == "crash" and turns == 2:
+        print("crash: something went badly wrong", file=sys.stderr, flush=True)
+        os._exit(3)
+    if mode == "sleeper":
+        time.sleep(60)
+    if mode == "disconnect":
+        channel.close()
+        time.sleep(60)
+    if mode == "illegal":
+        hand = set(req.view.hand)
+        card = next(r + s for s in "CDHS" for r in "789TJQKA" if r + s not in hand)
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=card)))
+        continue
+    if mode == "notacard":
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="XX")))
+        continue
+    if mode == "stale":
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id + 1000, card=legal[0])))
+    if mode == "banker" and turns <= 2:
+        time.sleep(req.move_ms / 1000 + 0.1)
+    out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=legal[0])))
+out.put(None)

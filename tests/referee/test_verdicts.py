@@ -1,0 +1,100 @@
+"""Every verdict, each provoked by a misbehaving bot process (tests/referee/bots/), over a real
+Unix socket through play_match, the function `arena play` and the ladder use."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.referee import TimeControl
+
+
+@pytest.mark.parametrize(
+    ("bad", "verdict", "words"),
+    [
+        ("crash", "CRASH", "crash: something went badly wrong"),
+        ("illegal", "ILLEGAL_MOVE", "not in your hand"),
+        ("disconnect", "DISCONNECT", "process kept running"),
+        ("notacard", "PROTOCOL_ERROR", "'XX' is not a card code"),
+        ("secondjoin", "PROTOCOL_ERROR", "second Join"),
+        ("exitearly", "STARTUP_FAILED", "exitearly: giving up before joining"),
+    ],
+)
+@pytest.mark.parametrize("bad_seat", [0, 1])
+def test_verdict_and_opponent_wins(play_bots, bad, verdict, words, bad_seat):
+    seats = [bad, "random"] if bad_seat == 0 else ["random", bad]
+    out = play_bots(*seats, seed=3)
+    assert out.verdicts[bad_seat] == verdict, out.verdict_details
+    assert out.verdicts[1 - bad_seat] == "OK"
+    assert out.winner == 1 - bad_seat and not out.void
+    assert words in out.verdict_details[bad_seat]
+    assert out.end_reason == "VERDICT"
+    assert out.record.result.verdicts == list(out.verdicts)  # the replay keeps the reason
+
+
+def test_failure_names_the_turn(play_bots):
+    out = play_bots("crash", "random", seed=3)
+    deal, trick, turn = out.failed_at
+    assert deal == 1 and trick >= 1 and turn >= 2
+    assert f"turn {turn}" in out.verdict_details[0]
+    assert "exit code 3" in out.verdict_details[0]
+
+
+def test_never_joining_is_startup_failed(play_bots):
+    out = play_bots("random", "nojoin", tc=TimeControl(startup=3.0, move=0.5, bank=1.0))
+    assert out.verdicts == ("OK", "STARTUP_FAILED")
+    assert "did not join within the start-up budget of 3 s" in out.verdict_details[1]
+    assert out.winner == 0 and out.deals_played == 0
+
+
+def test_both_failing_is_void(play_bots):
+    out = play_bots("exitearly", "exitearly")
+    assert out.verdicts == ("STARTUP_FAILED", "STARTUP_FAILED")
+    assert out.void and out.winner is None
+
+
+def test_sleeper_times_out_and_the_opponent_clock_is_untouched(play_bots):
+    tc = TimeControl(startup=20.0, move=0.3, bank=1.0)
+    out = play_bots("random", "sleeper", tc=tc, seed=5)
+    assert out.verdicts == ("OK", "TIMEOUT")
+    assert "no answer within 1.3 s" in out.verdict_details[1]
+    timing = out.record.timing
+    assert timing.bank_left_ms[1] == 0
+    assert timing.bank_left_ms[0] == 1000  # the sleeper's wait was never charged to seat 0
+    assert timing.think_total_us[0] < timing.think_total_us[1]
+
+
+def test_time_over_the_move_limit_draws_on_the_bank(play_bots):
+    tc = TimeControl(startup=20.0, move=0.2, bank=2.0)
+    out = play_bots("banker", "random", tc=tc, seed=2)
+    assert out.verdicts == ("OK", "OK"), out.verdict_details
+    left = out.record.timing.bank_left_ms
+    assert left[1] == 2000  # the fast bot kept its whole bank
+    assert 0 < left[0] <= 2000 - 2 * 100  # two moves of move + 0.1 s each took >= 0.2 s from it
+
+
+def test_stale_turn_ids_are_rejected_and_counted(play_bots):
+    out = play_bots("stale", "random", seed=4)
+    assert out.verdicts == ("OK", "OK"), out.verdict_details
+    stats = out.record.stats
+    moves = out.record.timing.moves[0]
+    assert stats[0].stale_actions == moves > 0  # one stale answer per turn, none applied
+    assert stats[1].stale_actions == 0
+
+
+def test_log_lines_are_capped_and_kept(play_bots):
+    out = play_bots("spammer", "random", seed=4)
+    assert out.verdicts == ("OK", "OK"), out.verdict_details
+    logs = [entry for entry in out.record.logs if entry.seat == 0]
+    stats = out.record.stats[0]
+    assert 0 < len(logs) <= 2000
+    assert stats.logs_dropped > 0 and stats.logs_dropped + len(logs) == 5000
+    assert all(len(entry.text.encode()) <= 1024 for entry in logs)
+    assert stats.logs_truncated == len(logs)
+
+
+def test_full_match_between_sample_bots(play_bots):
+    out = play_bots("random", "random", seed=11, tc=TimeControl(startup=20.0, move=0.5, bank=1.5))
+    assert out.verdicts == ("OK", "OK") and out.end_reason == "COMPLETED"
+    assert out.winner in (0, 1) and max(out.flags) >= 1
+    assert out.deals_played == len(out.record.deals) >= 1
+    assert all(len(d.plays) == 32 for d in out.record.deals)
