@@ -15,9 +15,9 @@ directly, because the SDK would not let it break the protocol.
 """
 
 import os
+import queue
 import sys
 import time
-import queue
 
 import grpc
 
