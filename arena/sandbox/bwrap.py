@@ -182,6 +182,11 @@ class BwrapProcess:
     def output(self) -> str:
         return self._capture.text()
 
+    @property
+    def output_bytes(self) -> int:
+        """Everything the bot wrote, including what the cap dropped."""
+        return self._capture.total
+
     def cpu_seconds(self) -> float | None:
         if self._final is not None and "cpu" in self._final:
             return self._final["cpu"]
