@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-SUITS = "CDHS"  # engine order: suit index 0..3
-RANKS = "789TJQKA"  # engine order: rank index 0..7 (7 low, A high)
+from arena.engine.cards import RANKS, SUITS, card_label, parse_card
+
 DECKS = ("french", "german")
 
 W, H = 60, 84  # card viewBox; the 5:7 shape of a real card
@@ -29,10 +29,6 @@ _CLUB_LOBES = ((0, -4.6, 4.1), (-4.6, 1.4, 4.1), (4.6, 1.4, 4.1))
 
 _GERMAN_COLOURS = {"C": "#7a4a1d", "D": "#d9a21b", "H": "#c8102e", "S": "#2e8b3a"}
 _GERMAN_INK = {"D": "#9a6a00"}  # the bell's gold is too pale for text
-_GERMAN_NAMES = {"C": "Eichel", "D": "Schellen", "H": "Herz", "S": "Grün"}
-_FRENCH_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-_FRENCH_GLYPH = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-_RANK_NAMES_GERMAN = {"7": "7", "8": "8", "9": "9", "T": "10", "J": "Unter", "Q": "Ober", "K": "König", "A": "Daus"}
 _INDEX_FRENCH = {"T": "10"}
 _INDEX_GERMAN = {"T": "10", "J": "U", "Q": "O", "K": "K", "A": "D"}
 
@@ -85,11 +81,8 @@ def index_text(code: str, deck: str) -> str:
 
 
 def card_name(code: str, deck: str) -> str:
-    """A readable name for a card (its tooltip and accessible label): `♠10` or `Grün Unter`."""
-    rank, suit = code[0], code[1]
-    if deck == "german":
-        return f"{_GERMAN_NAMES[suit]} {_RANK_NAMES_GERMAN[rank]}"
-    return f"{_FRENCH_GLYPH[suit]}{_INDEX_FRENCH.get(rank, rank)}"
+    """A readable name for a card (its tooltip and accessible label): the engine's `♠10` or `Grün Unter`."""
+    return card_label(parse_card(code), deck)
 
 
 def _use(suit: str, x: float, y: float, size: float, flip: bool = False) -> str:
@@ -158,7 +151,6 @@ def card_svg(code: str | None, deck: str = "french", css: str = "card") -> str:
 
 def standalone(code: str, deck: str = "french") -> str:
     """One card as a complete SVG document (served at /cards/{deck}/{code}.svg)."""
-    inner = sprite(deck)
-    body = inner[inner.index(">") + 1 : -len("</svg>")]
+    defs = _suit_symbol(code[1], deck) + _card_symbol(code, deck)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W * 2}" height="{H * 2}">'
-            f'<defs>{body}</defs><use href="#card-{code}"/></svg>')
+            f'<defs>{defs}</defs><use href="#card-{code}"/></svg>')

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Match, Rules
-from arena.engine.cards import card_code
+from arena.engine.cards import card_code, parse_card
 from arena.proto import replay_pb2 as rpb
 from arena.proto.codec import encode_record
 
@@ -122,12 +122,42 @@ def arena(tmp_path_factory) -> Arena:
     return build_arena(f"sqlite:///{home / 'arena.db'}", home)
 
 
+def _cards(mask: int) -> list[str]:
+    return [card_code(c) for c in range(32) if mask >> c & 1]
+
+
+def replay_states(rules: Rules, deal_rec) -> list[tuple[list[str], list[str], list[str]]]:
+    """Per step of one recorded deal: seat 0's hand, seat 1's hand and the cards on the table,
+    re-played by the engine here, independently of the web code."""
+    m = Match(rules, 0)
+    deal = m.start_deal(deck=[parse_card(c) for c in deal_rec.deck], dealer=deal_rec.dealer)
+    out = [(_cards(deal.hands[0]), _cards(deal.hands[1]), [])]
+    table: list[str] = []
+    for p in deal_rec.plays:
+        m.play(parse_card(p.card))
+        table = [p.card] if len(table) != 1 else table + [p.card]
+        out.append((_cards(deal.hands[0]), _cards(deal.hands[1]), list(table)))
+    return out
+
+
 @pytest.fixture(scope="session")
-def app(arena):
-    from arena.web.app import create_app
+def expected_states():
+    return replay_states
+
+
+@pytest.fixture(scope="session")
+def owner_tokens():
+    """The token issuer the test app uses (a fixed secret)."""
     from arena.web.tokens import OwnerTokens
 
-    return create_app(arena.url, arena.home, tokens=OwnerTokens(OWNER_SECRET))
+    return OwnerTokens(OWNER_SECRET)
+
+
+@pytest.fixture(scope="session")
+def app(arena, owner_tokens):
+    from arena.web.app import create_app
+
+    return create_app(arena.url, arena.home, tokens=owner_tokens)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,153 @@
+"""The pages in a real browser: Playwright driving Debian's Chromium (/usr/bin/chromium).
+
+Open the standings, click a bot, open a match, step through a deal with the buttons and the keyboard
+arrows, checking at every step that the cards shown are the replay's, then save screenshots under
+artifacts/web/. A second test checks phone width and the viewer without JavaScript.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.engine import Rules
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+
+# What the viewer shows, read from the live DOM: each hand's cards (or backs) and the trick.
+READ_BOARD = """() => {
+  const b = document.getElementById('board');
+  const hand = (s) => [...b.querySelectorAll(`.hand[data-seat="${s}"] svg.card`)].map(c => c.dataset.card || 'back');
+  return {hand0: hand(0), hand1: hand(1), table: [...b.querySelectorAll('.trick svg.card')].map(c => c.dataset.card),
+          deal: Number(b.dataset.deal), step: Number(b.dataset.step)};
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(app):
+    """The app on a real socket, served by uvicorn in a thread."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, expected_states):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    # 1. the standings
+    page.goto(server + "/?season=autumn")
+    assert page.locator("h1").inner_text() == "Standings: autumn"
+    assert page.locator("table.standings tbody tr").count() == 3
+    # 2. click a bot
+    page.get_by_role("link", name="bob", exact=True).first.click()
+    page.wait_for_url("**/bots/bob")
+    assert page.locator("svg.chart polyline").count() >= 1
+    # 3. open a match of bob's (the first of the autumn season, French deck)
+    mid = min(m for m, r in arena.records.items() if "bob" in r["names"] and r["season"] == "autumn")
+    page.locator(f'table.matches a[href="/matches/{mid}"]').click()
+    page.wait_for_url(f"**/matches/{mid}")
+    assert page.locator("#play").is_visible()  # the script took over the controls
+    # 4. step through deal 1: the forward button, then the keyboard arrows, checking every step
+    want = expected_states(Rules.from_pairs(["flags=1"]), arena.records[mid]["record"].deals[0])
+
+    def check(step: int, url: bool = True) -> None:
+        shown = page.evaluate(READ_BOARD)
+        hand0, hand1, table = want[step]
+        assert (shown["deal"], shown["step"]) == (1, step)
+        assert (shown["hand0"], shown["hand1"], shown["table"]) == (hand0, hand1, table), f"step {step}"
+        assert not url or f"deal=1&step={step}" in page.url  # the address follows the viewer
+
+    check(0, url=False)
+    for step in range(1, 17):
+        page.locator("#next").click()
+        check(step)
+    page.locator("body").click(position={"x": 5, "y": 5})  # focus the page, not a link
+    for step in range(17, len(want)):
+        page.keyboard.press("ArrowRight")
+        check(step)
+    page.keyboard.press("ArrowLeft")
+    check(len(want) - 2)
+    page.locator("#first").click()
+    check(0)
+    # the trick history grows with the steps
+    page.locator("#last").click()
+    assert page.locator("#tricks tbody tr").count() == 16
+    # play and pause
+    page.locator("#first").click()
+    page.locator("#play").click()
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.step) >= 2")
+    page.locator("#play").click()
+    assert page.locator("#play").get_attribute("aria-pressed") == "false"
+    # jump to deal 2
+    if len(arena.records[mid]["record"].deals) > 1:
+        page.locator('.deal-link[data-deal="2"]').click()
+        assert page.evaluate(READ_BOARD)["deal"] == 2
+        page.locator('.deal-link[data-deal="1"]').click()
+    page.locator("#first").click()
+    for _ in range(5):
+        page.locator("#next").click()
+    # 5. a screenshot, as an artifact
+    page.screenshot(path=str(ARTIFACTS / "replay-omniscient.png"), full_page=True)
+    # one seat's view: the opponent's hand is all backs
+    names = arena.records[mid]["names"]
+    page.get_by_role("link", name=f"{names[1]}'s view").click()
+    page.wait_for_url("**view=1")
+    shown = page.evaluate(READ_BOARD)
+    assert shown["step"] == 5 and set(shown["hand0"]) == {"back"} and shown["hand1"] == want[5][1]
+    page.screenshot(path=str(ARTIFACTS / "replay-seat-view.png"), full_page=True)
+    assert errors == []
+
+
+def test_phone_width_and_no_javascript(server, browser, arena):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False)
+    page = phone.new_page()
+    mid = min(arena.records)
+    for path in ("/", "/bots/alice", "/matches", f"/matches/{mid}"):
+        page.goto(server + path)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{path} is wider than a phone by {overflow}px"
+    # without JavaScript the viewer works by links: no play button, forward loads the next step
+    assert not page.locator("#play").is_visible()
+    page.locator("#next").click()
+    page.wait_for_url("**step=1**")
+    assert page.locator("#board .trick svg.card").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "replay-phone-nojs.png"), full_page=True)
+    phone.close()
