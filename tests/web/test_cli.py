@@ -1,0 +1,79 @@
+"""`arena web`: it serves the store it is pointed at and prints the URL; owner tokens."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from arena.web.tokens import OwnerTokens
+
+ARENA = [str(Path(sys.executable).with_name("arena"))]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_arena_web_serves_the_store_and_prints_the_url(arena, tmp_path):
+    port = _free_port()
+    env = {**os.environ, "ARENA_HOME": str(arena.home)}
+    env.pop("ARENA_DATABASE_URL", None)
+    proc = subprocess.Popen([*ARENA, "web", "--port", str(port)], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith(f"Elfern Arena web: http://127.0.0.1:{port}/"), line + proc.stderr.read()
+        body = b""
+        for _ in range(100):  # the URL is printed just before uvicorn binds
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/?season=autumn", timeout=5).read()
+                break
+            except OSError:
+                proc.poll()
+                assert proc.returncode is None, proc.stderr.read()
+                time.sleep(0.1)
+        assert b"Standings: autumn" in body and b'href="/bots/alice"' in body
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_arena_web_refuses_a_busy_port(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([*ARENA, "web", "--port", str(port)], cwd=tmp_path, capture_output=True, text=True,
+                           env={**os.environ, "ARENA_HOME": str(tmp_path)}, timeout=60)
+    assert r.returncode == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_owner_tokens(tmp_path, monkeypatch):
+    monkeypatch.delenv("ARENA_WEB_SECRET", raising=False)
+    tokens = OwnerTokens.for_home(tmp_path)
+    assert not (tmp_path / "web-secret").exists()  # made on first use only
+    token = tokens.token("ann")
+    assert stat.S_IMODE((tmp_path / "web-secret").stat().st_mode) == 0o600
+    assert OwnerTokens.for_home(tmp_path).token("ann") == token  # stable across processes
+    assert tokens.check("ann", token) and not tokens.check("ben", token)
+    assert not tokens.check("ann", "") and not tokens.check("ann", None) and not tokens.check("ann", "é" * 32)
+    monkeypatch.setenv("ARENA_WEB_SECRET", "s3cret")
+    assert OwnerTokens.for_home(tmp_path).token("ann") != token
+
+
+def test_owner_token_command(tmp_path):
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    env.pop("ARENA_WEB_SECRET", None)
+    r = subprocess.run([*ARENA, "web", "--owner-token", "ann"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0
+    assert r.stdout.strip() == OwnerTokens.for_home(Path(tmp_path)).token("ann")
