@@ -116,6 +116,12 @@ def build_arena(url: str, home: Path) -> Arena:
 
 
 @pytest.fixture(scope="session")
+def arena_builder():
+    """`build_arena(url, home)`, for tests that need the ladder on another database."""
+    return build_arena
+
+
+@pytest.fixture(scope="session")
 def arena(tmp_path_factory) -> Arena:
     """A SQLite store holding two seasons of recorded matches (built once per test session)."""
     home = tmp_path_factory.mktemp("web-arena")
