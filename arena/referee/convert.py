@@ -28,23 +28,6 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
     )
 
 
-def rules_from_proto(msg: pb.Rules) -> Rules:
-    return Rules.from_dict(
-        {
-            "scoring": msg.scoring,
-            "hand_size": msg.hand_size,
-            "trumps": msg.trumps,
-            "must_head_phase2": msg.must_head_phase2,
-            "standoff": msg.standoff,
-            "next_dealer": msg.next_dealer,
-            "dealer_after_tie": msg.dealer_after_tie,
-            "flags": msg.flags,
-            "max_deals": msg.max_deals or None,
-            "deck": msg.deck,
-        }
-    )
-
-
 def trick_to_proto(t: TrickRecord) -> pb.Trick:
     return pb.Trick(
         number=t.no, leader=t.leader, lead_card=_CODES[t.lead], follow_card=_CODES[t.follow],

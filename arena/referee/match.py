@@ -326,7 +326,7 @@ class MatchRunner:
         code = self._exited(i)
         if code is None:
             return V.DISCONNECT, f"the bot {reason} while its process kept running"
-        return V.CRASH, f"the bot's process died ({_describe_exit(code)}); its stream {reason}"
+        return V.CRASH, f"the bot's process died ({_describe_exit(code)}); the bot {reason}"
 
     # -- verdicts and the end ------------------------------------------------------------------------
     def _exited(self, i: int) -> int | None:

@@ -125,6 +125,7 @@ class RefereeServer:
         unix_path: str | Path | None = None,
         tcp: str | None = None,
         management: bool = False,
+        on_finished: Callable[[MatchRunner], None] | None = None,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -132,6 +133,7 @@ class RefereeServer:
         self.tcp = tcp
         self.tcp_port: int | None = None
         self.management = management
+        self.on_finished = on_finished  # called for matches started with start_match()
         self.runners: dict[str, MatchRunner] = {}
         self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
         self._tasks: set[asyncio.Task] = set()
@@ -213,6 +215,8 @@ class RefereeServer:
             await runner.run()
         finally:
             self.release(runner)
+        if self.on_finished is not None:
+            self.on_finished(runner)
 
     def release(self, runner: MatchRunner) -> None:
         """Forget a finished match's tokens (they can never be used again)."""

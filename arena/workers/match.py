@@ -70,7 +70,7 @@ class _FailedLaunch:
 
 
 def play_match(
-    bundles: tuple[Bundle, Bundle],
+    bundles: tuple[Bundle | None, Bundle | None],
     *,
     rules: Rules,
     seed: int,
@@ -80,18 +80,25 @@ def play_match(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     pause_idle: bool = False,
     limits: Limits | None = None,
+    tcp: str | None = None,
+    on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
 ) -> MatchOutcome:
-    """Play one match to its end and return the outcome; the bots are always killed afterwards."""
+    """Play one match to its end and return the outcome; the bots are always killed afterwards.
+
+    A `None` bundle is a remote seat: nobody launches it, and `on_ready(addresses, tokens)` is
+    called once the referee listens (add `tcp="127.0.0.1:0"` to listen on TCP too), so that the
+    caller can hand the address and token to a bot it runs itself.
+    """
     return run_sync(
         play_match_async(
             bundles, rules=rules, seed=seed, time_control=time_control, launcher=launcher, match_id=match_id,
-            on_event=on_event, pause_idle=pause_idle, limits=limits,
+            on_event=on_event, pause_idle=pause_idle, limits=limits, tcp=tcp, on_ready=on_ready,
         )
     )  # fmt: skip
 
 
 async def play_match_async(
-    bundles: tuple[Bundle, Bundle],
+    bundles: tuple[Bundle | None, Bundle | None],
     *,
     rules: Rules,
     seed: int,
@@ -101,21 +108,27 @@ async def play_match_async(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     pause_idle: bool = False,
     limits: Limits | None = None,
+    tcp: str | None = None,
+    on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
 ) -> MatchOutcome:
     """The same, for callers already inside the referee loop."""
     loop = asyncio.get_running_loop()
-    names = ((bundles[0].name, bundles[0].version), (bundles[1].name, bundles[1].version))
+    names = tuple(("", "") if b is None else (b.name, b.version) for b in bundles)
     kwargs = {"match_id": match_id} if match_id else {}
-    spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)
+    spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
         sock = Path(tmp) / "referee.sock"
-        server = RefereeServer(unix_path=sock)
+        server = RefereeServer(unix_path=sock, tcp=tcp)
         await server.start()
         runner = server.create_match(spec, pause_idle=pause_idle, on_event=on_event)
         handles: list[Any] = [None, None]
+        if on_ready is not None:
+            on_ready(server.addresses, runner.tokens)
         try:
             for seat, bundle in enumerate(bundles):
+                if bundle is None:
+                    continue
                 launch = LaunchSpec(
                     bundle=bundle, socket_path=sock, env={"ARENA_TOKEN": runner.tokens[seat]},
                     limits=limits or Limits(), label=f"{spec.match_id}-seat{seat}",

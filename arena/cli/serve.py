@@ -1,0 +1,76 @@
+"""`arena serve`: the referee as a standalone gRPC server (Unix socket and/or TCP)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import click
+
+from arena.cli.errors import UserError
+
+
+@click.command()
+@click.option("--unix", "unix_path", default="var/run/referee.sock", show_default=True, metavar="PATH",
+              help="Unix socket to listen on ('' for none).")
+@click.option("--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051.")
+@click.option("--create", is_flag=True, help="Create one match at start and print its two seat tokens.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="Seed of --create's match.")
+@click.option("--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE", help="Rules of --create's match.")
+@click.option("--time", "time_text", default="move=1s,bank=10s,startup=600s", show_default=True, metavar="SPEC",
+              help="Clocks of --create's match.")
+@click.option("--replays", "replay_dir", default="var/replays", show_default=True, metavar="DIR",
+              help="Where finished matches' replays are written.")
+def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir) -> None:
+    """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
+
+    Bots connect with the Referee service (protos/elfern/arena/v1/referee.proto); matches are
+    created with the Arena service (arena.proto: CreateMatch, GetMatch). Health checking and server
+    reflection are on, so grpcurl works: `grpcurl -plaintext 127.0.0.1:50051 list`.
+    """
+    from arena.cli.play import parse_rules
+    from arena.referee import TimeControl, TimeControlError
+
+    if not unix_path and not tcp:
+        raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
+    try:
+        tc = TimeControl.parse(time_text)
+    except TimeControlError as exc:
+        raise UserError(f"--time: {exc}") from None
+    rules = parse_rules(rule_pairs, None, None)
+    try:
+        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, Path(replay_dir)))
+    except OSError as exc:
+        raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
+
+
+async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path) -> None:
+    from arena.proto.codec import encode_record
+    from arena.referee import MatchSpec
+    from arena.referee.server import RefereeServer
+
+    def write_replay(runner) -> None:
+        if runner.record is None:
+            return
+        replay_dir.mkdir(parents=True, exist_ok=True)
+        path = replay_dir / f"{runner.spec.match_id}.replay"
+        path.write_bytes(encode_record(runner.record))
+        r = runner.result
+        click.echo(f"match {runner.spec.match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; replay {path}")
+
+    server = RefereeServer(unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay)
+    await server.start()
+    click.echo(f"referee listening on {', '.join(server.addresses)} (health checking and reflection on)")
+    if create:
+        runner = server.create_match(MatchSpec(rules=rules, seed=seed, time_control=tc))
+        server.start_match(runner)
+        click.echo(f"match {runner.spec.match_id}: seat 0 token {runner.tokens[0]}")
+        click.echo(f"match {runner.spec.match_id}: seat 1 token {runner.tokens[1]}")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    click.echo("shutting down: ending matches in flight")
+    await server.stop(3.0)

@@ -1,0 +1,112 @@
+"""A match record as text, trick by trick: omniscient, or as one seat saw it.
+
+The record is re-simulated with the engine, so what a seat "saw" comes from the engine's own
+hidden view (hands, draws), never from the record's deck directly.
+"""
+
+from __future__ import annotations
+
+from arena.engine import EngineError, Match, card_label, parse_card
+from arena.proto import replay_pb2
+from arena.replay.record import rules_of
+
+
+def render(record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: int | None = None) -> list[str]:
+    """Lines of text. `seat` None shows everything; 0 or 1 shows only what that seat knew."""
+    rules = rules_of(record)
+    deck_style = rules.deck
+    names = {p.seat: p.name or f"seat {p.seat}" for p in record.players}
+
+    def lab(cards) -> str:
+        return " ".join(card_label(c, deck_style) for c in cards) or "-"
+
+    def who(s: int) -> str:
+        if seat is None:
+            return f"{names.get(s, s)}[{s}]"
+        return "you" if s == seat else "opponent"
+
+    tc = record.time_control
+    changed = ", ".join(f"{k}={v}" for k, v in rules.changed().items()) or "defaults"
+    out = [
+        f"match {record.match_id}  seed {record.seed}  rules: {changed}  "
+        f"clocks: move {tc.move_ms} ms, bank {tc.bank_ms} ms",
+        "  " + "   ".join(f"seat {s}: {names.get(s, '?')}" for s in (0, 1))
+        + (f"   (as seat {seat} saw it)" if seat is not None else "   (everything shown)"),
+    ]
+    m = Match(rules, record.seed)
+    for d in record.deals:
+        show = only_deal is None or only_deal == d.number
+        try:
+            deal = m.start_deal(deck=[parse_card(c) for c in d.deck], dealer=d.dealer)
+        except EngineError as exc:
+            out.append(f"deal {d.number}: the record does not re-simulate: {exc}")
+            break
+        if show:
+            out.append("")
+            out.append(f"deal {d.number}: dealer {who(d.dealer)}, leader {who(1 - d.dealer)}; lines "
+                       f"{m.lines[0]}-{m.lines[1]}" + (f", multiplier {deal.multiplier}" if deal.multiplier > 1 else "")
+                       + (f", pot {deal.pot}" if deal.pot else ""))  # fmt: skip
+            if deal.trump_card is not None:
+                out.append(f"  trump card: {card_label(deal.trump_card, deck_style)}")
+            for s in (0, 1) if seat is None else (seat,):
+                out.append(f"  {who(s)} hold{'s' if seat is None else ''}: {lab(m.view(s).hand)}")
+            if seat is None:
+                out.append(f"  stock (draw order): {lab(deal.stock)}")
+        pending: list[tuple[int, int, int]] = []  # (seat, card, think_us)
+        for p in d.plays:
+            try:
+                card = parse_card(p.card)
+                trick = m.play(card)
+            except EngineError as exc:
+                out.append(f"  the record does not re-simulate at {p.card}: {exc}")
+                return out
+            pending.append((p.seat, card, p.think_us))
+            if trick is None:
+                continue
+            if show:
+                (s1, c1, t1), (s2, c2, t2) = pending
+                line = (f"  {trick.no:2d}. {who(s1)} {card_label(c1, deck_style)}, {who(s2)} {card_label(c2, deck_style)}"
+                        f" -> {who(trick.winner)}" + (f" +{trick.honours}" if trick.honours else ""))  # fmt: skip
+                if trick.winner_draw is not None:
+                    if seat is None:
+                        line += (f"   draws: {who(trick.winner)} {card_label(trick.winner_draw, deck_style)},"
+                                 f" {who(1 - trick.winner)} {card_label(trick.loser_draw, deck_style)}")  # fmt: skip
+                    else:
+                        mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
+                        line += f"   you drew {card_label(mine, deck_style)}"
+                line += f"   [{t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
+                out.append(line)
+                if seat is not None and not deal.done:
+                    out.append(f"      your hand: {lab(m.view(seat).hand)}")
+            pending = []
+        if show and pending:
+            s1, c1, _ = pending[0]
+            out.append(f"      {who(s1)} led {card_label(c1, deck_style)}; the match ended before the answer")
+        if show and deal.done and deal.outcome is not None:
+            o = deal.outcome
+            res = "standoff (10-10)" if o.winner is None else f"{who(o.winner)} win{'s' if seat is None else ''} {max(o.lines)} line(s)"
+            out.append(f"  honours {o.honours[0]}-{o.honours[1]}: {res}; match lines {m.lines[0]}-{m.lines[1]}")
+    r = record.result
+    out.append("")
+    if r.void:
+        head = "void match"
+    elif r.winner < 0:
+        head = "draw"
+    else:
+        head = f"{names.get(r.winner, r.winner)} (seat {r.winner}) wins"
+    out.append(f"result: {head}; lines {list(r.lines)}, flags {list(r.flags)}, {r.deals_played} deal(s), "
+               f"{r.end_reason.lower() or 'unknown end'}")  # fmt: skip
+    for s, verdict in enumerate(r.verdicts):
+        if verdict != "OK":
+            out.append(f"  seat {s}: {verdict}: {r.details[s]}")
+    for st in record.stats:
+        if st.stale_actions or st.logs_dropped:
+            out.append(f"  seat {st.seat}: {st.stale_actions} stale action(s), {st.logs_dropped} log line(s) dropped")
+    logs = [x for x in record.logs if seat is None or x.seat == seat]
+    if logs:
+        out.append(f"logs ({len(logs)}):")
+        for x in logs[:200]:
+            out.append(f"  [seat {x.seat} deal {x.deal} trick {x.trick}] {x.text}")
+        if len(logs) > 200:
+            out.append(f"  ... {len(logs) - 200} more")
+    return out
