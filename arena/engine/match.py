@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.engine.deal import Deal, DealOutcome, StateError, TrickRecord
@@ -119,6 +119,15 @@ class Match:
         if self.deal.done:
             self._finish_deal(self.deal)
         return trick
+
+    def playout(self, random: Callable[[], float]) -> DealOutcome:
+        """Finish the current deal with uniformly random legal cards (`Deal.playout`) and score it."""
+        if not self.in_deal:
+            raise StateError("no deal is being played: call start_deal() first")
+        assert self.deal is not None
+        outcome = self.deal.playout(random)
+        self._finish_deal(self.deal)
+        return outcome
 
     def _finish_deal(self, deal: Deal) -> None:
         out = deal.outcome
