@@ -32,7 +32,7 @@ from arena.sandbox.archive import (
 MANIFEST = "bot.toml"
 STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
-__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "is_staged", "load_bundle"]
+__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "chown_tree", "is_staged", "load_bundle", "restore_owner"]
 
 
 @dataclass(frozen=True)
@@ -193,3 +193,23 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
         staged = _stage("d-" + digest, lambda dest: shutil.copytree(source, dest, symlinks=True))
         return _parse_manifest(staged, source)
     return bundle
+
+
+def chown_tree(root: Path, uid: int) -> None:
+    """Hand a staged bundle to a build's uid, so that the build can write into it."""
+    os.lchown(root, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+def restore_owner(root: Path) -> None:
+    """After a build: root owns everything again and nothing is group/other-writable or setuid."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            os.lchown(full, 0, 0)
+            if not os.path.islink(full):
+                os.chmod(full, (os.lstat(full).st_mode & 0o755) | 0o444 | (0o111 if os.path.isdir(full) else 0))
+    os.lchown(root, 0, 0)
+    os.chmod(root, 0o755)

@@ -24,7 +24,7 @@ import weakref
 from pathlib import Path
 
 from arena.sandbox import cgroups, seccomp, spawn, uids
-from arena.sandbox.bundle import Bundle, is_staged, load_bundle
+from arena.sandbox.bundle import Bundle, chown_tree, is_staged, load_bundle, restore_owner
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.failed import BuildFailedProcess
@@ -327,7 +327,7 @@ class BwrapLauncher:
         timed_out = proc.exit_status() is None
         proc.kill()
         if self.privileged:
-            self._restore_owner(bundle.path)
+            restore_owner(bundle.path)
         log = proc.output()
         status = proc.exit_status()
         if timed_out:
@@ -351,7 +351,7 @@ class BwrapLauncher:
         status_r, status_w = os.pipe2(os.O_CLOEXEC)
         try:
             if writable and lease is not None:
-                self._chown_tree(bundle.path, uid)
+                chown_tree(bundle.path, uid)
             if socket_path is not None and self.privileged:
                 mode = os.stat(socket_path).st_mode
                 os.chmod(socket_path, (mode & 0o7777) | 0o666)  # the bot's uid must be able to connect
@@ -434,22 +434,3 @@ class BwrapLauncher:
             cmd += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                     "--inh-caps=-all", "--bounding-set=-all", "--"]
         return cmd + argv
-
-    @staticmethod
-    def _chown_tree(root: Path, uid: int) -> None:
-        os.lchown(root, uid, uid)
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in dirnames + filenames:
-                os.lchown(os.path.join(dirpath, name), uid, uid)
-
-    @staticmethod
-    def _restore_owner(root: Path) -> None:
-        """After a build: root owns everything again and nothing is group/other-writable."""
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in dirnames + filenames:
-                full = os.path.join(dirpath, name)
-                os.lchown(full, 0, 0)
-                if not os.path.islink(full):
-                    os.chmod(full, (os.lstat(full).st_mode & 0o755) | 0o444 | (0o111 if os.path.isdir(full) else 0))
-        os.lchown(root, 0, 0)
-        os.chmod(root, 0o755)

@@ -1,0 +1,235 @@
+"""The `docker` launcher: one container per bot, from the runtime images built from docker/.
+
+    docker run --rm --network none --read-only --cap-drop ALL --security-opt no-new-privileges
+               --pids-limit N --memory M --memory-swap M --cpus C --user UID:UID
+               --tmpfs /tmp:size=S --ulimit cpu/fsize/nofile
+               --mount bundle -> /bot (read-only)  --mount socket dir -> /run/arena (read-only)
+               IMAGE <run...>
+
+The image is chosen by the bundle's `language` (IMAGES); every container carries a label naming
+the referee process that started it, so containers of a referee that died are removed at start-up.
+No Docker engine runs on the development machines, so its tests skip there (they say why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+from arena.sandbox import cgroups, spawn, uids
+from arena.sandbox.bundle import Bundle, chown_tree, is_staged, load_bundle, restore_owner
+from arena.sandbox.capture import OutputCapture
+from arena.sandbox.failed import BuildFailedProcess
+from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
+
+IMAGES = {
+    "python": "elfern-arena/bot-python:latest",
+    "node": "elfern-arena/bot-node:latest",
+    "javascript": "elfern-arena/bot-node:latest",
+    "cpp": "elfern-arena/bot-native:latest",
+    "c": "elfern-arena/bot-native:latest",
+    "native": "elfern-arena/bot-native:latest",
+}
+DEFAULT_IMAGE = "elfern-arena/bot-native:latest"
+OWNER_LABEL = "elfern-arena.owner"
+SOCKET_DIR = "/run/arena"
+
+
+class DockerUnavailable(RuntimeError):
+    pass
+
+
+def docker_command(docker: str, spec_bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits,
+                   uid: int, name: str, owner: str, socket_path: Path | None, writable: bool = False,
+                   cpus: float = 1.0) -> list[str]:
+    """The `docker run` line for one bot (pure, so it can be checked without an engine)."""
+    cmd = [
+        docker, "run", "--rm", "--name", name, "--label", f"{OWNER_LABEL}={owner}",
+        "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--pids-limit", str(limits.pids), "--memory", str(limits.memory), "--memory-swap", str(limits.memory),
+        "--cpus", f"{cpus:g}", "--user", f"{uid}:{uid}",
+        "--tmpfs", f"/tmp:rw,nosuid,nodev,size={limits.tmp_size},mode=1777",
+        "--ulimit", f"cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
+        "--ulimit", f"fsize={limits.file_size}:{limits.file_size}",
+        "--ulimit", f"nofile={limits.open_files}:{limits.open_files}",
+        "--ulimit", "core=0:0",
+        "--mount", f"type=bind,src={spec_bundle.path},dst={SANDBOX_BUNDLE}" + ("" if writable else ",readonly"),
+        "--workdir", SANDBOX_BUNDLE, "--env", "HOME=/tmp", "--env", "TMPDIR=/tmp",
+    ]
+    if socket_path is not None:
+        cmd += ["--mount", f"type=bind,src={socket_path.parent},dst={SOCKET_DIR},readonly"]
+    for key, value in env.items():
+        cmd += ["--env", f"{key}={value}"]
+    cmd.append(IMAGES.get(spec_bundle.language, DEFAULT_IMAGE))
+    return cmd + argv
+
+
+class DockerProcess:
+    """A bot running in a container (satisfies `arena.referee.BotHandle`)."""
+
+    def __init__(self, docker: str, name: str, popen: subprocess.Popen[bytes], capture: OutputCapture,
+                 limits: Limits, lease: uids.UidLease | None) -> None:
+        self._docker = docker
+        self.name = name
+        self._popen = popen
+        self._capture = capture
+        self._limits = limits
+        self._lease = lease
+        self._killed = False
+        self._inspect_cache: list[str] | None = None
+
+    def _docker_run(self, *args: str, timeout: float = 10.0) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run([self._docker, *args], capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    def exit_status(self) -> int | None:
+        rc = self._popen.poll()
+        if rc is not None and rc > 128:
+            return -(rc - 128)
+        return rc
+
+    def _inspect(self) -> list[str]:
+        if self._inspect_cache is None:
+            res = self._docker_run("inspect", "--format", "{{.State.OOMKilled}} {{.State.ExitCode}} {{.State.Pid}}",
+                                   self.name)
+            fields = res.stdout.split() if res is not None and res.returncode == 0 else []
+            if self.exit_status() is not None and fields:
+                self._inspect_cache = fields
+            return fields
+        return self._inspect_cache
+
+    def failure_verdict(self) -> str | None:
+        status = self.exit_status()
+        fields = self._inspect()
+        if fields and fields[0] == "true":
+            return MEMORY_LIMIT
+        if status == -signal.SIGXCPU:
+            return CPU_LIMIT
+        return None
+
+    def output_tail(self, max_lines: int = 20) -> str:
+        return self._capture.tail(max_lines)
+
+    def output(self) -> str:
+        return self._capture.text()
+
+    def cpu_seconds(self) -> float | None:
+        fields = self._inspect()
+        if len(fields) < 3 or not fields[2].isdigit() or fields[2] == "0":
+            return None
+        try:
+            with open(f"/proc/{fields[2]}/stat", encoding="ascii") as fh:
+                parts = fh.read().rsplit(")", 1)[1].split()
+            return sum(int(x) for x in parts[11:15]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def pause(self) -> None:
+        if not self._killed and self._popen.poll() is None:
+            self._docker_run("pause", self.name)
+
+    def resume(self) -> None:
+        if not self._killed:
+            self._docker_run("unpause", self.name)
+
+    def kill(self) -> None:
+        if self._killed:
+            return
+        self._killed = True
+        self._inspect()
+        self._docker_run("rm", "--force", self.name)
+        try:
+            self._popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._popen.kill()
+        self._capture.join()
+        if self._lease is not None:
+            self._lease.release()
+
+
+class DockerLauncher:
+    """Raises DockerUnavailable when no Docker client or engine answers."""
+
+    name = "docker"
+
+    def __init__(self, docker: str = "docker", cpus: float = 1.0, state_dir: Path | None = None) -> None:
+        found = shutil.which(docker)
+        if found is None:
+            raise DockerUnavailable("the docker client is not installed")
+        try:
+            res = subprocess.run([found, "version", "--format", "{{.Server.Version}}"], capture_output=True,
+                                 text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise DockerUnavailable(f"no Docker engine answers: {exc}") from None
+        if res.returncode != 0 or not res.stdout.strip():
+            why = (res.stderr.strip().splitlines() or ["no answer"])[-1]
+            raise DockerUnavailable(f"no Docker engine answers ({why})")
+        self.docker = found
+        self.cpus = cpus
+        self.state_dir = state_dir or (Path("/run/elfern-arena") if os.geteuid() == 0
+                                       else Path(f"/tmp/elfern-arena-{os.getuid()}"))
+        self.sweep_stale()
+
+    def sweep_stale(self) -> None:
+        """Remove containers left by referees that no longer run."""
+        res = subprocess.run([self.docker, "ps", "-a", "--filter", f"label={OWNER_LABEL}",
+                              "--format", f'{{{{.Names}}}} {{{{.Label "{OWNER_LABEL}"}}}}'],
+                             capture_output=True, text=True, timeout=30)
+        for line in res.stdout.splitlines():
+            name, _, owner = line.partition(" ")
+            if name and not cgroups.owner_alive(owner):
+                subprocess.run([self.docker, "rm", "--force", name], capture_output=True, timeout=30)
+
+    def launch(self, spec: LaunchSpec) -> DockerProcess | BuildFailedProcess:
+        if spec.bundle.build:
+            ok, log = self.build(spec.bundle, spec.limits)
+            if not ok:
+                return BuildFailedProcess(log)
+        assert spec.socket_path is not None
+        env = {**spec.env, "ARENA_ADDRESS": f"unix://{SOCKET_DIR}/{spec.socket_path.name}"}
+        return self._start(spec.bundle, list(spec.bundle.run), env, spec.limits, spec.socket_path, spec.label)
+
+    def _start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits,
+               socket_path: Path | None, label: str, writable: bool = False) -> DockerProcess:
+        lease = uids.acquire(self.state_dir / "uids")
+        if writable and os.geteuid() == 0:
+            chown_tree(bundle.path, lease.uid)
+        name = f"arena-{''.join(c for c in label if c.isalnum() or c == '-')[:40]}-{uuid.uuid4().hex[:8]}"
+        if socket_path is not None:
+            os.chmod(socket_path, (os.stat(socket_path).st_mode & 0o7777) | 0o666)
+        cmd = docker_command(self.docker, bundle, argv, env, limits, lease.uid, name, cgroups.owner_tag(),
+                             socket_path, writable, self.cpus)
+        popen = spawn.popen(args=cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+        assert popen.stdout is not None
+        return DockerProcess(self.docker, name, popen, OutputCapture(popen.stdout, limits.log_bytes), limits, lease)
+
+    def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+        if not bundle.build:
+            return True, ""
+        if not is_staged(bundle):
+            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
+        record = bundle.build_record
+        if record.is_file() and json.loads(record.read_text()).get("ok"):
+            return True, json.loads(record.read_text()).get("log", "")
+        proc = self._start(bundle, list(bundle.build), {}, limits, None, "build", writable=True)
+        deadline = time.monotonic() + limits.build_seconds
+        while proc.exit_status() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        timed_out = proc.exit_status() is None
+        proc.kill()
+        if os.geteuid() == 0:
+            restore_owner(bundle.path)
+        log = proc.output() + (f"\n[arena] build timed out after {limits.build_seconds}s\n" if timed_out else "")
+        ok = not timed_out and proc.exit_status() == 0
+        if ok:
+            record.write_text(json.dumps({"ok": True, "log": log}))
+        return ok, log

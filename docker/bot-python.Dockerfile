@@ -1,0 +1,17 @@
+# Runtime image for Python bots: Debian's python3 with the arena SDK, gRPC and protobuf.
+# Build from the repository root:  docker build -f docker/bot-python.Dockerfile -t elfern-arena/bot-python .
+FROM debian:12-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+# Only what a bot needs: the SDK and the generated protocol code, installed into a venv.
+COPY arena/__init__.py /src/arena/__init__.py
+COPY arena/sdk /src/arena/sdk
+COPY arena/proto /src/arena/proto
+RUN python3 -m venv /opt/arena \
+ && /opt/arena/bin/pip install --no-cache-dir "grpcio>=1.60" "protobuf>=5.26" \
+ && cp -r /src/arena /opt/arena/lib/python3.11/site-packages/arena \
+ && rm -rf /src
+ENV PATH=/opt/arena/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# The launcher passes --user UID:UID (one uid per bot), --read-only and --network none.
+WORKDIR /bot

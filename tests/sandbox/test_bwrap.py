@@ -1,0 +1,226 @@
+"""The bwrap launcher, driven directly: reachability of the referee socket, isolation, limits and
+their verdicts, pause/resume, cleanup (also when the referee is SIGKILLed), and the build step."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_support import make_bundle
+
+from arena.sandbox import cgroups
+from arena.sandbox.bundle import load_bundle
+from arena.sandbox.check import ISOLATION, probe_bundle
+from arena.sandbox.launcher import BUILD_FAILED, CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, LaunchSpec, Limits
+
+MiB = 1024 * 1024
+
+
+def wait_exit(proc, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while proc.exit_status() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return proc.exit_status()
+
+
+def in_cgroup(name: str) -> list[int]:
+    """Every host process whose cgroup path names `name`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if name in Path(f"/proc/{entry}/cgroup").read_text():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+CONNECT = """
+import os, socket, sys
+path = os.environ["ARENA_ADDRESS"].removeprefix("unix://")
+s = socket.socket(socket.AF_UNIX); s.connect(path); s.sendall(b"hi"); print(s.recv(16).decode())
+import grpc, arena.sdk
+print("sdk ok", os.getuid(), os.environ["ARENA_TOKEN"], os.getcwd())
+"""
+
+
+def test_bot_reaches_referee_socket_with_sdk_importable(bwrap, tmp_path, echo_socket):
+    bundle = load_bundle(make_bundle(tmp_path / "b", CONNECT))
+    proc = bwrap.launch(LaunchSpec(bundle, echo_socket, env={"ARENA_TOKEN": "tok-1"}))
+    try:
+        assert wait_exit(proc) == 0, proc.output()
+        out = proc.output()
+        assert "ack:hi" in out and "sdk ok" in out and "tok-1 /bot" in out
+        uid = int(out.split("sdk ok ")[1].split()[0])
+        assert uid == proc.uid and (uid >= 20001 if bwrap.privileged else True)
+        assert proc.failure_verdict() is None
+    finally:
+        proc.kill()
+
+
+def test_isolation_probe_finds_nothing_open(bwrap, tmp_path):
+    bundle = probe_bundle(tmp_path / "probe")
+    env = {"ARENA_PROBE": "isolation", "ARENA_PROBE_HIDDEN": f"{tmp_path}:{Path.cwd() / '.git'}"}
+    procs = [bwrap.start(bundle, ["python3", "probe.py"], env, Limits(), socket_path=None) for _ in range(2)]
+    try:
+        for proc in procs:
+            assert wait_exit(proc) == 0, proc.output()
+        findings = json.loads(procs[0].output().strip().splitlines()[-1])
+        optional = {"seccomp", "ptrace", "user_namespace"} if not bwrap.use_seccomp else set()
+        failed = {k: findings[k] for k, _, _ in ISOLATION if k not in optional and not findings[k]["ok"]}
+        assert failed == {}
+        if bwrap.privileged:
+            assert procs[0].uid != procs[1].uid
+    finally:
+        for proc in procs:
+            proc.kill()
+
+
+@pytest.mark.parametrize("mode, limits, verdict", [
+    ("fork", Limits(pids=32), PIDS_LIMIT),
+    ("memory", Limits(memory=96 * MiB), MEMORY_LIMIT),
+    ("cpu", Limits(cpu_seconds=1), CPU_LIMIT),
+])
+def test_limits_end_in_named_verdicts(bwrap, tmp_path, mode, limits, verdict):
+    bundle = probe_bundle(tmp_path / "probe")
+    proc = bwrap.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": mode}, limits, socket_path=None)
+    try:
+        assert wait_exit(proc) is not None
+        assert proc.failure_verdict() == verdict, proc.output_tail()
+    finally:
+        proc.kill()
+    assert proc.failure_verdict() == verdict  # still known after the cgroup is gone
+
+
+def test_tmp_is_a_capped_tmpfs(bwrap, tmp_path):
+    proc = bwrap.start(probe_bundle(tmp_path / "probe"), ["python3", "probe.py"], {"ARENA_PROBE": "tmpfill"},
+                       Limits(tmp_size=2 * MiB), socket_path=None)
+    try:
+        assert wait_exit(proc) == 0
+        result = json.loads(proc.output().strip().splitlines()[-1])
+        assert result["bytes"] <= 2 * MiB and result["error"] == "No space left on device"
+    finally:
+        proc.kill()
+
+
+def test_pause_freezes_the_bot_and_resume_continues(bwrap, tmp_path):
+    proc = bwrap.start(probe_bundle(tmp_path / "probe"), ["python3", "probe.py"], {"ARENA_PROBE": "cpu"},
+                       Limits(cpu_seconds=60), socket_path=None)
+    try:
+        deadline = time.monotonic() + 20
+        while (proc.cpu_seconds() or 0) < 0.3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.pause()
+        time.sleep(0.05)
+        frozen_at = proc.cpu_seconds()
+        time.sleep(0.3)
+        assert proc.cpu_seconds() - frozen_at < 0.02
+        proc.resume()
+        while proc.cpu_seconds() < frozen_at + 0.1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.cpu_seconds() >= frozen_at + 0.1
+    finally:
+        proc.kill()
+
+
+DAEMON = """
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(600)
+    os._exit(0)
+print("daemon started", flush=True)
+time.sleep(600)
+"""
+
+
+def test_kill_removes_every_process_and_cgroup(bwrap, tmp_path):
+    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "d", DAEMON)), ["python3", "bot.py"], {}, Limits(),
+                       socket_path=None)
+    deadline = time.monotonic() + 20
+    while "daemon started" not in proc.output() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    cg = proc.cgroup
+    assert cg is not None and len(cg.pids()) >= 3
+    proc.kill()
+    proc.kill()  # idempotent
+    assert proc.exit_status() is not None
+    assert in_cgroup(cg.name) == []
+    assert not any((cgroups.ROOT / c / cgroups.PARENT / cg.name).exists() for c in cgroups.CONTROLLERS)
+
+
+REFEREE = """
+import sys, time
+from pathlib import Path
+from arena.sandbox.bwrap import BwrapLauncher
+from arena.sandbox.bundle import load_bundle
+from arena.sandbox.launcher import Limits
+proc = BwrapLauncher().start(load_bundle(sys.argv[1]), ["python3", "bot.py"], {}, Limits(), socket_path=None)
+while "daemon started" not in proc.output():
+    time.sleep(0.05)
+print(proc.cgroup.name if proc.cgroup else "", flush=True)
+time.sleep(600)
+"""
+
+
+def test_bots_die_with_a_sigkilled_referee_and_stale_cgroups_are_swept(bwrap, tmp_path):
+    bundle = make_bundle(tmp_path / "d", DAEMON)
+    referee = subprocess.Popen([sys.executable, "-c", REFEREE, str(bundle)], stdout=subprocess.PIPE, text=True)
+    try:
+        name = referee.stdout.readline().strip()
+        assert name, "the referee did not start its bot"
+        assert len(in_cgroup(name)) >= 3
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(10)
+        deadline = time.monotonic() + 10
+        while in_cgroup(name) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert in_cgroup(name) == []  # --die-with-parent took the whole sandbox, daemon included
+        assert any(f"/{name}" in r for r in cgroups.sweep_stale())
+        assert not any((cgroups.ROOT / c / cgroups.PARENT / name).exists() for c in cgroups.CONTROLLERS)
+    finally:
+        referee.kill()
+
+
+def test_build_runs_once_in_the_sandbox_and_the_bot_uses_its_output(bwrap, tmp_path, echo_socket):
+    code = "print(open('out.txt').read().strip(), flush=True)\n"
+    build = 'build = ["sh", "-c", "echo compiled > out.txt && echo build-ran && id -u"]\n'
+    author = make_bundle(tmp_path / "b", code, build)
+    bundle = load_bundle(author)
+    ok, log = bwrap.build(bundle, Limits())
+    assert ok and "build-ran" in log, log
+    assert bwrap.build(bundle, Limits()) == (True, log)  # cached: it does not run again
+    proc = bwrap.launch(LaunchSpec(bundle, echo_socket))
+    try:
+        assert wait_exit(proc) == 0 and "compiled" in proc.output()
+    finally:
+        proc.kill()
+    assert not (author / "out.txt").exists()  # the author's folder is never written
+    assert (bundle.path / "out.txt").stat().st_uid == 0 if bwrap.privileged else True
+
+
+def test_failed_build_gives_build_failed_with_its_log(bwrap, tmp_path, echo_socket):
+    author = make_bundle(tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo missing-header.h; exit 2"]\n')
+    proc = bwrap.launch(LaunchSpec(load_bundle(author), echo_socket))
+    assert proc.exit_status() is not None and proc.failure_verdict() == BUILD_FAILED
+    assert "missing-header.h" in proc.output_tail() and "status 2" in proc.output_tail()
+
+
+def test_output_is_capped_and_signals_are_reported(bwrap, tmp_path):
+    code = "import os, signal\nos.write(1, b'z' * (1 << 20))\nos.kill(os.getpid(), signal.SIGTERM)\n"
+    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "f", code)), ["python3", "bot.py"], {},
+                       Limits(log_bytes=16 * 1024), socket_path=None)
+    try:
+        assert wait_exit(proc) == -signal.SIGTERM
+        proc.kill()
+        assert proc.output_bytes >= 1 << 20 and len(proc.output()) <= 16 * 1024
+    finally:
+        proc.kill()
