@@ -21,20 +21,17 @@ REPLAY_SUFFIX = ".replay"
 
 def make_launcher(name: str) -> Any:
     """The launcher named by --sandbox, or a UserError saying why it cannot be used here."""
-    if name == "local":
-        from arena.sandbox.local import LocalLauncher
+    from arena.sandbox.launchers import LauncherUnavailable, get_launcher
 
+    if name == "local":
+        click.echo("warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
+                   err=True)
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return LocalLauncher(warn=False)
-    if name == "bwrap":
-        from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
-
-        try:
-            return BwrapLauncher()
-        except SandboxUnavailable as exc:
-            raise UserError(f"--sandbox bwrap: {exc}") from None
-    raise UserError(f"--sandbox {name}: not available in this build; use --sandbox local or bwrap")
+            return get_launcher(name, warn=False)
+    except LauncherUnavailable as exc:
+        raise UserError(str(exc)) from None
 
 
 def parse_rules(pairs: tuple[str, ...], flags: int | None, deals: int | None):
@@ -108,8 +105,8 @@ def _elo(p: float, n: int) -> float:
               help="Clocks: move=1s,bank=10s,startup=10s (any subset).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: winner, verdicts, lines, replay, ...")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write the replay here (default var/replays/).")
-@click.option("--sandbox", type=click.Choice(["local", "bwrap", "docker"]), default="local", show_default=True,
-              help="How bots run: local processes (no isolation), or a sandbox.")
+@click.option("--sandbox", type=click.Choice(["bwrap", "docker", "local"]), default="bwrap", show_default=True,
+              help="How bots run: bwrap (isolated, the default), docker, or local processes (no isolation).")
 @click.option("--remote", is_flag=True,
               help="Play BOT_A against a bot you start yourself: prints an address and a token, then waits.")
 @click.option("--listen", default="127.0.0.1:0", show_default=True, metavar="HOST:PORT",
@@ -249,6 +246,6 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
         again += [f"--flags {flags}"] if flags else []
         again += [f"--deals {deals}"] if deals else []
         again += [f"--time {time_text}"] if time_text != "move=1s,bank=10s" else []
-        again += [f"--sandbox {sandbox}"] if sandbox != "local" else []
+        again += [f"--sandbox {sandbox}"] if sandbox != "bwrap" else []
         con.print(f"  reproduce: {' '.join(again)}")
     con.print(f"  replay: {s['replay']}   (arena replay show {s['replay']} --seat 0)")
