@@ -87,7 +87,7 @@ def match_page(request: Request, match_id: int, deal: int = 1, step: int = 0, vi
     deal = _clamp(deal, 1, max(1, len(deals)))
     steps = deals[deal - 1]["steps"] if deals else []
     step = _clamp(step, 0, max(0, len(steps) - 1))
-    blob = json.dumps(timeline, separators=(",", ":")).replace("</", "<\\/")
+    blob = json.dumps(timeline, separators=(",", ":")).replace("<", "\\u003c")  # inert inside <script>
     return _render(request, "match.html", match=match, timeline=timeline, deal=deal, step=step, view=view,
                    state=steps[step] if steps else None, timeline_json=Markup(blob),
                    sprite=Markup(sprite(timeline["deck"])), title=f"Match {match_id}")

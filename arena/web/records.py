@@ -19,19 +19,10 @@ RECORD_MEDIA_TYPE = "application/x-elfern-record"
 
 def _from_proto(data: bytes) -> dict[str, Any]:
     from arena.proto.codec import decode_record
+    from arena.replay.record import rules_of
 
     rec = decode_record(data)
-    r = rec.rules
-    rules: dict[str, Any] = {}
-    for key in ("scoring", "standoff", "next_dealer", "dealer_after_tie", "deck"):
-        if getattr(r, key):
-            rules[key] = getattr(r, key)
-    for key in ("hand_size", "flags", "max_deals"):
-        if getattr(r, key):
-            rules[key] = getattr(r, key)
-    for key in ("trumps", "must_head_phase2"):
-        if getattr(r, key):
-            rules[key] = True
+    rules = {k: v for k, v in rules_of(rec).to_dict().items() if v is not None}
     seats = [p.name for p in sorted(rec.players, key=lambda p: p.seat)] or ["seat 0", "seat 1"]
     deals = []
     before = [0, 0]

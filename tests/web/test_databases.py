@@ -20,3 +20,33 @@ def test_the_api_on_each_database(database_url, tmp_path, arena_builder, owner_t
         assert sum(h["games"] for h in bob["head_to_head"]) == sum("bob" in r["names"] for r in arena.records.values())
         page = client.get(f"/matches/{arena.crash_match}", params={"deal": 2, "step": 3}).text
         assert 'data-deal="2" data-step="3"' in page
+
+
+def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
+    """A player name full of markup is shown as text; bytes that are not a record are a clear error."""
+    from sqlalchemy import update
+
+    from arena.proto.codec import encode_record
+    from arena.store import Store
+    from arena.store.models import Replay
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    arena = arena_builder(url, tmp_path)
+    first, second = sorted(arena.records)[:2]
+    rec = arena.records[first]["record"]
+    evil = "</script><script>alert(1)</script>"
+    rec.players[0].name = evil
+    store = Store.open(url, home=tmp_path)
+    with store.tx() as s:
+        s.execute(update(Replay).where(Replay.match_id == first).values(data=encode_record(rec)))
+        s.execute(update(Replay).where(Replay.match_id == second).values(data=b"not a record"))
+    store.close()
+    with TestClient(create_app(url, tmp_path, tokens=owner_tokens)) as client:
+        page = client.get(f"/matches/{first}").text
+        assert evil not in page and "&lt;/script&gt;&lt;script&gt;alert(1)" in page
+        assert client.get(f"/api/matches/{first}/timeline").json()["seats"][0] == evil
+        broken = client.get(f"/api/matches/{second}/record")
+        assert broken.status_code == 422 and "cannot be read" in broken.json()["detail"]
+        page = client.get(f"/matches/{second}")
+        assert page.status_code == 422 and "cannot be read" in page.text
+        assert client.get(f"/api/matches/{second}/record.bin").content == b"not a record"  # served as stored
