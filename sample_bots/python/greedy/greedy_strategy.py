@@ -1,6 +1,6 @@
 """Greedy play: win honours when that is cheap, never give anything away that need not go.
 
-No memory, no look-ahead: it looks only at its hand, the legal cards and the card led.
+No memory, no look-ahead: it looks only at the legal cards and the card led.
 - Following: beat a led honour with the lowest card that does it (two points for the price of my
   cheapest winner); otherwise throw the cheapest card that loses, a low blank before any honour.
 - Leading: cash an ace (nothing can beat it), else lead the lowest blank, else the lowest card.
@@ -8,38 +8,26 @@ No memory, no look-ahead: it looks only at its hand, the legal cards and the car
 
 from __future__ import annotations
 
-RANKS = "789TJQKA"
+from arena.sdk import cards
 
 
-def _rank(card: str) -> int:
-    return RANKS.index(card[0])
-
-
-def _honour(card: str) -> bool:
-    return _rank(card) >= 3
-
-
-def _beats(follow: str, lead: str, trump_suit: str) -> bool:
-    if follow[1] == lead[1]:
-        return _rank(follow) > _rank(lead)
-    return bool(trump_suit) and follow[1] == trump_suit
-
-
-def _cheapest(cards: list[str]) -> str:
+def _cheapest(options: list[str]) -> str:
     """Blanks before honours, low before high; the code breaks ties so play is deterministic."""
-    return min(cards, key=lambda c: (_honour(c), _rank(c), c))
+    return min(options, key=lambda c: (cards.is_honour(c), cards.rank_value(c), c))
 
 
-def choose(legal: list[str], lead: str = "", trump_suit: str = "") -> str:
-    """The card to play, from the legal cards and the card led ("" when leading)."""
+def _lowest(options: list[str]) -> str:
+    return min(options, key=lambda c: (cards.rank_value(c), c))
+
+
+def choose(legal: list[str] | tuple[str, ...], lead: str | None = None, trump_suit: str | None = None) -> str:
+    """The card to play, from the legal cards and the card led (None when leading)."""
     if not lead:
-        aces = sorted(c for c in legal if c[0] == "A")
-        return aces[0] if aces else _cheapest(legal)
-    winners = [c for c in legal if _beats(c, lead, trump_suit)]
-    if winners and _honour(lead):
-        return min(winners, key=lambda c: (_rank(c), c))
+        aces = sorted(c for c in legal if cards.rank(c) == "A")
+        return aces[0] if aces else _cheapest(list(legal))
+    winners = [c for c in legal if cards.beats(c, lead, trump_suit or "")]
+    if winners and cards.is_honour(lead):
+        return _lowest(winners)
     losers = [c for c in legal if c not in winners]
-    if losers:
-        return _cheapest(losers)
     # Only winners left: win with the cheapest (winning cashes the honour anyway).
-    return min(winners, key=lambda c: (_rank(c), c))
+    return _cheapest(losers) if losers else _lowest(winners)
