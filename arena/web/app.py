@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import HTTPException
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -43,6 +44,7 @@ def create_app(url: str | None = None, home: str | Path | None = None, *, data: 
     templates.env.globals["sparkline"] = lambda values: Markup(sparkline(values))
     pages.register_template_helpers(templates)
     app.state.templates = templates
+    app.add_middleware(GZipMiddleware, minimum_size=2000)  # a viewer page is ~70 kB of SVG and JSON
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)

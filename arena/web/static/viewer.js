@@ -21,15 +21,18 @@
   const cardName = (code) => tl.deck === "german"
     ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
     : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
-  const card = (code) => code
-    ? `<svg class="card" viewBox="0 0 60 84" data-card="${code}" role="img" aria-label="${cardName(code)}"><title>${cardName(code)}</title><use href="#card-${code}"/></svg>`
+  const card = (code, css = "card") => code
+    ? `<svg class="${css}" viewBox="0 0 60 84" data-card="${code}" role="img" aria-label="${cardName(code)}"><title>${cardName(code)}</title><use href="#card-${code}"/></svg>`
     : `<svg class="card back" viewBox="0 0 60 84" role="img" aria-label="hidden card"><use href="#card-back"/></svg>`;
   const steps = (d) => tl.deals[d - 1].steps;
   const lastStep = (d) => steps(d).length - 1;
   const href = (d, s) => `/matches/${root.dataset.match}?deal=${d}&step=${s}&view=${view}`;
 
   function seatHtml(seat, s, d) {
-    const hand = s.hands[seat] !== null ? s.hands[seat].map(card).join("") : card(null).repeat(s.counts[seat]);
+    const fresh = s.drew.filter((dr) => dr.seat === seat).map((dr) => dr.card);
+    const hand = s.hands[seat] !== null
+      ? s.hands[seat].map((c) => card(c, fresh.includes(c) ? "card drawn" : "card")).join("")
+      : card(null).repeat(s.counts[seat]);
     return `<div class="seat ${seat === bottom ? "bottom" : "top"}" data-seat="${seat}">` +
       `<div class="seat-info"><b>${esc(tl.seats[seat])}</b> <span class="muted">seat ${seat}${d.dealer === seat ? " · dealer" : ""}</span>` +
       ` · honours <b class="honours">${s.honours[seat]}</b> · lines ${s.lines[seat]}` +
