@@ -32,6 +32,8 @@ from arena.sandbox.archive import (
 MANIFEST = "bot.toml"
 STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
+#: A `protocol = "stdio"` bundle runs behind the SDK's stdio bridge (docs/stdio.md), in the same sandbox.
+STDIO_BRIDGE = ("python3", "-m", "arena.sdk.stdio_bridge", "--")
 __all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "chown_tree", "is_staged", "load_bundle", "restore_owner"]
 
 
@@ -45,6 +47,11 @@ class Bundle:
     protocol: str = "grpc"
     version: str = ""
     source: Path | None = None      # what the user named (archive or directory), for messages
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command a launcher starts: `run`, behind the stdio bridge when protocol = "stdio"."""
+        return STDIO_BRIDGE + self.run if self.protocol == "stdio" else self.run
 
     @property
     def build_record(self) -> Path:

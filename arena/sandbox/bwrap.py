@@ -304,7 +304,7 @@ class BwrapLauncher:
             if not ok:
                 return BuildFailedProcess(log)
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
-        return self.start(spec.bundle, list(spec.bundle.run), env, spec.limits,
+        return self.start(spec.bundle, list(spec.bundle.argv), env, spec.limits,
                           socket_path=spec.socket_path, label=spec.label)
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:

@@ -195,7 +195,7 @@ class DockerLauncher:
                 return BuildFailedProcess(log)
         assert spec.socket_path is not None
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SOCKET_DIR}/{spec.socket_path.name}"}
-        return self._start(spec.bundle, list(spec.bundle.run), env, spec.limits, spec.socket_path, spec.label)
+        return self._start(spec.bundle, list(spec.bundle.argv), env, spec.limits, spec.socket_path, spec.label)
 
     def _start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits,
                socket_path: Path | None, label: str, writable: bool = False) -> DockerProcess:

@@ -87,7 +87,7 @@ class LocalLauncher:
             **spec.env,
             "ARENA_ADDRESS": f"unix://{spec.socket_path}",
         }
-        argv = list(spec.bundle.run)
+        argv = list(spec.bundle.argv)
         if argv and argv[0] in ("python3", "python"):
             argv[0] = sys.executable
         proc = subprocess.Popen(
