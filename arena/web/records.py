@@ -1,7 +1,7 @@
 """Stored replays (the binary match record) as the elfern/1 JSON the viewer and downloads use.
 
-The conversion belongs to `arena.replay`; when that module is not there, a local reading of the
-record's deals stands in (`_from_proto`). Conversions are cached, since a viewer page without
+The conversion belongs to `arena.replay.export`; while that module is not there, a local reading of
+the record stands in (`_from_proto`, with the `verdict` of docs/records.md for early ends). Conversions are cached, since a viewer page without
 JavaScript asks for the same match again at every step.
 """
 
@@ -27,16 +27,22 @@ def _from_proto(data: bytes) -> dict[str, Any]:
     deals = []
     before = [0, 0]
     for d in rec.deals:
-        out: dict[str, Any] = {"dealer": d.dealer, "deck": list(d.deck), "plays": [p.card for p in d.plays]}
+        entry: dict[str, Any] = {"dealer": d.dealer, "deck": list(d.deck), "plays": [p.card for p in d.plays]}
         if d.HasField("outcome"):
             after = list(d.outcome.lines)
-            out.update(honours=list(d.outcome.honours), winner=None if d.outcome.winner < 0 else d.outcome.winner,
+            entry.update(honours=list(d.outcome.honours), winner=None if d.outcome.winner < 0 else d.outcome.winner,
                        lines=[after[0] - before[0], after[1] - before[1]])
             before = after
-        deals.append(out)
+        deals.append(entry)
     res = rec.result
-    return {"format": "elfern/1", "rules": rules, "seats": seats, "seed": rec.seed, "deals": deals,
-            "lines": list(res.lines) or before, "winner": None if res.winner < 0 else res.winner}
+    out: dict[str, Any] = {"format": "elfern/1", "rules": rules, "seats": seats, "seed": rec.seed, "deals": deals,
+                           "lines": before, "winner": None if res.winner < 0 else res.winner}
+    failed = [(seat, v) for seat, v in enumerate(res.verdicts) if v and v != "OK"]
+    if failed or res.end_reason in ("VERDICT", "SHUTDOWN"):
+        seat, status = failed[0] if failed else (None, res.end_reason)
+        detail = res.details[seat] if seat is not None and seat < len(res.details) else ""
+        out["verdict"] = {"status": status, "seat": seat, "detail": detail}
+    return out
 
 
 _CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -45,10 +51,12 @@ _CACHE_SIZE = 64
 
 def _converter() -> Callable[[bytes], dict[str, Any]]:
     try:
-        from arena.replay.json_record import record_bytes_to_json  # the replay layer's own export
+        from arena.replay.export import record_to_json  # the replay layer's own export, once it exists
     except ImportError:
         return _from_proto
-    return record_bytes_to_json
+    from arena.proto.codec import decode_record
+
+    return lambda data: record_to_json(decode_record(data))
 
 
 def match_record(data: bytes) -> dict[str, Any]:

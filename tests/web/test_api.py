@@ -76,6 +76,18 @@ def test_match_and_its_downloads(client, arena):
     assert client.get("/api/matches/999").status_code == 404
 
 
+def test_every_download_passes_the_replay_verifier(client, arena):
+    from arena.replay.verify import replay_json
+
+    for mid in arena.records:
+        record = client.get(f"/matches/{mid}/replay.json").json()
+        verified = replay_json(record)  # raises RecordFailure at the first discrepancy
+        if mid == arena.crash_match:
+            assert verified.verdict["status"] == "CRASH" and verified.verdict["seat"] == 1
+        else:
+            assert verified.verdict is None and verified.match.over
+
+
 def test_timeline_api_views(client, arena):
     mid = next(iter(arena.records))
     omni = client.get(f"/api/matches/{mid}/timeline").json()
