@@ -1,0 +1,38 @@
+"""`arena replay`: check match records (`verify`, here), show and export them (arena/cli/replay_show.py)."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.replay_show import export, show
+
+
+@click.group()
+def replay() -> None:
+    """Verify, show and export match records.
+
+    Records in elfern/1 JSON can be written by hand (docs/records.md) and checked with `verify`.
+    """
+
+
+@replay.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
+def verify(files: tuple[str, ...]) -> None:
+    """Re-simulate elfern/1 JSON records and check every deck, card, dealer and result.
+
+    Prints `FILE: ok` or `FILE: FAIL deal <n>, play <k>: <reason>` per file (deals and plays are
+    numbered from 1). Exits 0 only if every file is ok, else 1.
+    """
+    from arena.replay.verify import verify_file
+
+    failed = 0
+    for path in files:
+        ok, line = verify_file(path)
+        click.echo(line)
+        failed += not ok
+    if failed:
+        raise SystemExit(1)
+
+
+replay.add_command(show)
+replay.add_command(export)

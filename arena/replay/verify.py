@@ -1,0 +1,242 @@
+"""Re-simulate elfern/1 records with the engine and report the first thing that does not hold.
+
+Numbering in messages is 1-based: `deal 2, play 5` is the fifth card of the second deal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.engine import (
+    CardError,
+    DeckError,
+    IllegalMove,
+    Match,
+    Rules,
+    RulesError,
+    StateError,
+    card_code,
+    check_deck,
+    deal_deck,
+    parse_card,
+)
+from arena.replay.json_record import DEAL_KEYS, FORMAT, RecordFileError, load
+
+
+class RecordFailure(Exception):
+    """The first problem in a record: where (1-based deal and play, if any) and why."""
+
+    def __init__(self, reason: str, deal: int | None = None, play: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.deal = deal
+        self.play = play
+
+    def where(self) -> str:
+        if self.deal is None:
+            return ""
+        return f" deal {self.deal}" + (f", play {self.play}" if self.play is not None else "")
+
+    def __str__(self) -> str:
+        return f"FAIL{self.where()}: {self.reason}"
+
+
+@dataclass
+class Verified:
+    """What a record re-simulates to."""
+
+    match: Match
+    seats: list[str]
+    verdict: Any  # the record's early-end verdict, if any
+
+
+def replay_json(record: Any) -> Verified:
+    """Re-simulate a parsed elfern/1 record; raises RecordFailure at the first discrepancy."""
+    if not isinstance(record, dict):
+        raise RecordFailure(f"an elfern/1 record is a JSON object, not {_kind(record)}")
+    if record.get("format") != FORMAT:
+        if "format" not in record:
+            raise RecordFailure(f'missing "format": "{FORMAT}"')
+        raise RecordFailure(f"format {record['format']!r} is not supported; this arena reads {FORMAT}")
+    rules_data = record.get("rules", {})
+    if not isinstance(rules_data, dict):
+        raise RecordFailure(f'"rules" must be an object of options, not {_kind(rules_data)}')
+    try:
+        rules = Rules.from_dict(rules_data)
+    except (RulesError, TypeError) as exc:
+        raise RecordFailure(str(exc)) from None
+    seats = record.get("seats", ["seat 0", "seat 1"])
+    if not (isinstance(seats, list) and len(seats) == 2 and all(isinstance(s, str) for s in seats)):
+        raise RecordFailure('"seats" must be a list of two names, e.g. ["alice", "bob"]')
+    seed = record.get("seed")
+    if seed is not None and not (type(seed) is int and 0 <= seed < 2**64):
+        raise RecordFailure(f'"seed" must be an integer from 0 to 2^64-1, not {seed!r}')
+    deals = record.get("deals")
+    if not isinstance(deals, list):
+        raise RecordFailure('"deals" must be a list of deals' if "deals" in record else 'missing "deals"')
+    verdict = record.get("verdict")
+    if verdict is not None and not _valid_verdict(verdict):
+        raise RecordFailure('"verdict" must be a status name or an object with a "status" string')
+
+    m = Match(rules, seed if seed is not None else 0)
+    for n, entry in enumerate(deals, start=1):
+        last = n == len(deals)
+        _replay_deal(m, n, entry, seed, partial_ok=verdict is not None and last)
+
+    if verdict is None and not m.over:
+        raise RecordFailure(_unfinished(m))
+    _expect(None, "lines (the match totals)", record.get("lines", _MISSING), list(m.lines))
+    if verdict is None:
+        _expect(None, "winner (of the match)", record.get("winner", _MISSING), m.winner)
+    else:
+        winner = record.get("winner")
+        if winner not in (0, 1, None) or type(winner) is bool:
+            raise RecordFailure(f'"winner" must be 0, 1 or null, not {winner!r}')
+    return Verified(m, seats, verdict)
+
+
+def verify_file(path: str | Path) -> tuple[bool, str]:
+    """One line for `arena replay verify`: `FILE: ok` or `FILE: FAIL ...`."""
+    try:
+        replay_json(load(path))
+    except RecordFileError as exc:
+        return False, f"{path}: FAIL: {exc}"
+    except RecordFailure as exc:
+        return False, f"{path}: {exc}"
+    return True, f"{path}: ok"
+
+
+# -- one deal ------------------------------------------------------------------------------------------
+_MISSING = object()
+
+
+def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: bool) -> None:
+    if m.over:
+        who = "a draw" if m.winner is None else f"seat {m.winner} won"
+        raise RecordFailure(
+            f"recorded after the match ended: it ended after deal {n - 1} ({who}, lines {m.lines[0]}-{m.lines[1]})",
+            n,
+        )
+    if not isinstance(entry, dict):
+        raise RecordFailure(f"a deal is a JSON object with {', '.join(DEAL_KEYS)}; got {_kind(entry)}", n)
+    for key in ("dealer", "deck", "plays"):
+        if key not in entry:
+            raise RecordFailure(f'missing "{key}"', n)
+    dealer = entry["dealer"]
+    if type(dealer) is not int or dealer not in (0, 1):
+        raise RecordFailure(f'"dealer" must be seat 0 or 1, not {dealer!r}', n)
+    deck = _cards(entry["deck"], "deck", n)
+    try:
+        check_deck(deck)
+    except DeckError as exc:
+        raise RecordFailure(str(exc), n) from None
+    index = n - 1
+    if seed is not None:
+        seeded = deal_deck(seed, index)
+        if deck != seeded:
+            at = next(i for i in range(32) if deck[i] != seeded[i])
+            raise RecordFailure(
+                f"the deck is not the shuffle of seed {seed} for this deal: card {at + 1} is "
+                f"{card_code(deck[at])}, the seeded shuffle has {card_code(seeded[at])} (docs/shuffle.md)",
+                n,
+            )
+        if not m.dealer_is_fixed and dealer != m.dealer:
+            raise RecordFailure(
+                f"seat {dealer} deals, but with seed {seed} the draw ({m.dealer_reason}) makes seat {m.dealer} deal", n
+            )
+    try:
+        deal = m.start_deal(deck=deck, dealer=dealer)
+    except DeckError as exc:
+        raise RecordFailure(str(exc), n) from None
+    except StateError as exc:
+        raise RecordFailure(f"wrong dealer: {exc}", n) from None
+
+    plays = entry["plays"]
+    if not isinstance(plays, list):
+        raise RecordFailure(f'"plays" must be a list of card codes, not {_kind(plays)}', n)
+    for k, code in enumerate(plays, start=1):
+        try:
+            card = parse_card(code) if isinstance(code, str) else _bad_card(code)
+        except CardError as exc:
+            raise RecordFailure(str(exc), n, k) from None
+        if deal.done:
+            raise RecordFailure(f"too many plays: the deal ended with play 32, but {len(plays)} are recorded", n, k)
+        seat = deal.to_move
+        try:
+            m.play(card)
+        except IllegalMove as exc:
+            raise RecordFailure(f"seat {seat} cannot play it: {exc.reason}", n, k) from None
+    if not deal.done:
+        if partial_ok:
+            for key in ("honours", "winner", "lines"):
+                if entry.get(key) is not None:
+                    raise RecordFailure(f'an unfinished deal has no "{key}" (write null or leave it out)', n)
+            return
+        raise RecordFailure(
+            f"too few plays: {len(plays)} recorded, a deal has 32 (seat {deal.to_move} is to play next)",
+            n,
+            len(plays) + 1,
+        )
+    out = deal.outcome
+    assert out is not None
+    _expect(n, "honours", entry.get("honours", _MISSING), list(out.honours))
+    _expect(n, "winner", entry.get("winner", _MISSING), out.winner)
+    _expect(n, "lines", entry.get("lines", _MISSING), list(out.lines))
+
+
+def _expect(n: int | None, key: str, recorded: Any, actual: Any) -> None:
+    name = key.split(" ")[0]
+    if recorded is _MISSING:
+        raise RecordFailure(f'missing "{name}": the plays give {_json(actual)}', n)
+    if recorded != actual or type(recorded) is bool:
+        raise RecordFailure(f"{key} recorded as {_json(recorded)}, but the plays give {_json(actual)}", n)
+
+
+def _cards(value: Any, what: str, n: int) -> list[int]:
+    if not isinstance(value, list):
+        raise RecordFailure(f'"{what}" must be a list of card codes, not {_kind(value)}', n)
+    out = []
+    for i, code in enumerate(value, start=1):
+        try:
+            out.append(parse_card(code) if isinstance(code, str) else _bad_card(code))
+        except CardError as exc:
+            raise RecordFailure(f"{what} card {i}: {exc}", n) from None
+    return out
+
+
+def _bad_card(value: Any) -> int:
+    raise CardError(f"{value!r} is not a card: write a code like 'TS' (rank A K Q J T 9 8 7, suit C D H S)")
+
+
+def _unfinished(m: Match) -> str:
+    n = len(m.deals)
+    if m.rules.max_deals is not None:
+        return f"the match is not over: {n} of max_deals={m.rules.max_deals} deals are recorded"
+    return (
+        f"the match is not over after {n} deal(s): lines {m.lines[0]}-{m.lines[1]}, it ends at "
+        f"{4 * m.rules.flags} lines (flags={m.rules.flags}); add the missing deals or a \"verdict\""
+    )
+
+
+def _valid_verdict(verdict: Any) -> bool:
+    if isinstance(verdict, str):
+        return bool(verdict)
+    return isinstance(verdict, dict) and isinstance(verdict.get("status"), str) and bool(verdict["status"])
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_json(v) for v in value) + "]"
+    return repr(value) if isinstance(value, str) else str(value)
