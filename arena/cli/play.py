@@ -211,7 +211,7 @@ def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
     with progress:
         return play_match(
             bundles, rules=rules, seed=seed, time_control=tc, launcher=launcher, on_event=on_event,
-            tcp=listen if remote else None, on_ready=on_ready,
+            tcp=listen if remote else None, on_ready=on_ready, pause_idle=True,  # fair clocks: docs/sandbox.md
         )  # fmt: skip
 
 

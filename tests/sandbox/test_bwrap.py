@@ -224,3 +224,38 @@ def test_output_is_capped_and_signals_are_reported(bwrap, tmp_path):
         assert proc.output_bytes >= 1 << 20 and len(proc.output()) <= 16 * 1024
     finally:
         proc.kill()
+
+
+ESCAPER = """
+import os
+if os.fork() == 0:
+    os.setsid()  # leaves the bot's process group, so SIGSTOP to the group misses it
+    x = 0
+    while True:
+        x += 1
+print("escaped", flush=True)
+import time
+time.sleep(600)
+"""
+
+
+def test_a_process_escaping_the_pause_is_caught_and_frozen(bwrap, tmp_path):
+    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "e", ESCAPER)), ["python3", "bot.py"], {},
+                       Limits(cpu_seconds=60), socket_path=None)
+    try:
+        deadline = time.monotonic() + 20
+        while "escaped" not in proc.output() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while proc.escaped_pause is False and time.monotonic() < deadline:
+            proc.pause()
+            time.sleep(0.1)
+            proc.resume()
+        assert proc.escaped_pause
+        proc.pause()  # now with the freezer: nothing in the sandbox runs
+        time.sleep(0.05)
+        frozen_at = proc.cpu_seconds()
+        time.sleep(0.3)
+        assert proc.cpu_seconds() - frozen_at < 0.02
+        proc.resume()
+    finally:
+        proc.kill()

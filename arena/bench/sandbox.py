@@ -1,0 +1,191 @@
+"""`arena bench sandbox`: what the sandbox costs, and how fair the clocks are under load.
+
+1. Launch overhead, in one run, interleaved round by round so drifting load hits every variant
+   alike: a bare `python -c ...` process start (the baseline) against the same program started as
+   a bundle by each available launcher (local, bwrap, docker when an engine answers). Two programs:
+   `pass` (pure start-up) and `import grpc, arena.sdk` (what every Python bot pays first).
+2. Fair clocks: real sandboxed matches between a "worker" bot, which burns a fixed amount of CPU
+   per move (measured with process_time, so its work is constant), and a "ponderer", which also
+   spins in a background thread while its opponent thinks. The figure is the time the referee
+   charged the worker per move, with 1 and with 2 concurrent matches, without and with pausing the
+   bot that is not on move (MatchRunner(pause_idle=True) -> BotProcess.pause/resume).
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+WORK_MS = 20
+WORKER = f"""
+import time
+from arena.sdk import Bot, run
+
+
+class Worker(Bot):
+    def play(self, view):
+        end = time.process_time() + {WORK_MS} / 1000
+        while time.process_time() < end:
+            pass
+        return view.legal[0]
+
+
+run(Worker())
+"""
+PONDERER = """
+import threading
+from arena.sdk import Bot, run
+
+
+def ponder():
+    x = 0
+    while True:
+        x += 1
+
+
+threading.Thread(target=ponder, daemon=True).start()
+
+
+class Ponderer(Bot):
+    def play(self, view):
+        return view.legal[0]
+
+
+run(Ponderer())
+"""
+PROGRAMS = {"pass": "pass\n", "import grpc, arena.sdk": "import grpc, arena.sdk\n"}
+
+
+def _write_bundle(root: Path, name: str, code: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "bot.py").write_text(code)
+    (root / "bot.toml").write_text(f'name = "{name}"\nlanguage = "python"\nrun = ["python3", "bot.py"]\n')
+    root.chmod(0o755)
+    return root
+
+
+def available_launchers() -> dict[str, Any]:
+    from arena.sandbox.launchers import LauncherUnavailable, get_launcher
+
+    found: dict[str, Any] = {}
+    for name in ("local", "bwrap", "docker"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found[name] = get_launcher(name, warn=False)
+        except LauncherUnavailable:
+            pass
+    return found
+
+
+def _time_launch(launcher: Any, bundle: Any, sock: Path) -> tuple[float, float]:
+    """(seconds until the bot exited, seconds kill() took to clean up)."""
+    from arena.sandbox.launcher import LaunchSpec
+
+    t0 = time.perf_counter()
+    proc = launcher.launch(LaunchSpec(bundle, sock))
+    while proc.exit_status() is None:
+        time.sleep(0.0005)
+    t1 = time.perf_counter()
+    proc.kill()
+    if proc.exit_status() != 0:
+        raise RuntimeError(f"{launcher.name}: the bench bot failed: {proc.output_tail(5)}")
+    return t1 - t0, time.perf_counter() - t1
+
+
+def launch_overhead(rounds: int = 10, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    from arena.sandbox.bundle import load_bundle
+
+    launchers = available_launchers()
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        Path(tmp).chmod(0o755)
+        sock = Path(tmp) / "referee.sock"  # bound into the sandbox like a referee's; nobody connects
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(sock))
+        bundles = {label: load_bundle(_write_bundle(Path(tmp) / f"p{i}", f"p{i}", code))
+                   for i, (label, code) in enumerate(PROGRAMS.items())}
+        samples: dict[tuple[str, str], list[float]] = {}
+        cleanup: dict[str, list[float]] = {}
+        steps = rounds * len(PROGRAMS) * (1 + len(launchers))
+        done = 0
+        for _ in range(rounds):
+            for label, code in PROGRAMS.items():
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-c", code], check=True)
+                samples.setdefault((label, "bare"), []).append(time.perf_counter() - t0)
+                done += 1
+                for name, launcher in launchers.items():
+                    took, cleaned = _time_launch(launcher, bundles[label], sock)
+                    samples.setdefault((label, name), []).append(took)
+                    cleanup.setdefault(name, []).append(cleaned)
+                    done += 1
+                if progress:
+                    progress(done / steps)
+        listener.close()
+    for (label, name), values in samples.items():
+        med = statistics.median(values)
+        bare = statistics.median(samples[(label, "bare")])
+        results.setdefault(label, {})[name] = {"median_ms": med * 1000, "overhead_ms": (med - bare) * 1000,
+                                               "ratio": med / bare}
+    results["cleanup_ms"] = {name: statistics.median(v) * 1000 for name, v in cleanup.items()}
+    results["launchers"] = list(launchers)
+    results["rounds"] = rounds
+    return results
+
+
+def _charged_per_move(outcome: Any, seat: int) -> float:
+    timing = outcome.record.timing
+    return timing.think_total_us[seat] / max(1, timing.moves[seat]) / 1000
+
+
+def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None) -> list[dict[str, Any]]:
+    """Per-move time charged to the worker, by scenario."""
+    from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.sandbox.bundle import load_bundle
+    from arena.sandbox.bwrap import BwrapLauncher
+    from arena.workers.match import play_match
+
+    launcher = BwrapLauncher()
+    rows: list[dict[str, Any]] = []
+    scenarios = [(opp, n, pause) for opp in ("worker", "ponderer") for pause in (False, True) for n in (1, 2)]
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        Path(tmp).chmod(0o755)
+        worker = load_bundle(_write_bundle(Path(tmp) / "worker", "worker", WORKER))
+        ponderer = load_bundle(_write_bundle(Path(tmp) / "ponderer", "ponderer", PONDERER))
+        tc = TimeControl(startup=30, move=5, bank=60)
+        for i, (opp, n, pause) in enumerate(scenarios):
+            outcomes: list[Any] = [None] * n
+
+            def one(k: int, opp: str = opp, pause: bool = pause, outcomes: list[Any] = outcomes) -> None:
+                outcomes[k] = play_match((worker, worker if opp == "worker" else ponderer), rules=Rules(max_deals=deals),
+                                         seed=100 + k, time_control=tc, launcher=launcher, pause_idle=pause)
+
+            threads = [threading.Thread(target=one, args=(k,)) for k in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            charged = [_charged_per_move(o, 0) for o in outcomes]
+            bad = [o.verdicts for o in outcomes if o.verdicts != ("OK", "OK")]
+            rows.append({"opponent": opp, "matches": n, "pause_idle": pause, "work_ms": WORK_MS,
+                         "charged_ms": statistics.mean(charged), "verdicts_not_ok": bad})
+            if progress:
+                progress((i + 1) / len(scenarios))
+    return rows
+
+
+def run(rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None) -> dict[str, Any]:
+    launch = launch_overhead(rounds, (lambda f: progress("launch", f)) if progress else None)
+    clocks = fair_clocks(deals, (lambda f: progress("clocks", f)) if progress else None)
+    return {"launch": launch, "fair_clocks": clocks}
