@@ -22,6 +22,7 @@ from arena.engine import Deal, Rules, deal_deck
 
 POOL = 1024
 ROUNDS = 5
+TARGET = 3.0  # issue 2 §5: the engine at least 3x the straightforward baseline
 
 
 def _decks(seed: int) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
@@ -108,5 +109,6 @@ def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] |
         "engine_vs_baseline": round(rate["engine"] / rate["baseline"], 2),
         "playout_vs_baseline": round(rate["engine_playout"] / rate["baseline"], 2),
         "seeded_shuffles_per_s": round(rate["shuffle"]),
+        "target_vs_baseline": TARGET,
         "deals": counts,
     }

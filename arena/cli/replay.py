@@ -1,10 +1,9 @@
-"""`arena replay`: check match records (`verify`, here), show and export them (arena/cli/replay_show.py)."""
+"""`arena replay`: check match records (`verify`, here). Other subcommands (show, export) live in their
+own modules and are attached at the end of this file with `replay.add_command(...)`."""
 
 from __future__ import annotations
 
 import click
-
-from arena.cli.replay_show import export, show
 
 
 @click.group()
@@ -32,7 +31,3 @@ def verify(files: tuple[str, ...]) -> None:
         failed += not ok
     if failed:
         raise SystemExit(1)
-
-
-replay.add_command(show)
-replay.add_command(export)

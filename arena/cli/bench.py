@@ -1,0 +1,77 @@
+"""`arena bench`: benchmarks that print figures against a baseline measured in the same run.
+
+Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and here a
+small command that calls it and hands the figures to `emit` (see `engine` below).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import click
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks that print figures against a same-run baseline."""
+
+
+def with_progress(task: str, work: Callable[[Callable[[float], None]], dict], quiet: bool) -> dict:
+    """Run `work(progress)` under a transient rich progress bar on stderr (none when `quiet`)."""
+    if quiet:
+        return work(lambda fraction: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    ) as bar:  # fmt: skip
+        tid = bar.add_task(task, total=1.0)
+        return work(lambda fraction: bar.update(tid, completed=fraction))
+
+
+def emit(result: dict, as_json: bool, title: str, rows: list[tuple[str, str, str]], footer: str = "") -> None:
+    """Print the figures: a JSON object with --json, else a title, aligned rows and a footer."""
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+        return
+    click.echo(title)
+    width = max(len(r[0]) for r in rows)
+    figure = max(len(r[1]) for r in rows)
+    for name, value, note in rows:
+        click.echo(f"  {name.ljust(width)}  {value.rjust(figure)}  {note}".rstrip())
+    if footer:
+        click.echo(footer)
+
+
+@bench.command("engine")
+@click.option("--seconds", type=click.FloatRange(0.2, 600), default=3.0, show_default=True,
+              help="CPU seconds to spend in total, shared by the variants.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def engine(seconds: float, as_json: bool) -> None:
+    """Random legal deals per second: the engine against a list-based baseline, on one core.
+
+    Times, in the same run and interleaved: the baseline (arena/bench/baseline.py, card by card),
+    the engine card by card (Deal.play), the engine's playout loop (Deal.playout), and the seeded
+    shuffle. Target: the engine at least 3x the baseline.
+    """
+    from arena.bench.engine import TARGET, run
+
+    r = with_progress("engine benchmark", lambda progress: run(seconds, progress=progress), as_json)
+    best = max(r["engine_vs_baseline"], r["playout_vs_baseline"])
+    emit(
+        r,
+        as_json,
+        f"engine benchmark: random legal deals, {r['rules']}, one core, {r['cpu_seconds']} CPU s",
+        [
+            ("baseline  list-based, card by card", f"{r['baseline_deals_per_s']:,} deals/s", ""),
+            ("engine    Deal.play, card by card", f"{r['engine_deals_per_s']:,} deals/s",
+             f"{r['engine_vs_baseline']}x baseline"),
+            ("engine    Deal.playout", f"{r['engine_playout_deals_per_s']:,} deals/s",
+             f"{r['playout_vs_baseline']}x baseline"),
+            ("engine    seeded shuffle (deal_deck)", f"{r['seeded_shuffles_per_s']:,} decks/s", ""),
+        ],  # fmt: skip
+        f"target {TARGET}x baseline: {'met' if best >= TARGET else 'NOT met'} (best {best}x)",
+    )
