@@ -7,11 +7,13 @@ or `$ARENA_HOME/arena.db`).
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import HTTPException
 from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -34,7 +36,7 @@ def create_app(url: str | None = None, home: str | Path | None = None, *, data: 
         summary="Standings, bots, matches and replays of the Elfern Arena.",
         description="The JSON API behind the arena's web pages. Every page has an `/api` twin here.",
         version="1",
-        docs_url="/api/docs",
+        docs_url=None,  # served below from local assets: the arena may run without internet
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
@@ -55,6 +57,16 @@ def create_app(url: str | None = None, home: str | Path | None = None, *, data: 
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
         return templates.TemplateResponse(request, "error.html", {"status": exc.status_code, "detail": exc.detail},
                                           status_code=exc.status_code)
+
+    docs_assets = resources.files("fastapi_offline") / "static"
+    app.mount("/api/docs-assets", StaticFiles(directory=str(docs_assets)), name="docs-assets")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def _docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/api/openapi.json", title="Elfern Arena API",
+                                   swagger_js_url="/api/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/api/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/cards/french/AH.svg")
 
     @app.get("/healthz", include_in_schema=False)
     def _health() -> HTMLResponse:

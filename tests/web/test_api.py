@@ -116,4 +116,6 @@ def test_openapi_documents_the_api(client):
                  "/api/matches/{match_id}/timeline"):
         assert path in spec["paths"], path
     assert not any(p.startswith("/matches") or p == "/" for p in spec["paths"])  # pages stay out of the API doc
-    assert "swagger" in client.get("/api/docs").text.lower()
+    docs = client.get("/api/docs").text
+    assert "swagger" in docs.lower() and "cdn" not in docs  # the page's assets are served here, offline
+    assert client.get("/api/docs-assets/swagger-ui-bundle.js").status_code == 200

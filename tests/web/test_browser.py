@@ -135,6 +135,15 @@ def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, exp
     assert errors == []
 
 
+def test_api_docs_render_offline(server, browser):
+    """FastAPI's OpenAPI page, with Swagger UI served by the arena itself (Chromium here has no internet)."""
+    page = browser.new_page()
+    page.goto(server + "/api/docs")
+    page.get_by_text("/api/matches/{match_id}/timeline").first.wait_for(timeout=20000)
+    assert page.get_by_text("Elfern Arena").first.is_visible()
+    page.close()
+
+
 def test_phone_width_and_no_javascript(server, browser, arena):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     phone = browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False)
