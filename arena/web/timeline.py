@@ -75,6 +75,18 @@ def _note(played: tuple[int, int] | None, trick: TrickRecord | None, names: list
     return text
 
 
+def _deal_over(honours: tuple[int, int], winner: int | None, lines: tuple[int, int], names: list[str],
+               match: Match) -> str:
+    text = f"Deal over: honours {honours[0]}–{honours[1]}; "
+    if winner is None:
+        text += "a Ständer, nobody scores."
+    else:
+        text += f"{names[winner]} scores {lines[winner]} line{'s' if lines[winner] != 1 else ''}."
+    if match.over:
+        text += " Match over: " + ("a draw." if match.winner is None else f"{names[match.winner]} wins.")
+    return text
+
+
 def build_timeline(record: dict[str, Any], perspective: int | None = None) -> dict[str, Any]:
     """The viewer's data for a whole match, from one seat's view (0, 1) or omniscient (None)."""
     if perspective not in (None, 0, 1):
@@ -120,6 +132,7 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
         out["complete"] = deal.done
         if deal.outcome is not None:
             o = deal.outcome
+            out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
             out.update(honours=list(o.honours), winner=o.winner, value=o.value, lines=list(o.lines),
                        multiplier=o.multiplier, pot=o.pot, totals=list(match.lines))
         else:
