@@ -40,6 +40,7 @@ from arena.sandbox.launcher import (
 from arena.sandbox.runtime import bot_runtime
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
+PIDS_MARKERS = ("Resource temporarily unavailable", "can't start new thread", "fork: retry")
 OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "heap out of memory", "OutOfMemoryError")
 #: CPU seconds a SIGSTOP-paused bot may still be charged (signal delivery, accounting lag) before
 #: the launcher concludes that a process escaped the pause and switches to the freezer.
@@ -175,6 +176,9 @@ class BwrapProcess:
             tail = self._capture.tail(40)
             if counters["failcnt"] > 0 or any(marker in tail for marker in OOM_MARKERS):
                 return MEMORY_LIMIT
+            no_pids_cgroup = self._cgroup is None or not self._cgroup.has("pids")
+            if no_pids_cgroup and any(marker in tail for marker in PIDS_MARKERS):
+                return PIDS_LIMIT  # RLIMIT_NPROC refused a fork or thread (hosts without cgroups)
         return None
 
     def _status_at_death(self) -> int | None:
@@ -307,6 +311,21 @@ class BwrapProcess:
             self._status_fd = None
 
 
+def _tasks_of_uid(uid: int) -> int:
+    """Threads currently owned by `uid` (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            st = os.stat(f"/proc/{entry}/task")
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                count += st.st_nlink - 2
+        except OSError:
+            pass
+    return count
+
+
 def _ancestors(path: Path) -> list[Path]:
     return [p for p in reversed(path.parents) if str(p) != "/"]
 
@@ -428,6 +447,9 @@ class BwrapLauncher:
         ]
         if self.privileged:
             cmd.append(f"--nproc={limits.pids}")  # per uid, and each bot has its own uid
+        elif cg is None or not cg.has("pids"):
+            # RLIMIT_NPROC counts every task of this (shared) uid: allow what runs now plus the bot's share.
+            cmd.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.pids}")
         cmd += ["--", self.bwrap]
         if self.privileged:
             cmd += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -32,3 +33,30 @@ def test_sandbox_check_exits_non_zero_when_essential_isolation_fails(bwrap, monk
     monkeypatch.setattr(check, "run_checks", broken)
     result = CliRunner().invoke(cli, ["sandbox", "check"])
     assert result.exit_code == 1 and "NOT ENFORCED" in result.output
+
+
+@pytest.mark.slow
+def test_unprivileged_mode_holds_every_essential_isolation(bwrap, tmp_path):
+    """The same probes run by an ordinary user: bwrap makes its own user namespace, rlimits stand in
+    for the cgroups an ordinary user cannot create, and all bots share that user's uid."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to start the check as an ordinary user")
+    home = tmp_path / "home"
+    home.mkdir()
+    tmp_path.chmod(0o755)
+    home.chmod(0o777)
+    res = subprocess.run(
+        ["setpriv", "--reuid=29999", "--regid=29999", "--clear-groups", sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())",
+         "sandbox", "check", "--json"],
+        cwd=home, env={"HOME": str(home), "PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=120,
+    )
+    data = json.loads(res.stdout)
+    failing = [row for row in data["checks"] if row["essential"] and not row["ok"]]
+    assert failing == [] and res.returncode == 0
+    shared = next(row for row in data["checks"] if row["check"] == "uid_per_bot")
+    assert not shared["ok"] and not shared["essential"]
