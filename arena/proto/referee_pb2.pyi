@@ -207,20 +207,22 @@ class View(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., trick_number: _Optional[int] = ..., phase: _Optional[int] = ..., dealer: _Optional[int] = ..., leader: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., lead_card: _Optional[str] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., honours: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., trump_card: _Optional[str] = ..., trump_suit: _Optional[str] = ..., drawn: _Optional[_Iterable[str]] = ..., opponent_hand_size: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., multiplier: _Optional[int] = ..., pot: _Optional[int] = ..., deals_played: _Optional[int] = ...) -> None: ...
 
 class TurnRequest(_message.Message):
-    __slots__ = ("turn_id", "view", "legal_cards", "move_ms", "bank_ms", "deadline_ms")
+    __slots__ = ("turn_id", "view", "legal_cards", "move_ms", "bank_ms", "deadline_ms", "trick_result")
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_CARDS_FIELD_NUMBER: _ClassVar[int]
     MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    TRICK_RESULT_FIELD_NUMBER: _ClassVar[int]
     turn_id: int
     view: View
     legal_cards: _containers.RepeatedScalarFieldContainer[str]
     move_ms: int
     bank_ms: int
     deadline_ms: int
-    def __init__(self, turn_id: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_cards: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    trick_result: TrickResult
+    def __init__(self, turn_id: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_cards: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., trick_result: _Optional[_Union[TrickResult, _Mapping]] = ...) -> None: ...
 
 class TrickResult(_message.Message):
     __slots__ = ("deal_number", "trick", "honours", "drawn_card", "opponent_drew", "opponent_drawn_card", "stock_size")

@@ -35,34 +35,41 @@ def trick_to_proto(t: TrickRecord) -> pb.Trick:
     )  # fmt: skip
 
 
-def view_to_proto(v: View, deals_played: int) -> pb.View:
-    """The typed View of a seat on move (RULES.md section 8)."""
-    return pb.View(
+def view_to_proto(v: View, deals_played: int, tricks: list[pb.Trick] | None = None) -> pb.View:
+    """The typed View of a seat on move (RULES.md section 8). `tricks`, when given, are this deal's
+    finished tricks already converted (the runner keeps them, since this runs on every move)."""
+    out = pb.View(
         seat=v.seat,
         deal_number=v.deal_index + 1,
         trick_number=v.trick_no,
         phase=v.phase,
         dealer=v.dealer,
         leader=v.leader,
-        hand=codes(v.hand),
-        lead_card="" if v.table is None else _CODES[v.table],
-        tricks=[
-            pb.Trick(number=i, leader=ld, lead_card=_CODES[a], follow_card=_CODES[b], winner=w,
-                     honours=_honours(a) + _honours(b))
-            for i, (ld, a, b, w) in enumerate(v.tricks, 1)
-        ],
-        honours=list(v.honours),
+        hand=[_CODES[c] for c in v.hand],
+        honours=v.honours,
         stock_size=v.stock_count,
-        trump_card="" if v.trump_card is None else _CODES[v.trump_card],
-        trump_suit="" if v.trump_suit is None else SUITS[v.trump_suit],
-        drawn=codes(v.drawn),
+        drawn=[_CODES[c] for c in v.drawn],
         opponent_hand_size=v.opponent_hand_size,
-        lines=list(v.lines),
-        flags=list(v.flags),
+        lines=v.lines,
+        flags=v.flags,
         multiplier=v.multiplier,
         pot=v.pot,
         deals_played=deals_played,
     )
+    if v.table is not None:
+        out.lead_card = _CODES[v.table]
+    if v.trump_card is not None:
+        out.trump_card = _CODES[v.trump_card]
+    if v.trump_suit is not None:
+        out.trump_suit = SUITS[v.trump_suit]
+    if tricks is None or len(tricks) != len(v.tricks):
+        tricks = [
+            pb.Trick(number=i, leader=ld, lead_card=_CODES[a], follow_card=_CODES[b], winner=w,
+                     honours=_honours(a) + _honours(b))
+            for i, (ld, a, b, w) in enumerate(v.tricks, 1)
+        ]  # fmt: skip
+    out.tricks.extend(tricks)
+    return out
 
 
 def _honours(card: int) -> int:

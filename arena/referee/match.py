@@ -8,6 +8,7 @@ can still fail (disconnect, flood) at once, and the on-move seat's clock is a pl
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -30,6 +31,12 @@ PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
 TAIL_LINES = 12  # bot output lines quoted in a verdict detail
 EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
+WRITE_STALL = 10.0  # a seat whose stream takes no message for this long stopped reading: TIMEOUT
+
+
+def _expire(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 @dataclass(frozen=True)
@@ -77,13 +84,19 @@ class MatchRunner:
         self.pause_idle = pause_idle
         self.on_event = on_event
         self.clocks = [SeatClock(spec.time_control), SeatClock(spec.time_control)]
-        self.events: asyncio.Queue[Event] = asyncio.Queue()
+        self.events: collections.deque[Event] = collections.deque()
+        self._waiter: asyncio.Future | None = None  # the runner waiting in _next_event
+        self._writing: tuple[int, float] | None = None  # (seat, since) while a write is in progress
+        self._stalled: int | None = None  # the seat whose write the watchdog gave up on
         self.recorder = Recorder(spec.match_id, spec.rules, spec.seed, spec.time_control)
         self.verdicts = [V.OK, V.OK]
         self.details = ["", ""]
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
+        self._carry: pb.TrickResult | None = None  # the next TurnRequest's trick_result
+        self._tricks: list[pb.Trick] = []  # this deal's finished tricks, converted once
+        self._deferred: list[tuple[int, pb.RefereeMessage]] = []  # writes sent once a TurnRequest is out
         self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
         self.done = asyncio.Event()
@@ -96,7 +109,12 @@ class MatchRunner:
         return (self.seats[0].token, self.seats[1].token)
 
     def post(self, event: Event) -> None:
-        self.events.put_nowait(event)
+        """Hand an event to the runner (from the stream handlers, on the same loop)."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(event)
+        else:
+            self.events.append(event)
 
     def shutdown(self) -> None:
         """End the match now (void, SHUTDOWN); safe to call at any time."""
@@ -151,6 +169,9 @@ class MatchRunner:
     # -- the match -------------------------------------------------------------------------------------
     async def run(self) -> pb.MatchResult:
         """Play the match to its end and return the result (also in `self.result` / `self.record`)."""
+        task = asyncio.current_task()
+        assert task is not None
+        watchdog = asyncio.ensure_future(self._watchdog(task))
         try:
             await self._startup()
             self.state = "PLAYING"
@@ -162,11 +183,19 @@ class MatchRunner:
         except _MatchOver:
             pass
         except asyncio.CancelledError:
-            self._end_void("the match task was cancelled")
-            await self._finish()
-            raise
+            if self._stalled is None:  # cancelled from outside: end void, tell the bots, re-raise
+                self._end_void("the match task was cancelled")
+                await self._finish()
+                raise
+            task.uncancel()
+            i = self._stalled
+            self.seats[i].gone = True
+            self._set_failure(i, V.TIMEOUT, f"did not read its messages for {WRITE_STALL:g} s")
+            self.end_reason = V.VERDICT
         except Exception as exc:  # a referee bug must still end the match with a result
             self._end_void(f"referee error: {exc!r}")
+        finally:
+            watchdog.cancel()
         await self._finish()
         assert self.result is not None
         return self.result
@@ -223,6 +252,7 @@ class MatchRunner:
     async def _play_deal(self) -> None:
         m = self.match
         deal = m.start_deal()
+        self._tricks = []
         self.recorder.deal_started(m)
         self._emit("deal_start", deal=deal.index + 1, dealer=deal.dealer)
         for seat in (0, 1):
@@ -232,8 +262,15 @@ class MatchRunner:
             assert seat is not None
             trick = await self._turn(seat)
             if trick is not None:
-                for s in (0, 1):
-                    await self._send(s, convert.trick_result(m, trick, s))
+                self._tricks.append(convert.trick_to_proto(trick))
+                if deal.done:
+                    for s in (0, 1):
+                        await self._send(s, convert.trick_result(m, trick, s))
+                else:
+                    # The winner leads next: its TrickResult rides in its TurnRequest. The loser's
+                    # goes out after that TurnRequest, off the critical path of the match.
+                    self._carry = convert.trick_result(m, trick, trick.winner).trick_result
+                    self._deferred.append((1 - trick.winner, convert.trick_result(m, trick, 1 - trick.winner)))
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
         msg = convert.deal_result(m)
@@ -252,16 +289,21 @@ class MatchRunner:
         self.where = (deal.index + 1, deal.trick_no, tid)
         view = m.view(seat)
         req = pb.RefereeMessage(turn_request=pb.TurnRequest(
-            turn_id=tid, view=convert.view_to_proto(view, len(m.deals)), legal_cards=convert.codes(view.legal),
+            turn_id=tid, view=convert.view_to_proto(view, len(m.deals), self._tricks), legal_cards=convert.codes(view.legal),
             move_ms=int(clock.move * 1000), bank_ms=int(clock.bank * 1000), deadline_ms=int(clock.deadline * 1000),
         ))  # fmt: skip
+        if self._carry is not None:
+            req.turn_request.trick_result.CopyFrom(self._carry)
+            self._carry = None
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
-        await self._send(seat, req, timeout=clock.deadline)
+        await self._send(seat, req)
         sent = time.perf_counter()
         deadline = sent + clock.deadline
         self.pending = (seat, tid)
+        while self._deferred:
+            await self._send(*self._deferred.pop(0))
         while True:
             ev = await self._next_event(deadline - time.perf_counter())
             if ev is None:
@@ -410,25 +452,35 @@ class MatchRunner:
 
     # -- plumbing -------------------------------------------------------------------------------------
     async def _next_event(self, timeout: float) -> Event | None:
+        """The next event, or None after `timeout` seconds. A bare future and one timer handle:
+        this is on every move's path, so it avoids asyncio.Queue and asyncio.timeout()."""
+        if self.events:
+            return self.events.popleft()
         if timeout <= 0:
-            try:
-                return self.events.get_nowait()
-            except asyncio.QueueEmpty:
-                return None
-        try:
-            async with asyncio.timeout(timeout):
-                return await self.events.get()
-        except TimeoutError:
             return None
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(timeout, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
 
-    async def _send(self, i: int, msg: pb.RefereeMessage, timeout: float = 10.0, final: bool = False) -> None:
-        """Write to a seat. A seat that cannot take a message within `timeout` stopped reading."""
+    async def _send(self, i: int, msg: pb.RefereeMessage, timeout: float | None = None, final: bool = False) -> None:
+        """Write to a seat. A write that does not complete (the bot stopped reading its stream) ends
+        the seat with TIMEOUT: after `timeout` if given, else when the watchdog sees it stalled."""
         seat = self.seats[i]
         if seat.context is None or seat.gone:
             return
         try:
-            async with asyncio.timeout(timeout):
+            if timeout is None:
+                self._writing = (i, time.perf_counter())
                 await seat.context.write(msg)
+                self._writing = None
+            else:
+                async with asyncio.timeout(timeout):
+                    await seat.context.write(msg)
         except TimeoutError:
             seat.gone = True
             if not final:
@@ -436,11 +488,22 @@ class MatchRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            self._writing = None
             if final:
                 seat.gone = True
                 return
             verdict, why = await self._classify_gone(i, f"could not be written to ({type(exc).__name__})")
             self._fail_now(i, verdict, why)
+
+    async def _watchdog(self, task: asyncio.Task) -> None:
+        """Cancel the runner when a write has been stuck for WRITE_STALL seconds."""
+        while True:
+            await asyncio.sleep(1.0)
+            w = self._writing
+            if w is not None and time.perf_counter() - w[1] > WRITE_STALL:
+                self._stalled = w[0]
+                task.cancel()
+                return
 
     def _pause(self, i: int) -> None:
         h = self.handles[i]

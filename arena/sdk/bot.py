@@ -73,6 +73,8 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> pb.Ma
                 kind = msg.WhichOneof("msg")
                 if kind == "turn_request":
                     req = msg.turn_request
+                    if req.HasField("trick_result"):
+                        bot.on_trick(req.trick_result)
                     card = bot.play(View.from_request(req))
                     outbox.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=str(card))))
                 elif kind == "trick_result":

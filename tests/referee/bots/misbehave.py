@@ -11,7 +11,7 @@ directly, because the SDK would not let it break the protocol.
   nojoin       never connects
   exitearly    exits before joining
   banker       takes move + 0.1 s on its first two moves (draws on the bank), then plays fast
-  spammer      sends 5000 long Log lines, then plays like `stale` without the stale part
+  spammer      sends 3000 long Log lines, then plays like `stale` without the stale part
 """
 
 import os
@@ -43,7 +43,7 @@ for msg in responses:
     if kind == "welcome" and mode == "secondjoin":
         out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], protocol_version=1)))
     if kind == "welcome" and mode == "spammer":
-        for i in range(5000):
+        for i in range(3000):
             out.put(pb.BotMessage(log=pb.Log(text=f"line {i} " + "x" * 3000)))
     if kind == "match_result":
         print("result", list(msg.match_result.verdicts), file=sys.stderr, flush=True)
