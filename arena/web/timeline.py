@@ -55,12 +55,22 @@ def _step(match: Match, perspective: int | None, trick: TrickRecord | None, play
         "tricks": len(v.tricks),
         "honours": list(v.honours),
         "to_move": v.to_move,
+        "legal": _legal(views, perspective),
         "phase": v.phase,
         "drew": drew,
         "trump": card_code(v.trump_card) if v.trump_card is not None else None,
         "lines": list(v.lines),
         "note": _note(played, trick, names, deck),
     }
+
+
+def _legal(views: list[View], perspective: int | None) -> list[str] | None:
+    """The mover's legal cards when the rules forbid some of its hand (phase 2), as far as the view shows them."""
+    mover = views[0].to_move
+    if mover is None or (perspective is not None and perspective != mover):
+        return None
+    v = views[mover]
+    return _codes(v.legal) if len(v.legal) < len(v.hand) else None
 
 
 def _note(played: tuple[int, int] | None, trick: TrickRecord | None, names: list[str], deck: str) -> str:

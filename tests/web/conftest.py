@@ -132,17 +132,23 @@ def _cards(mask: int) -> list[str]:
     return [card_code(c) for c in range(32) if mask >> c & 1]
 
 
-def replay_states(rules: Rules, deal_rec) -> list[tuple[list[str], list[str], list[str]]]:
-    """Per step of one recorded deal: seat 0's hand, seat 1's hand and the cards on the table,
-    re-played by the engine here, independently of the web code."""
+def replay_states(rules: Rules, deal_rec) -> list[tuple[list[str], list[str], list[str], set[str]]]:
+    """Per step of one recorded deal: seat 0's hand, seat 1's hand, the cards on the table and the
+    mover's cards the rules forbid, re-played by the engine here, independently of the web code."""
     m = Match(rules, 0)
     deal = m.start_deal(deck=[parse_card(c) for c in deal_rec.deck], dealer=deal_rec.dealer)
-    out = [(_cards(deal.hands[0]), _cards(deal.hands[1]), [])]
+
+    def forbidden() -> set[str]:
+        if deal.done:
+            return set()
+        return set(_cards(deal.hands[deal.to_move])) - {card_code(c) for c in deal.legal_cards()}
+
+    out = [(_cards(deal.hands[0]), _cards(deal.hands[1]), [], forbidden())]
     table: list[str] = []
     for p in deal_rec.plays:
         m.play(parse_card(p.card))
         table = [p.card] if len(table) != 1 else table + [p.card]
-        out.append((_cards(deal.hands[0]), _cards(deal.hands[1]), list(table)))
+        out.append((_cards(deal.hands[0]), _cards(deal.hands[1]), list(table), forbidden()))
     return out
 
 

@@ -28,6 +28,7 @@ READ_BOARD = """() => {
   const b = document.getElementById('board');
   const hand = (s) => [...b.querySelectorAll(`.hand[data-seat="${s}"] svg.card`)].map(c => c.dataset.card || 'back');
   return {hand0: hand(0), hand1: hand(1), table: [...b.querySelectorAll('.trick svg.card')].map(c => c.dataset.card),
+          illegal: [...b.querySelectorAll('.hand svg.card.illegal')].map(c => c.dataset.card),
           deal: Number(b.dataset.deal), step: Number(b.dataset.step)};
 }"""
 
@@ -86,12 +87,14 @@ def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, exp
     assert page.locator("#play").is_visible()  # the script took over the controls
     # 4. step through deal 1: the forward button, then the keyboard arrows, checking every step
     want = expected_states(Rules.from_pairs(["flags=1"]), arena.records[mid]["record"].deals[0])
+    assert any(w[3] for w in want)  # this deal has phase-2 steps where the mover may not play some cards
 
     def check(step: int, url: bool = True) -> None:
         shown = page.evaluate(READ_BOARD)
-        hand0, hand1, table = want[step]
+        hand0, hand1, table, forbidden = want[step]
         assert (shown["deal"], shown["step"]) == (1, step)
         assert (shown["hand0"], shown["hand1"], shown["table"]) == (hand0, hand1, table), f"step {step}"
+        assert set(shown["illegal"]) == forbidden, f"step {step}"  # phase 2: the cards the mover may not play
         assert not url or f"deal=1&step={step}" in page.url  # the address follows the viewer
 
     check(0, url=False)

@@ -103,7 +103,7 @@ def test_viewer_steps_through_a_deal_by_links(client, arena, expected_states):
     url = f"/matches/{mid}?deal=1&step=0&view=omni"
     page = client.get(url).text
     assert 'id="card-AS"' in page and "Eichel" in page  # the German sprite and names
-    for k, (hand0, hand1, table) in enumerate(want):
+    for k, (hand0, hand1, table, _) in enumerate(want):
         b = board_of(page)
         assert (b.hands[0], b.hands[1], b.table) == (hand0, hand1, table), f"step {k}"
         nxt = link(page, "next")

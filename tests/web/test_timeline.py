@@ -66,6 +66,10 @@ def test_a_seat_view_never_shows_the_opponents_unseen_cards(seat):
             assert b["counts"][1 - seat] == len(a["hands"][1 - seat])
             secret = set(a["hands"][1 - seat]) - played
             assert not secret & set(json.dumps(b).replace('"', " ").replace(",", " ").split())
+            if b["legal"] is not None:
+                assert b["to_move"] == seat and set(b["legal"]) < set(b["hands"][seat])
+            if a["legal"] is not None:
+                assert a["phase"] == 2 and set(a["legal"]) < set(a["hands"][a["to_move"]])
             for drew in b["drew"]:
                 assert (drew["card"] is None) == (drew["seat"] != seat)
 

@@ -31,7 +31,8 @@
   function seatHtml(seat, s, d) {
     const fresh = s.drew.filter((dr) => dr.seat === seat).map((dr) => dr.card);
     const hand = s.hands[seat] !== null
-      ? s.hands[seat].map((c) => card(c, fresh.includes(c) ? "card drawn" : "card")).join("")
+      ? s.hands[seat].map((c) => card(c, fresh.includes(c) ? "card drawn"
+        : s.legal && seat === s.to_move && !s.legal.includes(c) ? "card illegal" : "card")).join("")
       : card(null).repeat(s.counts[seat]);
     return `<div class="seat ${seat === bottom ? "bottom" : "top"}" data-seat="${seat}">` +
       `<div class="seat-info"><b>${esc(tl.seats[seat])}</b> <span class="muted">seat ${seat}${d.dealer === seat ? " · dealer" : ""}</span>` +
