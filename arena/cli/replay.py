@@ -31,3 +31,9 @@ def verify(files: tuple[str, ...]) -> None:
         failed += not ok
     if failed:
         raise SystemExit(1)
+
+
+from arena.cli.replay_show import export, show  # noqa: E402  (binary replays: show, export --json)
+
+replay.add_command(show)
+replay.add_command(export)
