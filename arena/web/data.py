@@ -33,6 +33,7 @@ from arena.web.schemas import (
 
 PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §3)
 TREND_WINDOW = 10
+LOS_MAX = 16  # bots; a larger matrix does not fit a page
 OK = "OK"
 
 
@@ -86,7 +87,21 @@ class WebData:
                 points = history.get(entry.id, []) if entry else []
                 row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1:]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
-            return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)
+        los = self._los(name, rows) if source == "fit" and len(rows) <= LOS_MAX else None
+        return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows, los=los)
+
+    def _los(self, name: str, rows: list[StandingRow]) -> list[list[float]] | None:
+        """The ladder's likelihood-of-superiority matrix, in the order of the standings rows."""
+        try:
+            from arena.ladder.standings import los_table
+        except ImportError:
+            return None
+        labels, matrix = los_table(self.store, name)
+        index = {label: i for i, label in enumerate(labels)}
+        order = [index.get(f"{r.bot}@{r.version}") for r in rows]
+        if any(i is None for i in order):
+            return None
+        return [[round(float(matrix[i][j]), 3) for j in order] for i in order]
 
     def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
         """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table)."""

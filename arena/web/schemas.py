@@ -37,6 +37,9 @@ class StandingsOut(BaseModel):
     seasons: list[SeasonOut]
     source: str = Field(description="`frozen` (closed season), `fit` (maximum likelihood) or `live` (Elo)")
     rows: list[StandingRow]
+    los: list[list[float]] | None = Field(
+        None, description="Likelihood of superiority: los[i][j] is the probability that rows[i] is stronger "
+                          "than rows[j] (from the season fit; absent for frozen or live standings)")
 
 
 class VersionOut(BaseModel):

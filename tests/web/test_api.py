@@ -21,6 +21,14 @@ def test_seasons_and_standings(client, arena):
         assert len(r["recent"]) == min(r["games"], 10) + 1
         assert r["trend"] == round(r["recent"][-1] - r["recent"][0], 1)
     assert [r["elo"] for r in rows] == sorted((r["elo"] for r in rows), reverse=True)
+    los = out["los"]
+    assert len(los) == 3 and all(len(row) == 3 for row in los)
+    for i in range(3):
+        assert los[i][i] == 0.5
+        for j in range(3):
+            assert abs(los[i][j] + los[j][i] - 1) < 0.002  # i stronger than j, or j stronger than i
+            if rows[i]["elo"] > rows[j]["elo"]:
+                assert los[i][j] > 0.5
 
 
 def test_unknown_season_is_a_json_404(client):

@@ -50,3 +50,20 @@ def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
         page = client.get(f"/matches/{second}")
         assert page.status_code == 422 and "cannot be read" in page.text
         assert client.get(f"/api/matches/{second}/record.bin").content == b"not a record"  # served as stored
+
+
+def test_a_frozen_season_shows_its_frozen_table(tmp_path, arena_builder, owner_tokens):
+    from arena.ladder.seasons import freeze_season
+    from arena.store import Store
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    arena_builder(url, tmp_path)
+    store = Store.open(url, home=tmp_path)
+    freeze_season(store, "spring")
+    store.close()
+    with TestClient(create_app(url, tmp_path, tokens=owner_tokens)) as client:
+        out = client.get("/api/standings", params={"season": "spring"}).json()
+        assert out["source"] == "frozen" and out["season"]["status"] == "frozen" and out["los"] is None
+        assert sum(r["games"] for r in out["rows"]) == 2 * 3
+        assert client.get("/api/standings").json()["season"]["name"] == "autumn"  # the running one is the default
+        assert "Final standings of a closed season" in client.get("/?season=spring").text
