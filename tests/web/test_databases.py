@@ -67,3 +67,14 @@ def test_a_frozen_season_shows_its_frozen_table(tmp_path, arena_builder, owner_t
         assert sum(r["games"] for r in out["rows"]) == 2 * 3
         assert client.get("/api/standings").json()["season"]["name"] == "autumn"  # the running one is the default
         assert "Final standings of a closed season" in client.get("/?season=spring").text
+
+
+def test_an_empty_arena(tmp_path, owner_tokens):
+    """A fresh store (migrated on open) shows empty pages, not errors."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=owner_tokens)) as client:
+        assert "No season yet" in client.get("/").text
+        assert client.get("/api/standings").json() == {"season": None, "seasons": [], "source": "live", "rows": [],
+                                                       "los": None}
+        assert "No matches." in client.get("/matches").text
+        assert client.get("/api/matches").json()["total"] == 0
+        assert client.get("/matches/1").status_code == 404
