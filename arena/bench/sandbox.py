@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import statistics
 import subprocess
@@ -156,7 +157,7 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
     from arena.sandbox.bwrap import BwrapLauncher
     from arena.workers.match import play_match
 
-    launcher = BwrapLauncher()
+    launcher = _HandleKeeper(BwrapLauncher())
     rows: list[dict[str, Any]] = []
     scenarios = [(opp, n, pause) for opp in ("worker", "ponderer") for pause in (False, True) for n in (1, 2)]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -166,10 +167,23 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
         tc = TimeControl(startup=30, move=5, bank=60)
         for i, (opp, n, pause) in enumerate(scenarios):
             outcomes: list[Any] = [None] * n
+            cpu: list[float] = [0.0] * n
 
-            def one(k: int, opp: str = opp, pause: bool = pause, outcomes: list[Any] = outcomes) -> None:
+            def one(k: int, opp: str = opp, pause: bool = pause, outcomes: list[Any] = outcomes,
+                    cpu: list[float] = cpu, i: int = i) -> None:
+                label = f"bench{i}-{k}"
+                at_start: list[float] = []
+
+                def on_event(ev: dict[str, Any]) -> None:
+                    if ev["event"] == "started":  # both joined: the worker's start-up CPU is behind it
+                        at_start.append(launcher.handle(f"{ev['match_id']}-seat0").cpu_seconds() or 0.0)
+
                 outcomes[k] = play_match((worker, worker if opp == "worker" else ponderer), rules=Rules(max_deals=deals),
-                                         seed=100 + k, time_control=tc, launcher=launcher, pause_idle=pause)
+                                         seed=100 + k, time_control=tc, launcher=launcher, pause_idle=pause,
+                                         on_event=on_event, match_id=label)
+                end = launcher.handle(f"{label}-seat0").cpu_seconds() or 0.0
+                moves = max(1, outcomes[k].record.timing.moves[0])
+                cpu[k] = (end - (at_start[0] if at_start else 0.0)) / moves * 1000
 
             threads = [threading.Thread(target=one, args=(k,)) for k in range(n)]
             for t in threads:
@@ -179,10 +193,31 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
             charged = [_charged_per_move(o, 0) for o in outcomes]
             bad = [o.verdicts for o in outcomes if o.verdicts != ("OK", "OK")]
             rows.append({"opponent": opp, "matches": n, "pause_idle": pause, "work_ms": WORK_MS,
-                         "charged_ms": statistics.mean(charged), "verdicts_not_ok": bad})
+                         "charged_ms": statistics.mean(charged), "cpu_ms": statistics.mean(cpu),
+                         "verdicts_not_ok": bad, "loadavg": os.getloadavg()[0]})
             if progress:
                 progress((i + 1) / len(scenarios))
     return rows
+
+
+class _HandleKeeper:
+    """Passes launches through and keeps each handle by its label, to read its CPU time later."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._handles: dict[str, Any] = {}
+
+    def launch(self, spec: Any) -> Any:
+        handle = self.inner.launch(spec)
+        self._handles[spec.label] = handle
+        return handle
+
+    def build(self, bundle: Any, limits: Any) -> Any:
+        return self.inner.build(bundle, limits)
+
+    def handle(self, label: str) -> Any:
+        return self._handles[label]
 
 
 def run(rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None) -> dict[str, Any]:

@@ -75,3 +75,41 @@ def engine(seconds: float, as_json: bool) -> None:
         ],  # fmt: skip
         f"target {TARGET}x baseline: {'met' if best >= TARGET else 'NOT met'} (best {best}x)",
     )
+
+
+@bench.command("sandbox")
+@click.option("--rounds", type=click.IntRange(1, 200), default=10, show_default=True,
+              help="Launches per launcher and program (medians are printed).")
+@click.option("--deals", type=click.IntRange(1, 50), default=2, show_default=True,
+              help="Deals per match in the fair-clock scenarios.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def sandbox(rounds: int, deals: int, as_json: bool) -> None:
+    """Launch overhead of each available launcher against a bare process start, and the time a bot
+    is charged per move with 1 and 2 concurrent matches, without and with pausing the idle bot.
+
+    See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
+    """
+    from arena.bench.sandbox import run
+
+    def work(progress: Callable[[float], None]) -> dict:
+        return run(rounds, deals, lambda part, f: progress(f / 2 if part == "launch" else 0.5 + f / 2))
+
+    r = with_progress("sandbox benchmark", work, as_json)
+    rows = []
+    for program in ("pass", "import grpc, arena.sdk"):
+        figures = r["launch"][program]
+        bare = figures["bare"]["median_ms"]
+        rows.append((f"{program}: bare process", f"{bare:.1f} ms", "baseline"))
+        for name in r["launch"]["launchers"]:
+            f = figures[name]
+            rows.append((f"{program}: {name}", f"{f['median_ms']:.1f} ms",
+                         f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)"))
+    for name, ms in r["launch"]["cleanup_ms"].items():
+        rows.append((f"kill + cleanup: {name}", f"{ms:.1f} ms", ""))
+    for c in r["fair_clocks"]:
+        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {'on' if c['pause_idle'] else 'off'}"
+        note = (f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}"
+                + (f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""))
+        rows.append((label, f"{c['charged_ms']:.1f} ms", note))
+    emit(r, as_json, f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
+         rows)

@@ -18,7 +18,11 @@ from pathlib import Path
 
 ROOT = Path(os.environ.get("ARENA_CGROUP_ROOT", "/sys/fs/cgroup"))
 PARENT = "elfern-arena"
-CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+CONTROLLERS = ("memory", "pids", "cpuacct", "freezer", "cpu")
+#: cpu.shares of the `elfern-arena` parent in the cpu controller (the kernel default is 1024 per
+#: group or root-level task): the bot on move gets the CPU ahead of other work on the machine, so
+#: that wall-clock move times stay close to the CPU a bot really used (docs/sandbox.md).
+ARENA_CPU_SHARES = int(os.environ.get("ARENA_CPU_SHARES", "8192"))
 
 _seq = itertools.count(1)
 _seq_lock = threading.Lock()
@@ -76,6 +80,8 @@ def available_controllers() -> tuple[str, ...]:
             continue
         if os.access(parent, os.W_OK):
             found.append(ctrl)
+            if ctrl == "cpu":
+                _write(parent / "cpu.shares", ARENA_CPU_SHARES)
     return tuple(found)
 
 
