@@ -1,0 +1,67 @@
+"""Who plays whom next, and who is suspended.
+
+Pairing (Halite's rule): the bot that has waited longest goes first, bots that have never played
+before any other; its opponent is the bot whose rating is nearest to its own rating plus a random
+offset (so neighbours meet most, but not only each other), never a version of the same owner.
+Bots already in a queued or running match wait unless nobody else can play.
+
+Suspension: a bot whose recent matches mostly ended in its own fault verdict is suspended, with a
+reason its owner can read.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SPREAD = 100.0  # standard deviation of the random offset, Elo points
+#: verdicts that are the bot's own fault (the issue names the first three; the rest are kin)
+FAULTS = ("CRASH", "TIMEOUT", "ILLEGAL_MOVE", "MEMORY_LIMIT", "PROTOCOL_ERROR", "STARTUP_FAILED", "DISCONNECT")
+RECENT = 10  # how many recent matches suspension looks at
+MIN_RECENT = 4  # and how many it needs before judging
+
+
+@dataclass(frozen=True)
+class Candidate:
+    entry_id: int
+    owner: str
+    rating: float
+    games: int  # matches scheduled so far in this season
+    last_scheduled: int  # season schedule index when last paired (-1: never)
+    busy: bool = False
+
+
+def _waiting_order(c: Candidate) -> tuple:
+    return (c.busy, c.games > 0, c.last_scheduled, c.entry_id)
+
+
+def pick_pairing(cands: Sequence[Candidate], rng: random.Random, spread: float = SPREAD) -> tuple[Candidate, Candidate] | None:
+    """The next pairing (first = the longest-waiting bot), or None if no two bots may meet."""
+    for first in sorted(cands, key=_waiting_order):
+        others = [c for c in cands if c.entry_id != first.entry_id and c.owner != first.owner]
+        if not others:
+            continue
+        idle = [c for c in others if not c.busy] or others
+        target = first.rating + rng.gauss(0.0, spread)
+        second = min(idle, key=lambda c: (abs(c.rating - target), c.last_scheduled, c.entry_id))
+        return first, second
+    return None
+
+
+def suspension_reason(recent: Sequence[tuple[str, str]], *, window: int = RECENT, minimum: int = MIN_RECENT) -> str | None:
+    """Given a bot's own (verdict, detail) in its matches, oldest first, say why to suspend it, or None."""
+    last = list(recent)[-window:]
+    if len(last) < minimum:
+        return None
+    faults = [(v, d) for v, d in last if v in FAULTS]
+    if len(faults) * 2 <= len(last):
+        return None
+    counts = Counter(v for v, _ in faults)
+    summary = ", ".join(f"{v} ×{n}" for v, n in counts.most_common())
+    detail = next((d for v, d in reversed(faults) if d), "")
+    reason = f"suspended: {len(faults)} of its last {len(last)} matches ended in its own fault ({summary})"
+    if detail:
+        reason += f"; last: {detail[:300]}"
+    return reason + ". Submit a fixed version to play again."

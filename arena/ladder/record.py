@@ -1,0 +1,96 @@
+"""Recording a played match: result, replay, rating changes and suspension in ONE transaction.
+
+Only the runner holding the match's lease may record it, so a match interrupted by a killed worker
+and played again is recorded exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from arena.ladder.matchmaking import FAULTS, RECENT, suspension_reason
+from arena.ladder.ratings import elo_update
+from arena.store import MatchResult, Store
+from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, utcnow
+from arena.store.queue import lock_for_record
+from arena.store.repo import suspend_bot
+
+
+@dataclass(frozen=True)
+class Recorded:
+    recorded: bool
+    suspended: tuple[str, ...] = ()  # bot names suspended by this result
+
+
+def record_result(store: Store, owner: str, match_id: int, result: MatchResult) -> Recorded:
+    """Write `result` for a match this runner holds; False if the lease was lost (someone else records)."""
+    with store.tx() as s:
+        m = lock_for_record(s, owner, match_id)
+        if m is None:
+            return Recorded(False)
+        season = s.get(Season, m.season_id, with_for_update=True) if m.season_id is not None else None
+        if season is not None and season.status == "frozen":
+            s.delete(m)  # the season stopped while this match was being played
+            return Recorded(False)
+        m.status, m.lease_owner, m.lease_expires = "done", None, None
+        m.finished_at = utcnow()
+        m.winner, m.void = result.winner, result.void
+        m.verdicts, m.verdict_details = list(result.verdicts), list(result.verdict_details)
+        m.lines, m.deals_played, m.duration = list(result.lines), result.deals_played, result.duration
+        if season is not None:
+            m.record_seq = season.recorded
+            season.recorded += 1
+        s.add(Replay(match_id=m.id, data=result.replay))
+        for seat, text in enumerate(result.logs):
+            if text:
+                s.add(MatchLog(match_id=m.id, seat=seat, text=text))
+        suspended: list[str] = []
+        if m.entry0_id is not None and m.entry1_id is not None:
+            _rate(s, m, result.score0)
+            for seat, entry_id in enumerate((m.entry0_id, m.entry1_id)):
+                if result.verdicts[seat] in FAULTS:
+                    name = _check_suspension(s, entry_id)
+                    if name:
+                        suspended.append(name)
+        s.flush()
+        return Recorded(True, tuple(suspended))
+
+
+def _rate(s: Session, m: Match, score0: float | None) -> None:
+    # lock both entries in id order so concurrent recorders on PostgreSQL cannot deadlock
+    ids = sorted({m.entry0_id, m.entry1_id})
+    locked = {e.id: e for e in s.scalars(select(Entry).where(Entry.id.in_(ids)).order_by(Entry.id).with_for_update(of=Entry))}
+    e0, e1 = locked[m.entry0_id], locked[m.entry1_id]
+    if score0 is None:
+        e0.voids += 1
+        e1.voids += 1
+        return
+    c0, c1 = elo_update(e0.rating, e0.rated, e1.rating, e1.rated, score0)
+    for entry, change in ((e0, c0), (e1, c1)):
+        entry.rating = change.after
+        entry.rated += 1
+        if change.score == 1.0:
+            entry.wins += 1
+        elif change.score == 0.0:
+            entry.losses += 1
+        else:
+            entry.draws += 1
+        s.add(RatingChange(match_id=m.id, entry_id=entry.id, before=change.before, after=change.after,
+                           k=change.k, score=change.score))
+
+
+def _check_suspension(s: Session, entry_id: int) -> str | None:
+    entry = s.get_one(Entry, entry_id)
+    recent = list(s.scalars(
+        select(Match).where(Match.status == "done", or_(Match.entry0_id == entry_id, Match.entry1_id == entry_id))
+        .order_by(Match.record_seq.desc(), Match.id.desc()).limit(RECENT)))
+    own = [(m.verdicts[0 if m.entry0_id == entry_id else 1],
+            (m.verdict_details or ["", ""])[0 if m.entry0_id == entry_id else 1]) for m in reversed(recent)]
+    reason = suspension_reason(own)
+    if reason is None or entry.version.bot.suspended:
+        return None
+    suspend_bot(s, entry.version.bot_id, f"{entry.version.bot.name}@{entry.version.number} {reason}")
+    return entry.version.bot.name

@@ -1,0 +1,144 @@
+"""A season's job source for the worker pool: claims queued matches, asks matchmaking for more while
+the run's goal is not met, renews leases, and records results.
+
+Goals: `matches=N` plays until the season has N recorded ladder matches (so running the same command
+again after an interruption continues where it stopped); `until_stable` plays until every active bot
+is past its provisional matches and every 95% interval is at most `stable_ci` Elo (capped by
+`max_matches`). A closing season plays only its final round robin.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import func, select
+
+from arena.ladder.ratings import is_provisional
+from arena.ladder.record import record_result
+from arena.ladder.seasons import SeasonError, schedule
+from arena.ladder.standings import season_fit
+from arena.store import MatchJob, MatchResult, Store
+from arena.store.models import BotVersion, Entry, Match, Season
+from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
+
+MAX_ATTEMPTS = 3
+REQUEUE_EVERY = 15.0
+
+
+def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
+    paths = [s.get_one(BotVersion, vid).path for vid in (m.version0_id, m.version1_id)]
+    return MatchJob(match_id=m.id, bundles=(paths[0], paths[1]), rules=tuple(m.rules), seed=m.seed,
+                    time_control=dict(m.time_control), launcher=launcher)
+
+
+class SeasonRun:
+    """The `JobSource` for `arena season run` and `arena season close`."""
+
+    def __init__(self, store: Store, name: str, *, matches: int | None = None, until_stable: bool = False,
+                 stable_ci: float = 50.0, max_matches: int = 2000, launcher: str = "bwrap",
+                 ttl: float = LEASE_SECONDS) -> None:
+        self.store, self.name, self.launcher, self.ttl = store, name, launcher, ttl
+        self.matches, self.until_stable = matches, until_stable
+        self.stable_ci, self.max_matches = stable_ci, max_matches
+        self.owner = lease_owner()
+        self.suspended: list[str] = []
+        self.errors: list[str] = []
+        self._stable = False
+        self._last_requeue = 0.0
+        with store.tx() as s:
+            season = s.scalar(select(Season).where(Season.name == name))
+            if season is None:
+                raise SeasonError(f"no season named {name!r}; create it with `arena season create {name}`")
+            if season.status not in ("running", "closing"):
+                hint = f"`arena season start {name}`" if season.status == "draft" else "it is frozen"
+                raise SeasonError(f"season {name!r} is {season.status}; cannot play ({hint})")
+            self.season_id = season.id
+
+    # -- JobSource -------------------------------------------------------------------------------
+    def next_job(self) -> MatchJob | None:
+        with self.store.tx() as s:
+            if time.monotonic() - self._last_requeue > REQUEUE_EVERY:
+                requeue_abandoned(s)
+                self._last_requeue = time.monotonic()
+            season = s.get_one(Season, self.season_id, with_for_update=True)
+            if season.status == "closing":
+                m = claim(s, self.owner, season_id=season.id, kinds=("final",), ttl=self.ttl)
+            elif season.status == "running":
+                m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
+                if m is None and self._want_more(s, season):
+                    schedule(s, season, 1)
+                    m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
+            else:
+                return None
+            return job_for(s, m, self.launcher) if m is not None else None
+
+    def renew(self, match_ids: list[int]) -> None:
+        with self.store.tx() as s:
+            renew(s, self.owner, match_ids, ttl=self.ttl)
+
+    def record(self, job: MatchJob, result: MatchResult) -> None:
+        outcome = record_result(self.store, self.owner, job.match_id, result)
+        self.suspended += outcome.suspended
+        self._stable = False
+
+    def fail(self, job: MatchJob, error: str) -> None:
+        with self.store.tx() as s:
+            m = s.get(Match, job.match_id)
+            if m is None or m.lease_owner != self.owner:
+                return
+            if m.attempts >= MAX_ATTEMPTS:  # a match that keeps breaking the worker is given up, visibly
+                m.status, m.lease_owner, m.lease_expires = "failed", None, None
+                m.verdict_details = [error, error]
+                self.errors.append(f"match {m.id} failed {m.attempts} times: {error}")
+            else:
+                release(s, self.owner, m.id)
+
+    def release(self, match_ids: list[int]) -> None:
+        with self.store.tx() as s:
+            for match_id in match_ids:
+                release(s, self.owner, match_id)
+
+    # -- goals -----------------------------------------------------------------------------------
+    def counts(self) -> tuple[int, int]:
+        """(recorded ladder matches, open ladder matches) of the season."""
+        with self.store.tx() as s:
+            return self._counts(s)
+
+    def _counts(self, s) -> tuple[int, int]:  # noqa: ANN001
+        base = select(func.count()).select_from(Match).where(Match.season_id == self.season_id,
+                                                             Match.kind == "ladder")
+        done = s.scalar(base.where(Match.status == "done")) or 0
+        open_ = s.scalar(base.where(Match.status.in_(("queued", "running")))) or 0
+        return done, open_
+
+    def _want_more(self, s, season: Season) -> bool:  # noqa: ANN001
+        done, open_ = self._counts(s)
+        if self.matches is not None:
+            return done + open_ < self.matches
+        if self.until_stable:
+            return done + open_ < self.max_matches and not self.is_stable(s, season)
+        return False
+
+    def is_stable(self, s, season: Season) -> bool:  # noqa: ANN001
+        """Every active bot past provisional and every active bot's 95% interval within stable_ci."""
+        if self._stable:
+            return True
+        entries, fit = season_fit(s, season)
+        active = [i for i, e in enumerate(entries) if e.active]
+        if len(active) < 2:
+            self._stable = True
+            return True
+        ok = all(not is_provisional(entries[i].rated) and fit.ci95[i] <= self.stable_ci for i in active)
+        self._stable = ok
+        return ok
+
+    def target(self) -> int | None:
+        """The number of recorded ladder matches this run aims at, when known (for the ETA)."""
+        return self.matches
+
+
+def active_entries(store: Store, name: str) -> int:
+    with store.tx() as s:
+        season = s.scalar(select(Season).where(Season.name == name))
+        return s.scalar(select(func.count()).select_from(Entry).where(
+            Entry.season_id == season.id, Entry.active.is_(True))) or 0

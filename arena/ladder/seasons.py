@@ -1,0 +1,192 @@
+"""Seasons: create, start, schedule matches by matchmaking, freeze, and close with a final round robin.
+
+A season's life: draft -> running -> (closing) -> frozen. While running, `schedule` turns the
+matchmaking's pairings into queued matches (two with the same seed and seats swapped when the season
+plays duplicate). `close` queues a final duplicate round robin among the active bots; once those are
+recorded the season freezes and its standings are stored.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from itertools import combinations
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from arena.ladder.matchmaking import Candidate, pick_pairing
+from arena.store import Store, StoreError
+from arena.store.models import Bot, Entry, Match, Season, utcnow
+
+MASK63 = (1 << 63) - 1
+STATUSES = ("draft", "running", "closing", "frozen")
+
+
+class SeasonError(StoreError):
+    """A season command that does not fit the season's state; the message says what to do."""
+
+
+def derive_seed(season_seed: int, index: int) -> int:
+    """The seed of a season's `index`-th pairing (SplitMix64 finaliser; fits a signed BIGINT)."""
+    z = (season_seed + (index + 1) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & ((1 << 64) - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & ((1 << 64) - 1)
+    return (z ^ (z >> 31)) & MASK63
+
+
+def create_season(store: Store, name: str, *, rules: list[str] | None = None, time_control: dict | None = None,
+                  duplicate: bool = False, seed: int | None = None) -> Season:
+    """A new draft season. `rules` are "key=value" pairs for the engine's Rules (format included)."""
+    with store.tx() as s:
+        if s.scalar(select(Season).where(Season.name == name)) is not None:
+            raise SeasonError(f"season {name!r} already exists; pick another name or `arena season start {name}`")
+        season = Season(name=name, rules=list(rules or []), time_control=dict(time_control or {}),
+                        duplicate=duplicate, seed=secrets.randbits(63) if seed is None else seed & MASK63)
+        s.add(season)
+        s.flush()
+        return season
+
+
+def _season(s: Session, name: str, *, lock: bool = False) -> Season:
+    query = select(Season).where(Season.name == name)
+    if lock:
+        query = query.with_for_update()
+    season = s.scalar(query)
+    if season is None:
+        raise SeasonError(f"no season named {name!r}; create it with `arena season create {name}`")
+    return season
+
+
+def start_season(store: Store, name: str) -> Season:
+    """draft -> running, entering the newest built version of every active bot."""
+    with store.tx() as s:
+        season = _season(s, name, lock=True)
+        if season.status == "running":
+            return season
+        if season.status != "draft":
+            raise SeasonError(f"season {name!r} is {season.status}; only a draft season can start")
+        season.status, season.started_at = "running", utcnow()
+        sync_entries(s, season)
+        return season
+
+
+def freeze_season(store: Store, name: str) -> Season:
+    """Stop all play and store the standings as they are now."""
+    from arena.ladder.standings import compute_standings
+
+    with store.tx() as s:
+        season = _season(s, name, lock=True)
+        if season.status == "frozen":
+            return season
+        for m in s.scalars(select(Match).where(Match.season_id == season.id, Match.status == "queued")):
+            s.delete(m)  # never started: nothing to keep
+        season.status, season.frozen_at = "frozen", utcnow()
+        s.flush()
+        season.standings = [row.to_dict() for row in compute_standings(s, season)]
+        return season
+
+
+def close_season(store: Store, name: str) -> int:
+    """Queue the final duplicate round robin among active bots (once); returns how many finals are pending."""
+    with store.tx() as s:
+        season = _season(s, name, lock=True)
+        if season.status == "frozen":
+            raise SeasonError(f"season {name!r} is already frozen")
+        if season.status == "draft":
+            raise SeasonError(f"season {name!r} never started; `arena season start {name}` first")
+        if season.status == "running":
+            sync_entries(s, season)
+            for m in s.scalars(select(Match).where(Match.season_id == season.id, Match.status == "queued",
+                                                   Match.kind == "ladder")):
+                s.delete(m)
+            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))
+                                     .order_by(Entry.id)))
+            for a, b in combinations(entries, 2):
+                if a.version.bot.owner == b.version.bot.owner:
+                    continue
+                _queue_pair(s, season, a, b, kind="final", duplicate=True)
+            season.status = "closing"
+        return pending(s, season.id, kinds=("final",))
+
+
+def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "final")) -> int:
+    """Matches of the season not yet recorded (queued or running)."""
+    return s.scalar(select(func.count()).select_from(Match).where(
+        Match.season_id == season_id, Match.status != "done", Match.kind.in_(kinds))) or 0
+
+
+def sync_entries(s: Session, season: Season) -> None:
+    """Enter each eligible bot's newest built version; deactivate older versions, retired and suspended bots."""
+    entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
+    for bot in s.scalars(select(Bot).order_by(Bot.id)):
+        built = [v for v in bot.versions if v.build_ok]
+        latest = built[-1] if built and not bot.retired and not bot.suspended else None
+        for v in bot.versions:
+            entry = entries.get(v.id)
+            if entry is None and v is latest:
+                s.add(Entry(season_id=season.id, version_id=v.id))
+            elif entry is not None:
+                entry.active = v is latest
+    s.flush()
+
+
+def _queue_pair(s: Session, season: Season, a: Entry, b: Entry, *, kind: str, duplicate: bool,
+                swap: bool = False) -> list[Match]:
+    index = season.scheduled
+    seed = derive_seed(season.seed, index)
+    seats = [(b, a), (a, b)] if swap else [(a, b), (b, a)]
+    out = []
+    for x, y in seats[: 2 if duplicate else 1]:
+        m = Match(season_id=season.id, kind=kind, pair=index, version0_id=x.version_id, version1_id=y.version_id,
+                  entry0_id=x.id, entry1_id=y.id, rules=list(season.rules), time_control=dict(season.time_control),
+                  seed=seed)
+        s.add(m)
+        out.append(m)
+    a.last_scheduled = b.last_scheduled = index
+    season.scheduled = index + 1
+    s.flush()
+    return out
+
+
+def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
+    """Queue up to `pairings` new ladder pairings chosen by matchmaking (fewer if no two bots may meet)."""
+    if season.status != "running":
+        return []
+    sync_entries(s, season)
+    entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
+    by_id = {e.id: e for e in entries}
+    open_matches = s.execute(select(Match.entry0_id, Match.entry1_id).where(
+        Match.season_id == season.id, Match.status != "done")).all()
+    busy = {i for row in open_matches for i in row}
+    games = dict(s.execute(
+        select(Entry.id, func.count(Match.id)).join(
+            Match, or_(Match.entry0_id == Entry.id, Match.entry1_id == Entry.id))
+        .where(Entry.season_id == season.id).group_by(Entry.id)).all())
+    cands = {e.id: Candidate(e.id, e.version.bot.owner, e.rating, games.get(e.id, 0), e.last_scheduled,
+                             e.id in busy) for e in entries}
+    created: list[Match] = []
+    for _ in range(pairings):
+        rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
+        pick = pick_pairing(list(cands.values()), rng)
+        if pick is None:
+            break
+        first, second = pick
+        swap = rng.random() < 0.5
+        created += _queue_pair(s, season, by_id[first.entry_id], by_id[second.entry_id], kind="ladder",
+                               duplicate=season.duplicate, swap=swap)
+        for c in (first, second):
+            cands[c.entry_id] = Candidate(c.entry_id, c.owner, c.rating, c.games + 1, season.scheduled - 1, True)
+    return created
+
+
+def maybe_finish_close(store: Store, name: str) -> bool:
+    """Freeze a closing season once all its final matches are recorded; True if it is now frozen."""
+    with store.tx() as s:
+        season = _season(s, name)
+        if season.status == "frozen":
+            return True
+        if season.status != "closing" or pending(s, season.id, kinds=("final",)):
+            return False
+    freeze_season(store, name)
+    return True

@@ -1,0 +1,153 @@
+"""The local worker pool: plays matches in child processes, one per core by default.
+
+The pool knows nothing about seasons. A `JobSource` hands it claimed jobs (under a lease), is told to
+renew the leases of matches still playing, records results, and takes back jobs the pool gives up
+on. Only the parent process touches the database; children only play. If the parent dies, the
+children die with it (PR_SET_PDEATHSIG) and the source's leases lapse, so the matches go back to
+the queue and nothing is half-recorded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Protocol
+
+from arena.store.jobs import MatchJob, MatchResult
+
+RENEW_EVERY = 10.0  # seconds between lease renewals (leases last LEASE_SECONDS)
+
+
+class JobSource(Protocol):
+    def next_job(self) -> MatchJob | None:
+        """Claim the next job, or None when there is nothing (more) to start now."""
+
+    def renew(self, match_ids: list[int]) -> None:
+        """Extend the leases of matches still playing."""
+
+    def record(self, job: MatchJob, result: MatchResult) -> None:
+        """Store a finished match (result, replay, ratings) in one transaction."""
+
+    def fail(self, job: MatchJob, error: str) -> None:
+        """The job raised instead of producing a result: requeue it, or give up on it."""
+
+    def release(self, match_ids: list[int]) -> None:
+        """Put claimed matches back in the queue (interrupted)."""
+
+
+@dataclass
+class Progress:
+    done: int = 0
+    running: int = 0
+    failed: int = 0
+    started: float = 0.0
+    target: int | None = None  # total the caller aims for, if known (for the ETA)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float:
+        """Matches per minute in this run."""
+        return 60.0 * self.done / self.elapsed if self.elapsed > 0 else 0.0
+
+
+def _die_with_parent() -> None:
+    """Child initialiser: get SIGKILLed when the runner dies, so no match outlives its lease holder."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and releases the leases
+
+
+def default_concurrency() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _executor(concurrency: int, threads: bool) -> Executor:
+    if threads:
+        return ThreadPoolExecutor(concurrency, thread_name_prefix="arena-match")
+    ctx = multiprocessing.get_context("spawn")  # gRPC does not survive fork
+    return ProcessPoolExecutor(concurrency, mp_context=ctx, initializer=_die_with_parent)
+
+
+def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, concurrency: int | None = None,
+             on_progress: Callable[[Progress], None] | None = None, target: int | None = None,
+             threads: bool = False) -> Progress:
+    """Play jobs from `source` until it has none and nothing is running. Ctrl-C releases the leases.
+
+    Children are processes by default (a match is CPU work for the referee); `threads=True` plays
+    in this process's threads, for in-process executors and tests.
+    """
+    concurrency = concurrency or default_concurrency()
+    progress = Progress(started=time.monotonic(), target=target)
+    executor = _executor(concurrency, threads)
+    inflight: dict[Future, MatchJob] = {}
+    last_renew = time.monotonic()
+    try:
+        while True:
+            while len(inflight) < concurrency:
+                job = source.next_job()
+                if job is None:
+                    break
+                inflight[executor.submit(execute, job)] = job
+            progress.running = len(inflight)
+            if on_progress:
+                on_progress(progress)
+            if not inflight:
+                return progress
+            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in finished:
+                job = inflight.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    source.release([job.match_id])
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
+                    progress.failed += 1
+                    source.fail(job, f"{type(exc).__name__}: {exc}")
+                    continue
+                source.record(job, result)
+                progress.done += 1
+            if broken:  # a child died (e.g. OOM-killed): give everything back and start fresh children
+                source.release([j.match_id for j in inflight.values()])
+                inflight.clear()
+                executor.shutdown(wait=False, cancel_futures=True)
+                executor = _executor(concurrency, threads)
+            if inflight and time.monotonic() - last_renew > RENEW_EVERY:
+                source.renew([j.match_id for j in inflight.values()])
+                last_renew = time.monotonic()
+    except BaseException:
+        source.release([j.match_id for j in inflight.values()])
+        _kill_children(executor)
+        raise
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _kill_children(executor: Executor) -> None:
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except Exception:  # noqa: BLE001,S110 - already gone
+            pass

@@ -1,0 +1,50 @@
+"""Pairing order, opponent choice, owners kept apart, and suspension reasons."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from arena.ladder.matchmaking import Candidate, pick_pairing, suspension_reason
+
+
+def test_new_bots_first_then_longest_waiting() -> None:
+    old = Candidate(1, "a", 1500, games=10, last_scheduled=2)
+    older = Candidate(2, "b", 1500, games=10, last_scheduled=1)
+    new = Candidate(3, "c", 1500, games=0, last_scheduled=-1)
+    first, _ = pick_pairing([old, older, new], random.Random(1))
+    assert first.entry_id == 3
+    first, _ = pick_pairing([old, older], random.Random(1))
+    assert first.entry_id == 2
+
+
+def test_never_the_same_owner() -> None:
+    cands = [Candidate(1, "alice", 1500, 0, -1), Candidate(2, "alice", 1500, 5, 3), Candidate(3, "bob", 2500, 5, 4)]
+    for seed in range(50):
+        first, second = pick_pairing(cands, random.Random(seed))
+        assert first.owner != second.owner
+    assert pick_pairing(cands[:2], random.Random(0)) is None
+
+
+def test_opponent_near_rating_with_spread() -> None:
+    me = Candidate(0, "me", 1500, 5, 0)
+    field = [Candidate(i, f"o{i}", 1500 + 100 * (i - 5), 5, 10) for i in range(1, 11)]
+    picks = Counter(pick_pairing([me, *field], random.Random(seed))[1].entry_id for seed in range(400))
+    assert picks.most_common(1)[0][0] == 5  # the equal-rated bot is the most common opponent
+    assert len(picks) >= 3  # but not the only one
+    assert picks.get(10, 0) < picks[5] / 4  # a bot 500 points away is rare
+
+
+def test_busy_bots_wait() -> None:
+    me = Candidate(0, "me", 1500, 5, 0)
+    busy = Candidate(1, "x", 1500, 5, 1, busy=True)
+    idle = Candidate(2, "y", 1800, 5, 1)
+    assert pick_pairing([me, busy, idle], random.Random(0))[1].entry_id == 2
+
+
+def test_suspension_needs_mostly_own_faults() -> None:
+    assert suspension_reason([("CRASH", "segfault")] * 3) is None  # too few matches to judge
+    assert suspension_reason([("OK", "")] * 5 + [("CRASH", "")] * 5) is None  # half is not "mostly"
+    reason = suspension_reason([("OK", "")] * 4 + [("CRASH", "exit code 139")] * 4 + [("TIMEOUT", "")] * 2)
+    assert reason is not None
+    assert "6 of its last 10" in reason and "CRASH ×4" in reason and "exit code 139" in reason

@@ -1,0 +1,163 @@
+"""Seasons end to end on both databases: submit, start, run through the worker pool, record, rate,
+suspend, close, freeze; ratings recomputed from the stored replays equal the stored ratings.
+
+Matches are played by `engine_play` (the real engine in-process, real records) so these tests are
+about the ladder, not processes; tests/workers plays through the real sandboxed referee.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import engine_play
+import pytest
+from sqlalchemy import select
+
+from arena.ladder.runner import SeasonRun
+from arena.ladder.seasons import SeasonError, close_season, create_season, maybe_finish_close, start_season
+from arena.ladder.standings import los_table, standings, verify_ratings
+from arena.store import Store
+from arena.store.models import Entry, Match, RatingChange
+from arena.workers.pool import run_pool
+from arena.workers.submit import submit_bundle
+
+
+def _submit(store: Store, tmp_path, name: str, owner: str, strategy: str) -> None:
+    submit_bundle(store, engine_play.make_bundle(tmp_path / "src", name, strategy), name=name, owner=owner)
+
+
+def _run(store: Store, name: str, **kw) -> SeasonRun:
+    source = SeasonRun(store, name, launcher="local", **kw)
+    run_pool(source, engine_play.play, concurrency=2, threads=True)
+    return source
+
+
+def test_season_runs_rates_and_verifies(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "high", "ann", "high")
+    _submit(store, tmp_path, "low", "bob", "low")
+    _submit(store, tmp_path, "rand", "cat", "random")
+    _submit(store, tmp_path, "rand2", "cat", "random")  # same owner as rand: they never meet
+    create_season(store, "s1", rules=["flags=1"], duplicate=True, seed=42)
+    with pytest.raises(SeasonError, match="draft"):
+        SeasonRun(store, "s1")
+    start_season(store, "s1")
+    _run(store, "s1", matches=24)
+
+    with store.tx() as s:
+        matches = list(s.scalars(select(Match).where(Match.status == "done")))
+        entries = {e.id: e for e in s.scalars(select(Entry))}
+        changes = list(s.scalars(select(RatingChange)))
+    assert len(matches) == 24
+    by_pair = Counter(m.pair for m in matches)
+    assert set(by_pair.values()) == {2}  # duplicate: every pairing is two matches
+    for pair in by_pair:
+        first, second = [m for m in matches if m.pair == pair]
+        assert first.seed == second.seed
+        assert (first.entry0_id, first.entry1_id) == (second.entry1_id, second.entry0_id)
+    for m in matches:
+        assert entries[m.entry0_id].version.bot.owner != entries[m.entry1_id].version.bot.owner
+    assert len(changes) == 2 * sum(not m.void for m in matches)
+    assert sorted(m.record_seq for m in matches) == list(range(24))
+    assert verify_ratings(store, "s1") == []
+
+    season, rows = standings(store, "s1")
+    assert [r.rank for r in rows] == [1, 2, 3, 4]
+    assert sum(r.games for r in rows) == 48
+    for r in rows:
+        assert r.wins + r.draws + r.losses == r.games
+        assert 0 < r.ci95 < 1000
+        assert r.provisional == (r.games < 20)
+    assert abs(sum(r.elo for r in rows) / 4 - 1500) < 0.5
+    labels, los = los_table(store, "s1")
+    assert len(labels) == 4 and los.shape == (4, 4)
+
+    # running the same goal again does nothing more; a larger goal continues
+    _run(store, "s1", matches=24)
+    _run(store, "s1", matches=30)
+    with store.tx() as s:
+        assert len(list(s.scalars(select(Match).where(Match.status == "done")))) == 30
+    assert verify_ratings(store, "s1") == []
+
+
+def test_tampered_rating_is_detected(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "a", "ann", "high")
+    _submit(store, tmp_path, "b", "bob", "random")
+    create_season(store, "t", seed=1)
+    start_season(store, "t")
+    _run(store, "t", matches=4)
+    with store.tx() as s:
+        rc = s.scalars(select(RatingChange).order_by(RatingChange.id)).first()
+        rc.after += 1e-9
+    problems = verify_ratings(store, "t")
+    assert problems and "stored" in problems[0]
+
+
+def test_crashing_bot_forfeits_and_is_suspended_voids_do_not_count(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "good", "ann", "random")
+    _submit(store, tmp_path, "good2", "bob", "random")
+    _submit(store, tmp_path, "crashy", "eve", "CRASH")
+    create_season(store, "c", seed=3)
+    start_season(store, "c")
+    source = _run(store, "c", matches=12)
+    assert "crashy" in source.suspended
+    bot = store.bot("crashy")
+    assert bot.suspended and "CRASH" in bot.suspension_reason
+    notices = store.notices("crashy")
+    assert notices[-1].kind == "suspended" and "Submit a fixed version" in notices[-1].message
+    with store.tx() as s:
+        crash_entry = s.scalar(select(Entry).join(Entry.version).where(Entry.active.is_(False)))
+        played = list(s.scalars(select(Match).where(
+            (Match.entry0_id == crash_entry.id) | (Match.entry1_id == crash_entry.id))))
+    assert all(m.winner is not None and not m.void for m in played)  # forfeits: the opponent won
+    assert crash_entry.losses == len(played) >= 4 and crash_entry.rating < 1500
+    # after suspension, the rest of the season is played without it
+    assert len(played) < 12
+    assert verify_ratings(store, "c") == []
+
+
+def test_void_matches_are_not_rated(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "x", "ann", "CRASH")
+    _submit(store, tmp_path, "y", "bob", "TIMEOUT")
+    create_season(store, "v", seed=5)
+    start_season(store, "v")
+    _run(store, "v", matches=2)
+    with store.tx() as s:
+        assert all(m.void for m in s.scalars(select(Match)))
+        assert list(s.scalars(select(RatingChange))) == []
+        assert {e.rating for e in s.scalars(select(Entry))} == {1500.0}
+        assert {e.voids for e in s.scalars(select(Entry))} == {2}
+
+
+def test_new_version_enters_provisional_and_old_one_leaves(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "a", "ann", "high")
+    _submit(store, tmp_path, "b", "bob", "random")
+    create_season(store, "n", seed=9)
+    start_season(store, "n")
+    _run(store, "n", matches=4)
+    submit_bundle(store, engine_play.make_bundle(tmp_path / "v2", "a", "low"), name="a", owner="ann")
+    _run(store, "n", matches=6)
+    _, rows = standings(store, "n")
+    by_bot = {r.bot: r for r in rows}
+    assert not by_bot["a@1"].active and by_bot["a@2"].active
+    assert by_bot["a@2"].games == 2 and by_bot["a@2"].provisional
+
+
+def test_close_plays_final_round_robin_then_freezes(store: Store, tmp_path) -> None:
+    for name, owner in (("p", "1"), ("q", "2"), ("r", "3")):
+        _submit(store, tmp_path, name, owner, "random")
+    create_season(store, "f", seed=11)
+    start_season(store, "f")
+    _run(store, "f", matches=3)
+    assert close_season(store, "f") == 6  # 3 pairs, both seatings
+    assert not maybe_finish_close(store, "f")
+    _run(store, "f")
+    assert maybe_finish_close(store, "f")
+    season, rows = standings(store, "f")
+    assert season.status == "frozen" and season.standings
+    assert sum(r.games for r in rows) == 2 * (3 + 6)
+    with store.tx() as s:
+        finals = list(s.scalars(select(Match).where(Match.kind == "final")))
+    assert len(finals) == 6 and all(m.status == "done" for m in finals)
+    with pytest.raises(SeasonError, match="frozen"):
+        SeasonRun(store, "f")
+    assert verify_ratings(store, "f") == []
