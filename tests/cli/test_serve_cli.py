@@ -1,0 +1,42 @@
+"""`arena serve`: a standalone referee that bots reach over TCP and a Unix socket; Ctrl-C ends it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from arena.sdk import Bot, run
+
+
+class FirstLegal(Bot):
+    def play(self, view):
+        return view.legal[0]
+
+
+def test_serve_hosts_a_match_writes_its_replay_and_stops_on_sigint(repo_root, tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", "serve",
+         "--unix", str(tmp_path / "r.sock"), "--tcp", "127.0.0.1:0", "--create", "--seed", "5",
+         "--time", "move=1s,bank=5s,startup=30s", "--replays", str(tmp_path / "replays")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(repo_root)},
+    )  # fmt: skip
+    listening = proc.stdout.readline()
+    tokens = [proc.stdout.readline().split()[-1] for _ in range(2)]
+    unix, tcp = listening.split(" on ")[1].split(" (")[0].split(", ")
+    threads = [threading.Thread(target=run, args=(FirstLegal(), addr, tok)) for addr, tok in zip((unix, tcp), tokens, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    over = proc.stdout.readline()
+    assert "over: winner" in over and "['OK', 'OK']" in over
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "shutting down" in rest
+    assert len(list((tmp_path / "replays").glob("*.replay"))) == 1
+    assert not (tmp_path / "r.sock").exists()
