@@ -15,12 +15,13 @@ Rounds alternate (baseline, referee, baseline, ...) so that machine noise hits b
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -28,24 +29,12 @@ import grpc
 from arena.engine import Match, Rules
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pbg
-from arena.referee import TimeControl
-from arena.referee import convert
+from arena.referee import TimeControl, convert
 from arena.referee.loop import run_sync
 
+TARGET = 1.25  # the referee may add at most 25% over the bare round trip
 REPO = Path(__file__).resolve().parents[2]
 TRIVIAL_BOT = REPO / "sample_bots" / "python" / "random"
-
-
-@dataclass
-class BenchResult:
-    referee_ms: list[float]
-    baseline_ms: list[float]
-    moves: int
-    request_bytes: int
-
-    @property
-    def ratio(self) -> float:
-        return statistics.median(self.referee_ms) / statistics.median(self.baseline_ms)
 
 
 def typical_turn_request(rules: Rules, seed: int = 7) -> pb.TurnRequest:
@@ -68,28 +57,30 @@ def typical_turn_request(rules: Rules, seed: int = 7) -> pb.TurnRequest:
 
 
 class _Echo(pbg.RefereeServicer):
+    """The bare server: answer every message with the template TurnRequest, nothing else."""
+
     def __init__(self, template: pb.TurnRequest) -> None:
         self.template = template
-        self.per_round: list[float] = []
+        self.per_round: list[tuple[float, float]] = []  # (wall s, loop-thread CPU s) per round trip
 
     async def Play(self, request_iterator, context):
         reply = pb.RefereeMessage(turn_request=self.template)
         n = 0
-        t0 = 0.0
+        t0 = c0 = 0.0
         while True:
             msg = await context.read()
             if msg is grpc.aio.EOF:
                 break
             if n == 0:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
             n += 1
             reply.turn_request.turn_id = n
             await context.write(reply)
         if n > 1:
-            self.per_round.append((time.perf_counter() - t0) / (n - 1))
+            self.per_round.append(((time.perf_counter() - t0) / (n - 1), (time.thread_time() - c0) / (n - 1)))
 
 
-async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> float:
+async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[float, float]:
     sock = tmp / "echo.sock"
     server = grpc.aio.server()
     echo = _Echo(template)
@@ -103,21 +94,20 @@ async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> float:
     await server.stop(0.5)
     if not echo.per_round:
         raise RuntimeError("the ping-pong client did not complete")
-    return echo.per_round[-1] * 1000
+    return echo.per_round[-1]
 
 
-def _referee_round(deals: int, seed: int) -> tuple[float, int]:
-    import warnings
-
+def _referee_round(deals: int, seed: int) -> tuple[float, float, int]:
+    """One match of two trivial bots: (wall s per move, referee loop CPU s per move, moves)."""
     from arena.sandbox.bundle import load_bundle
     from arena.sandbox.local import LocalLauncher
     from arena.workers.match import play_match
 
-    marks: dict[str, float] = {}
+    marks: dict[str, tuple[float, float]] = {}
 
-    def on_event(ev: dict) -> None:
+    def on_event(ev: dict) -> None:  # runs on the referee loop's thread
         if ev["event"] in ("started", "match_end"):
-            marks[ev["event"]] = time.perf_counter()
+            marks[ev["event"]] = (time.perf_counter(), time.thread_time())
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -130,17 +120,37 @@ def _referee_round(deals: int, seed: int) -> tuple[float, int]:
     if out.verdicts != ("OK", "OK"):
         raise RuntimeError(f"the bench match failed: {out.verdicts} {out.verdict_details}")
     moves = sum(len(d.plays) for d in out.record.deals)
-    return (marks["match_end"] - marks["started"]) / moves * 1000, moves
+    (w0, c0), (w1, c1) = marks["started"], marks["match_end"]
+    return (w1 - w0) / moves, (c1 - c0) / moves, moves
 
 
-def run(rounds: int = 5, deals: int = 20) -> BenchResult:
+def run(rounds: int = 5, deals: int = 20, progress: Callable[[float], None] | None = None) -> dict:
+    """Alternate baseline and referee rounds; medians, their ratio, and every round's figures."""
     template = typical_turn_request(Rules())
-    ref_ms: list[float] = []
-    base_ms: list[float] = []
+    rows = []
     moves = 0
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for i in range(rounds):
-            base_ms.append(run_sync(_baseline(deals * 32, template, Path(tmp))))
-            ms, moves = _referee_round(deals, seed=1000 + i)
-            ref_ms.append(ms)
-    return BenchResult(ref_ms, base_ms, moves, template.ByteSize())
+            base_wall, base_cpu = run_sync(_baseline(deals * 32, template, Path(tmp)))
+            ref_wall, ref_cpu, moves = _referee_round(deals, seed=1000 + i)
+            rows.append({"baseline_ms": round(base_wall * 1000, 3), "referee_ms": round(ref_wall * 1000, 3),
+                         "ratio": round(ref_wall / base_wall, 3),
+                         "baseline_cpu_us": round(base_cpu * 1e6), "referee_cpu_us": round(ref_cpu * 1e6)})  # fmt: skip
+            if progress is not None:
+                progress((i + 1) / rounds)
+    base = statistics.median(r["baseline_ms"] for r in rows)
+    ref = statistics.median(r["referee_ms"] for r in rows)
+    return {
+        "baseline_ms_per_round_trip": round(base, 3),
+        "referee_ms_per_move": round(ref, 3),
+        "ratio": round(ref / base, 3),
+        "median_paired_ratio": round(statistics.median(r["ratio"] for r in rows), 3),
+        "target_ratio": TARGET,
+        "met": ref / base <= TARGET,
+        "baseline_cpu_us_per_round_trip": round(statistics.median(r["baseline_cpu_us"] for r in rows)),
+        "referee_cpu_us_per_move": round(statistics.median(r["referee_cpu_us"] for r in rows)),
+        "moves_per_round": moves,
+        "turn_request_bytes": template.ByteSize(),
+        "rounds": rows,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }

@@ -113,3 +113,31 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
         rows.append((label, f"{c['charged_ms']:.1f} ms", note))
     emit(r, as_json, f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
          rows)
+
+
+@bench.command("referee")
+@click.option("--rounds", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="Baseline/referee pairs, interleaved (medians are printed).")
+@click.option("--deals", type=click.IntRange(1, 200), default=20, show_default=True,
+              help="Deals per referee match (32 moves each); the baseline does as many round trips.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def referee(rounds: int, deals: int, as_json: bool) -> None:
+    """The referee's per-move round trip with two trivial bots against a bare gRPC ping-pong of
+    same-size messages over the same kind of Unix socket, measured in the same run.
+
+    Target: the referee adds at most 25% over the bare round trip. See arena/bench/referee.py.
+    """
+    from arena.bench.referee import run
+
+    r = with_progress("referee benchmark", lambda progress: run(rounds, deals, progress), as_json)
+    rows = [
+        ("bare gRPC ping-pong, per round trip", f"{r['baseline_ms_per_round_trip']:.3f} ms",
+         f"server CPU {r['baseline_cpu_us_per_round_trip']} us"),
+        ("referee, per move (2 trivial bots)", f"{r['referee_ms_per_move']:.3f} ms",
+         f"referee CPU {r['referee_cpu_us_per_move']} us"),
+        ("ratio (medians)", f"{r['ratio']:.2f}x", f"paired rounds: median {r['median_paired_ratio']:.2f}x"),
+    ]  # fmt: skip
+    emit(r, as_json,
+         f"referee benchmark: {rounds} rounds of {r['moves_per_round']} moves, TurnRequest {r['turn_request_bytes']} B, "
+         f"load average {r['load_average'][0]}", rows,
+         f"target <= {r['target_ratio']}x: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
