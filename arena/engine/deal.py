@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from arena.engine.cards import (
     ABOVE,
+    CARDS_IN_BYTE,
     FULL_DECK,
     HONOUR,
     SUIT_MASK,
@@ -267,7 +268,9 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """The legal cards of the seat on move, ascending."""
-        return cards_of(self.legal_mask())
+        mask = self.legal_mask()
+        c, d, h, s = CARDS_IN_BYTE  # cards_of, inlined: this is on every move's path
+        return list(c[mask & 0xFF] + d[mask >> 8 & 0xFF] + h[mask >> 16 & 0xFF] + s[mask >> 24 & 0xFF])
 
     # -- moves ---------------------------------------------------------------------------------------
     def play(self, card: int) -> TrickRecord | None:
@@ -312,8 +315,7 @@ class Deal:
         raw = self._raw
         trick = _new_trick(TrickRecord, (len(raw) + 1, leader, lead, card, winner, won, winner_draw, loser_draw))
         raw.append(trick)
-        if len(self._records) == len(raw) - 1:
-            self._records.append(trick)
+        self._records.append(trick)  # in step with _raw: only playout() adds plain tuples, and it ends the deal
         self.table = None
         self.leader = winner
         self.to_move = winner
@@ -340,20 +342,22 @@ class Deal:
         i, leader, honour = self._next, self.leader, HONOUR
         first = len(tricks) + 1
         last_phase1 = first - 1 + (len(stock) - i) // 2
+        size = self.rules.hand_size  # in phase 1 both hands hold exactly this many cards at each play
         for no in range(first, last_phase1 + 1):  # phase 1: any card; both draw
-            follower = 1 - leader
-            hand = held[leader]
-            lead = hand.pop(int(random() * len(hand)))
-            hand = held[follower]
-            follow = hand.pop(int(random() * len(hand)))
-            winner = follower if wins[lead * 32 + follow] else leader
+            follower = leader ^ 1
+            lead = held[leader].pop(int(random() * size))
+            follow = held[follower].pop(int(random() * size))
+            if wins[lead * 32 + follow]:
+                winner, loser = follower, leader
+            else:
+                winner, loser = leader, follower
             won = honour[lead] + honour[follow]
             honours[winner] += won
             wd = stock[i]
             ld = stock[i + 1]
             i += 2
             insort(held[winner], wd)
-            insort(held[1 - winner], ld)
+            insort(held[loser], ld)
             tricks.append((no, leader, lead, follow, winner, won, wd, ld))
             leader = winner
         must_head, trump = self._must_head, self.trump_suit

@@ -98,7 +98,7 @@ def test_flags_end_the_match(flags: int) -> None:
     rng = random.Random(21)
     while not m.over:
         play_random_deal(m, rng)
-    assert max(m.lines) >= 4 * flags and max(m.flags) == flags
+    assert max(m.lines) >= 4 * flags and max(m.flags) >= flags
     assert m.winner == (0 if m.lines[0] > m.lines[1] else 1)
     assert max(m.lines[0] - m.deals[-1].lines[0], m.lines[1] - m.deals[-1].lines[1]) < 4 * flags
     with pytest.raises(StateError, match="match is over"):
