@@ -198,21 +198,21 @@ class BotCgroup:
                 return True
             if time.monotonic() > deadline:
                 return False
-            time.sleep(0.01)
+            time.sleep(0.002)
 
     def remove(self) -> None:
         """Kill what is left and delete the groups (idempotent)."""
         self.kill_all()
         for ctrl in list(self.dirs):
             path = self.dirs[ctrl]
-            for _ in range(50):
+            for _ in range(500):
                 try:
                     path.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.01)  # exiting tasks are still being reaped
+                    time.sleep(0.001)  # exiting tasks are still being reaped
             self.dirs.pop(ctrl)
 
 
