@@ -52,10 +52,12 @@ def requeue_abandoned(s: Session, *, now: float | None = None) -> int:
 
 def claim(
     s: Session, owner: str, *, season_id: int | None = None, kinds: tuple[str, ...] | None = None,
-    ttl: float = LEASE_SECONDS,
+    ttl: float = LEASE_SECONDS, ids: list[int] | None = None,
 ) -> Match | None:
-    """Take the oldest queued match (optionally of one season and kinds) under a lease."""
+    """Take the oldest queued match (optionally of one season, of some kinds, or among `ids`) under a lease."""
     query = select(Match).where(Match.status == "queued")
+    if ids is not None:
+        query = query.where(Match.id.in_(ids))
     if season_id is not None:
         query = query.where(Match.season_id == season_id)
     if kinds:
@@ -98,5 +100,5 @@ def lock_for_record(s: Session, owner: str, match_id: int) -> Match | None:
     return s.scalar(
         select(Match)
         .where(Match.id == match_id, Match.status == "running", Match.lease_owner == owner)
-        .with_for_update()
+        .with_for_update(of=Match)
     )

@@ -11,31 +11,23 @@ from typing import Any
 
 from arena.store.jobs import MatchJob, MatchResult
 
-LAUNCHERS = ("bwrap", "local")
-
 
 def make_launcher(name: str) -> Any:
     """The sandbox launcher called `name` (bwrap: the real sandbox; local: unsafe, development only)."""
-    if name == "local":
-        from arena.sandbox.local import LocalLauncher
+    from arena.sandbox.launchers import get_launcher
 
-        return LocalLauncher(warn=False)
-    if name == "bwrap":
-        from arena.sandbox import bwrap  # added by the sandbox work; ImportError until then
-
-        return bwrap.BwrapLauncher()
-    raise ValueError(f"unknown launcher {name!r}; use one of {', '.join(LAUNCHERS)}")
+    return get_launcher(name, warn=False)
 
 
 def bwrap_available() -> bool:
-    """True when the bwrap launcher exists and can run here."""
-    import shutil
+    """True when the bwrap launcher can run here."""
+    from arena.sandbox.launchers import LauncherUnavailable, get_launcher
 
     try:
-        from arena.sandbox import bwrap  # noqa: F401
-    except ImportError:
+        get_launcher("bwrap")
+    except LauncherUnavailable:
         return False
-    return shutil.which("bwrap") is not None
+    return True
 
 
 def run_job(job: MatchJob) -> MatchResult:

@@ -15,17 +15,15 @@ from arena.store.bundles import content_hash, store_copy
 
 
 def submit_bundle(store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "local") -> Submitted:
-    """Register the bundle at `path` (a directory) as a new version of bot `name`."""
+    """Register the bundle at `path` (a directory or an archive) as a new version of bot `name`."""
     from arena.workers.execute import make_launcher
 
-    source = load_bundle(path)  # raises BundleError naming the problem
-    digest = content_hash(source.path)
-    stored = store_copy(source.path, store.bundles_dir, digest)
+    source = load_bundle(path)  # raises BundleError naming the problem; unpacks archives
+    # hash what the author gave (a directory) or the unpacked archive, never a built copy
+    files = source.source if source.source is not None and source.source.is_dir() else source.path
+    digest = content_hash(files)
+    stored = store_copy(files, store.bundles_dir, digest)
     bundle = load_bundle(stored)
-    ok, log = True, ""
-    if bundle.build and not (stored / ".arena-built").exists():
-        ok, log = make_launcher(launcher).build(bundle, Limits())
-        if ok:
-            (stored / ".arena-built").write_text("ok\n")
+    ok, log = make_launcher(launcher).build(bundle, Limits()) if bundle.build else (True, "")
     return store.add_version(name, owner, content_hash=digest, path=str(stored), language=bundle.language,
                              protocol=bundle.protocol, build_ok=ok, build_log=log)

@@ -1,0 +1,121 @@
+"""Helpers shared by the ladder commands (bots, season, standings, compare): opening the store,
+turning store errors into one-line user errors, and the live progress bar of a pool run."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import click
+
+from arena.cli.errors import UserError
+
+SANDBOX_HELP = "How bots run: bwrap (sandbox, default), docker, or local (no isolation; trusted bots only)."
+
+
+def open_store():  # noqa: ANN201 - lazily imported type
+    """The store named by ARENA_DATABASE_URL (else $ARENA_HOME/arena.db), migrated."""
+    from sqlalchemy.exc import OperationalError
+
+    from arena.store import Store
+
+    try:
+        return Store.open()
+    except OperationalError as exc:
+        raise UserError(f"cannot open the arena database ({exc.orig}); check ARENA_DATABASE_URL") from None
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Store and bundle errors are the user's to fix: one line, no traceback."""
+    from arena.sandbox.bundle import BundleError
+    from arena.store import StoreError
+
+    try:
+        yield
+    except (StoreError, BundleError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_launcher(name: str) -> str:
+    """Fail early, in one line, when the chosen sandbox cannot run here."""
+    import warnings
+
+    from arena.sandbox.launchers import LauncherUnavailable, get_launcher
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            get_launcher(name, warn=False)
+    except LauncherUnavailable as exc:
+        raise UserError(str(exc)) from None
+    if name == "local":
+        click.echo("warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
+                   err=True)
+    return name
+
+
+def parse_time(text: str | None) -> dict:
+    """`move=1s,bank=10s` -> the referee's TimeControl fields, validated."""
+    from dataclasses import asdict
+
+    from arena.referee import TimeControl, TimeControlError
+
+    if not text:
+        return {}
+    try:
+        return asdict(TimeControl.parse(text))
+    except TimeControlError as exc:
+        raise UserError(f"--time: {exc}") from None
+
+
+def parse_format(text: str | None) -> list[str]:
+    """`flags=N` or `deals=N` -> rules pairs."""
+    if not text:
+        return []
+    key, _, value = text.partition("=")
+    if key not in ("flags", "deals") or not value.isdigit() or int(value) < 1:
+        raise UserError(f"--format {text!r}: use flags=N (first to N flags) or deals=N (exactly N deals)")
+    return [f"flags={value}"] if key == "flags" else [f"max_deals={value}"]
+
+
+def parse_rules(pairs: tuple[str, ...], fmt: str | None) -> list[str]:
+    """Validated "key=value" rules pairs (the format folded in), as stored with the season."""
+    from arena.engine import Rules, RulesError
+
+    items = [p.strip() for raw in pairs for p in raw.split(",") if p.strip()] + parse_format(fmt)
+    try:
+        Rules.from_pairs(items)
+    except RulesError as exc:
+        raise UserError(f"--rules: {exc}") from None
+    return items
+
+
+def run_with_progress(source, execute, *, concurrency: int | None, label: str, target_done: int = 0,
+                      total: int | None = None, quiet: bool = False):  # noqa: ANN001,ANN201
+    """Run the pool under a live bar: matches done, running, rate per minute, ETA. `target_done` is how
+    many the season already had, `total` the goal in the same count (None: open-ended)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from arena.workers.pool import run_pool
+
+    if quiet:
+        return run_pool(source, execute, concurrency=concurrency)
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("running {task.fields[running]}"), TextColumn("{task.fields[rate]:.1f}/min"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task(label, total=total, completed=target_done, running=0, rate=0.0)
+
+        def update(p) -> None:  # noqa: ANN001
+            bar.update(task, completed=target_done + p.done, running=p.running, rate=p.rate)
+
+        return run_pool(source, execute, concurrency=concurrency, on_progress=update)

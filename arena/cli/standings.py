@@ -1,0 +1,68 @@
+"""`arena standings [SEASON]`: rank, bot, Elo ± 95%, games, W/D/L and the provisional mark."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+from arena.cli.errors import UserError
+from arena.cli.ladder_common import open_store, user_errors
+
+
+def _default_season(store) -> str:  # noqa: ANN001
+    seasons = store.seasons()
+    if not seasons:
+        raise UserError("no seasons yet; create one with `arena season create NAME`")
+    live = [s for s in seasons if s.status in ("running", "closing")]
+    return (live or seasons)[-1].name
+
+
+@click.command()
+@click.argument("season", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix).")
+@click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
+def standings(season: str | None, as_json: bool, los: bool) -> None:
+    """SEASON's standings (default: the newest running season).
+
+    Elo is the season's maximum-likelihood fit (draws as half points, mean 1500) with its 95%
+    interval; live is the running Elo (K=40 while provisional, marked *, then 20).
+    """
+    from arena.ladder.standings import los_table
+    from arena.ladder.standings import standings as compute
+
+    store = open_store()
+    name = season or _default_season(store)
+    with user_errors():
+        info, rows = compute(store, name)
+        labels, matrix = los_table(store, name)
+    if as_json:
+        out = {"season": info.name, "status": info.status, "standings": [
+            {**r.to_dict(), "ci95": None if math.isinf(r.ci95) else r.ci95} for r in rows],
+            "los": {"bots": labels, "matrix": [[round(float(x), 4) for x in row] for row in matrix]}}
+        click.echo(json.dumps(out, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{info.name} ({info.status}{', frozen standings' if info.status == 'frozen' else ''})")
+    for col in ("rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for r in rows:
+        mark = "*" if r.provisional else ""
+        name_cell = r.bot + ("" if r.active else " (inactive)")
+        ci = "—" if math.isinf(r.ci95) else f"{r.ci95:.0f}"
+        table.add_row(str(r.rank), name_cell, f"{r.elo:.0f}{mark}", ci, str(r.games), str(r.wins), str(r.draws),
+                      str(r.losses), f"{r.live_elo:.0f}")
+    console = Console()
+    console.print(table)
+    console.print("* provisional: fewer than 20 rated matches")
+    if los and len(labels) > 1:
+        m = Table(title="likelihood of superiority (row better than column)")
+        m.add_column("")
+        for label in labels:
+            m.add_column(label, justify="right")
+        for label, row in zip(labels, matrix, strict=True):
+            m.add_row(label, *[f"{x:.2f}" for x in row])
+        console.print(m)
