@@ -6,7 +6,7 @@ playouts are cheap; see `arena bench engine`.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -105,6 +105,10 @@ def _beats_table(trump: int | None) -> tuple[bool, ...]:
 
 
 FOLLOWER_WINS = {t: _beats_table(t) for t in (None, 0, 1, 2, 3)}
+# TRICK_RESULT[trump][lead << 5 | follow] = (follower wins, honour points in the trick): one lookup per trick.
+TRICK_RESULT = {
+    t: tuple((wins[i], HONOUR[i >> 5] + HONOUR[i & 31]) for i in range(1024)) for t, wins in FOLLOWER_WINS.items()
+}
 
 
 ALL_CARDS = frozenset(range(32))
@@ -337,53 +341,55 @@ class Deal:
         if self.done:
             assert self.outcome is not None
             return self.outcome
-        stock, wins, tricks, honours = self._stock, self._wins, self._raw, self.honours
+        stock, result, tricks, honours = self._stock, TRICK_RESULT[self.trump_suit], self._raw, self.honours
         held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # ascending, like the bits of a mask
-        i, leader, honour = self._next, self.leader, HONOUR
-        first = len(tricks) + 1
-        last_phase1 = first - 1 + (len(stock) - i) // 2
+        leader, first, i = self.leader, len(tricks) + 1, self._next
         size = self.rules.hand_size  # in phase 1 both hands hold exactly this many cards at each play
-        for no in range(first, last_phase1 + 1):  # phase 1: any card; both draw
+        draws = zip(stock[i::2], stock[i + 1 :: 2], strict=True)  # (winner's, loser's card) per phase-1 trick
+        phase2 = first + (len(stock) - i) // 2  # the first phase-2 trick
+        for no, (wd, ld) in zip(range(first, phase2), draws, strict=True):  # phase 1: any card; both draw
             follower = leader ^ 1
             lead = held[leader].pop(int(random() * size))
             follow = held[follower].pop(int(random() * size))
-            if wins[lead * 32 + follow]:
+            follower_wins, won = result[lead << 5 | follow]
+            if follower_wins:
                 winner, loser = follower, leader
             else:
                 winner, loser = leader, follower
-            won = honour[lead] + honour[follow]
             honours[winner] += won
-            wd = stock[i]
-            ld = stock[i + 1]
-            i += 2
             insort(held[winner], wd)
             insort(held[loser], ld)
             tricks.append((no, leader, lead, follow, winner, won, wd, ld))
             leader = winner
+        # Phase 2: the rule of legal_mask. A sorted hand keeps each suit contiguous (card = suit * 8 + rank),
+        # so the legal cards are a slice found by bisection, in the same order as the bits of the mask.
         must_head, trump = self._must_head, self.trump_suit
-        for no in range(max(first, last_phase1 + 1), 17):  # phase 2: the rule of legal_mask
-            follower = 1 - leader
+        trump_base = -1 if trump is None else trump * 8
+        for no in range(phase2, 17):
+            follower = leader ^ 1
             hand = held[leader]
             lead = hand.pop(int(random() * len(hand)))
             hand = held[follower]
-            suit = lead >> 3
-            legal = [c for c in hand if c >> 3 == suit]
-            if legal:
-                if must_head:
-                    legal = [c for c in legal if c > lead] or legal
-            elif trump is not None:
-                legal = [c for c in hand if c >> 3 == trump] or hand
-            else:
-                legal = hand
-            follow = legal[int(random() * len(legal))]
-            hand.remove(follow)
-            winner = follower if wins[lead * 32 + follow] else leader
-            won = honour[lead] + honour[follow]
+            base = lead & 24  # the suit's first card
+            lo = bisect_left(hand, base)
+            hi = bisect_left(hand, base + 8, lo)
+            if lo == hi and trump_base >= 0:  # cannot follow: a trump if it holds one
+                lo = bisect_left(hand, trump_base)
+                hi = bisect_left(hand, trump_base + 8, lo)
+            elif lo < hi and must_head:  # following: a higher card if it holds one
+                up = bisect_right(hand, lead, lo, hi)
+                if up < hi:
+                    lo = up
+            if lo == hi:  # anything
+                lo, hi = 0, len(hand)
+            follow = hand.pop(lo + int(random() * (hi - lo)))
+            follower_wins, won = result[lead << 5 | follow]
+            winner = follower if follower_wins else leader
             honours[winner] += won
             tricks.append((no, leader, lead, follow, winner, won, None, None))
             leader = winner
+        self._next = len(stock)
         self.hands[0] = self.hands[1] = 0
-        self._next = i
         self.leader = leader
         self.to_move = leader
         self._finish()
