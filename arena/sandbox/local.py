@@ -3,14 +3,16 @@ machine only; it warns once, because a hostile bot launched this way can do anyt
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import warnings
 
-from arena.sandbox.bundle import Bundle
+from arena.sandbox.bundle import Bundle, is_staged, load_bundle
 from arena.sandbox.capture import OutputCapture
+from arena.sandbox.failed import BuildFailedProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
 
 WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
@@ -77,7 +79,12 @@ class LocalLauncher:
         if warn:
             warnings.warn(WARNING, stacklevel=2)
 
-    def launch(self, spec: LaunchSpec) -> LocalProcess:
+    def launch(self, spec: LaunchSpec) -> LocalProcess | BuildFailedProcess:
+        """Builds first when the bundle has an unbuilt build step; a failed build -> BUILD_FAILED."""
+        if spec.bundle.build:
+            ok, log = self.build(spec.bundle, spec.limits)
+            if not ok:
+                return BuildFailedProcess(log)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": os.environ.get("HOME", "/tmp"),
@@ -103,8 +110,14 @@ class LocalLauncher:
         return LocalProcess(proc, OutputCapture(proc.stdout, spec.limits.log_bytes))
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+        """Run `build` once per staged bundle content (unsandboxed!); success is recorded."""
         if not bundle.build:
             return True, ""
+        if not is_staged(bundle):
+            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
+        record = bundle.build_record
+        if record.is_file() and json.loads(record.read_text()).get("ok"):
+            return True, json.loads(record.read_text()).get("log", "")
         try:
             res = subprocess.run(
                 list(bundle.build), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
@@ -115,4 +128,8 @@ class LocalLauncher:
         except OSError as exc:
             return False, f"build command could not start: {exc}"
         log = (res.stdout + res.stderr).decode(errors="replace")
+        if res.returncode == 0:
+            record.write_text(json.dumps({"ok": True, "log": log}))
+        else:
+            log += f"\n[arena] build exited with status {res.returncode}\n"
         return res.returncode == 0, log

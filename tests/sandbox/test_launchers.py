@@ -59,3 +59,19 @@ def test_docker_launcher_runs_a_bot(tmp_path, echo_socket):
         time.sleep(0.1)
     proc.kill()
     assert proc.exit_status() == 0 and "in docker" in proc.output()
+
+
+def test_local_launcher_builds_once_and_reports_build_failed(tmp_path, echo_socket):
+    launcher = get_launcher("local", warn=False)
+    good = load_bundle(make_bundle(tmp_path / "g", "print(open('out.txt').read())\n",
+                                   'build = ["sh", "-c", "echo made > out.txt"]\n'))
+    proc = launcher.launch(LaunchSpec(good, echo_socket))
+    deadline = time.monotonic() + 20
+    while proc.exit_status() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.kill()
+    assert proc.exit_status() == 0 and "made" in proc.output()
+    assert not (tmp_path / "g" / "out.txt").exists()
+    bad = load_bundle(make_bundle(tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo no-compiler; exit 4"]\n'))
+    failed = launcher.launch(LaunchSpec(bad, echo_socket))
+    assert failed.failure_verdict() == "BUILD_FAILED" and "no-compiler" in failed.output_tail()
