@@ -1,5 +1,6 @@
 """BASELINE ONLY, for `arena bench referee`: a bare gRPC client doing ping-pong on one Play stream,
-written like the SDK's client (sync stub, request queue) so that only the referee's work differs.
+written like the SDK's client (sync stub, request queue) and doing the bench's trivial bot's work per
+message (the SDK View, then the first legal card), so that only the server side differs.
 
     python -m arena.bench.pingpong_client ADDRESS ROUNDS
 """
@@ -13,6 +14,7 @@ import grpc
 
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pbg
+from arena.sdk import View
 
 
 def main() -> None:
@@ -24,10 +26,10 @@ def main() -> None:
         for msg in responses:
             if not msg.HasField("turn_request"):
                 continue
-            turn = msg.turn_request.turn_id
-            if turn >= rounds:
+            view = View.from_request(msg.turn_request)
+            if view.turn_id >= rounds:
                 break
-            out.put(pb.BotMessage(action=pb.Action(turn_id=turn, card=msg.turn_request.legal_cards[0])))
+            out.put(pb.BotMessage(action=pb.Action(turn_id=view.turn_id, card=view.legal[0])))
         out.put(None)
 
 

@@ -3,11 +3,12 @@
 Both are measured in the same run, in the same process, over the same kind of Unix socket, with
 bot processes written alike (sync gRPC client, request queue):
 
-- referee: two trivial bots (the `random` sample bot) play matches of `deals` deals; per move =
+- referee: two trivial bots (trivial_bot/: the SDK, first legal card) play matches of `deals` deals; per move =
   the wall time from the first Welcome to the MatchResult divided by the number of cards played.
   It includes everything the referee does: engine, views, TrickResults to both seats, clocks.
 - baseline: one client process does ping-pong with a bare echo servicer; the reply is a
-  TurnRequest of the referee's average size and the request an Action, as in a match.
+  TurnRequest of the referee's average size and the request an Action, as in a match. The client
+  does the trivial bot's per-message work too (the SDK View, the first legal card).
 
 Rounds alternate (baseline, referee, baseline, ...) so that machine noise hits both alike.
 """
@@ -34,23 +35,26 @@ from arena.referee.loop import run_sync
 
 TARGET = 1.25  # the referee may add at most 25% over the bare round trip
 REPO = Path(__file__).resolve().parents[2]
-TRIVIAL_BOT = REPO / "sample_bots" / "python" / "random"
+TRIVIAL_BOT = Path(__file__).resolve().parent / "trivial_bot"
 
 
 def typical_turn_request(rules: Rules, seed: int = 7) -> pb.TurnRequest:
-    """A TurnRequest of the average serialized size over one deal played with first-legal moves."""
+    """A TurnRequest of the average serialized size over one deal played with first-legal moves,
+    built as the referee builds them (with the trick result it carries)."""
     m = Match(rules, seed)
     deal = m.start_deal()
     requests = []
-    tid = 0
+    last = None
     while not deal.done:
         seat = deal.to_move
         view = m.view(seat)
-        tid += 1
-        requests.append(pb.TurnRequest(turn_id=tid, view=convert.view_to_proto(view, 0),
-                                       legal_cards=convert.codes(view.legal), move_ms=1000, bank_ms=10000,
-                                       deadline_ms=11000))  # fmt: skip
-        m.play(view.legal[0])
+        req = pb.TurnRequest(turn_id=len(requests) + 1, legal_cards=convert.codes(view.legal), move_ms=1000,
+                             bank_ms=10000, deadline_ms=11000)  # fmt: skip
+        convert.fill_view(req.view, view, 0)
+        if last is not None:
+            convert.fill_trick_result(req.trick_result, m, last, seat)
+        requests.append(req)
+        last = m.play(view.legal[0]) or last
     sizes = [r.ByteSize() for r in requests]
     mean = statistics.mean(sizes)
     return min(requests, key=lambda r: abs(r.ByteSize() - mean))

@@ -36,26 +36,31 @@ def trick_to_proto(t: TrickRecord) -> pb.Trick:
 
 
 def view_to_proto(v: View, deals_played: int, tricks: list[pb.Trick] | None = None) -> pb.View:
-    """The typed View of a seat on move (RULES.md section 8). `tricks`, when given, are this deal's
-    finished tricks already converted (the runner keeps them, since this runs on every move)."""
-    out = pb.View(
-        seat=v.seat,
-        deal_number=v.deal_index + 1,
-        trick_number=v.trick_no,
-        phase=v.phase,
-        dealer=v.dealer,
-        leader=v.leader,
-        hand=[_CODES[c] for c in v.hand],
-        honours=v.honours,
-        stock_size=v.stock_count,
-        drawn=[_CODES[c] for c in v.drawn],
-        opponent_hand_size=v.opponent_hand_size,
-        lines=v.lines,
-        flags=v.flags,
-        multiplier=v.multiplier,
-        pot=v.pot,
-        deals_played=deals_played,
-    )
+    """The typed View of a seat on move (RULES.md section 8)."""
+    out = pb.View()
+    fill_view(out, v, deals_played, tricks)
+    return out
+
+
+def fill_view(out: pb.View, v: View, deals_played: int, tricks: list[pb.Trick] | None = None) -> None:
+    """Write a View into `out` in place (this runs on every move). `tricks`, when given, are this
+    deal's finished tricks already converted; the runner keeps them."""
+    out.seat = v.seat
+    out.deal_number = v.deal_index + 1
+    out.trick_number = v.trick_no
+    out.phase = v.phase
+    out.dealer = v.dealer
+    out.leader = v.leader
+    out.hand.extend([_CODES[c] for c in v.hand])
+    out.honours.extend(v.honours)
+    out.stock_size = v.stock_count
+    out.drawn.extend([_CODES[c] for c in v.drawn])
+    out.opponent_hand_size = v.opponent_hand_size
+    out.lines.extend(v.lines)
+    out.flags.extend(v.flags)
+    out.multiplier = v.multiplier
+    out.pot = v.pot
+    out.deals_played = deals_played
     if v.table is not None:
         out.lead_card = _CODES[v.table]
     if v.trump_card is not None:
@@ -69,7 +74,6 @@ def view_to_proto(v: View, deals_played: int, tricks: list[pb.Trick] | None = No
             for i, (ld, a, b, w) in enumerate(v.tricks, 1)
         ]  # fmt: skip
     out.tricks.extend(tricks)
-    return out
 
 
 def _honours(card: int) -> int:
@@ -94,23 +98,31 @@ def deal_start(match: Match, seat: int) -> pb.RefereeMessage:
 
 
 def trick_result(match: Match, trick: TrickRecord, seat: int) -> pb.RefereeMessage:
-    """What `seat` learns from a finished trick: its own draw, and the opponent's only if public."""
+    """What `seat` learns from a finished trick, as a message of its own."""
+    msg = pb.RefereeMessage()
+    fill_trick_result(msg.trick_result, match, trick, seat)
+    return msg
+
+
+def fill_trick_result(out: pb.TrickResult, match: Match, trick: TrickRecord, seat: int) -> None:
+    """Write what `seat` learns from `trick` into `out`: its own draw, the opponent's only when public
+    (the face-up trump). Valid until the next trick ends: it reads the deal's honours and stock."""
     deal = match.deal
     assert deal is not None
     mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
     theirs = trick.loser_draw if trick.winner == seat else trick.winner_draw
-    public = theirs is not None and theirs == deal.trump_card
-    return pb.RefereeMessage(
-        trick_result=pb.TrickResult(
-            deal_number=deal.index + 1,
-            trick=trick_to_proto(trick),
-            honours=list(deal.honours),
-            drawn_card="" if mine is None else _CODES[mine],
-            opponent_drew=theirs is not None,
-            opponent_drawn_card=_CODES[theirs] if public else "",
-            stock_size=deal.stock_count,
-        )
-    )
+    out.deal_number = deal.index + 1
+    t = out.trick
+    t.number, t.leader, t.lead_card, t.follow_card = trick.no, trick.leader, _CODES[trick.lead], _CODES[trick.follow]
+    t.winner, t.honours = trick.winner, trick.honours
+    out.honours.extend(deal.honours)
+    if mine is not None:
+        out.drawn_card = _CODES[mine]
+    if theirs is not None:
+        out.opponent_drew = True
+        if theirs == deal.trump_card:
+            out.opponent_drawn_card = _CODES[theirs]
+    out.stock_size = deal.stock_count
 
 
 def deal_result(match: Match) -> pb.RefereeMessage:

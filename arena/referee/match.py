@@ -17,7 +17,7 @@ from typing import Any
 
 import grpc
 
-from arena.engine import CardError, IllegalMove, Match, Rules, card_code, parse_card
+from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, parse_card
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.referee import convert
@@ -94,9 +94,8 @@ class MatchRunner:
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
-        self._carry: pb.TrickResult | None = None  # the next TurnRequest's trick_result
+        self._carry: list[TrickRecord | None] = [None, None]  # per seat: the trick its next TurnRequest reports
         self._tricks: list[pb.Trick] = []  # this deal's finished tricks, converted once
-        self._deferred: list[tuple[int, pb.RefereeMessage]] = []  # writes sent once a TurnRequest is out
         self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
         self.done = asyncio.Event()
@@ -267,10 +266,9 @@ class MatchRunner:
                     for s in (0, 1):
                         await self._send(s, convert.trick_result(m, trick, s))
                 else:
-                    # The winner leads next: its TrickResult rides in its TurnRequest. The loser's
-                    # goes out after that TurnRequest, off the critical path of the match.
-                    self._carry = convert.trick_result(m, trick, trick.winner).trick_result
-                    self._deferred.append((1 - trick.winner, convert.trick_result(m, trick, 1 - trick.winner)))
+                    # Each seat's TrickResult rides in its next TurnRequest (both move again in
+                    # this deal): one message per move instead of two, on the match's hot path.
+                    self._carry = [trick, trick]
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
         msg = convert.deal_result(m)
@@ -288,13 +286,16 @@ class MatchRunner:
         tid = self.turn_id
         self.where = (deal.index + 1, deal.trick_no, tid)
         view = m.view(seat)
-        req = pb.RefereeMessage(turn_request=pb.TurnRequest(
-            turn_id=tid, view=convert.view_to_proto(view, len(m.deals), self._tricks), legal_cards=convert.codes(view.legal),
-            move_ms=int(clock.move * 1000), bank_ms=int(clock.bank * 1000), deadline_ms=int(clock.deadline * 1000),
-        ))  # fmt: skip
-        if self._carry is not None:
-            req.turn_request.trick_result.CopyFrom(self._carry)
-            self._carry = None
+        req = pb.RefereeMessage()
+        tr = req.turn_request
+        tr.turn_id = tid
+        convert.fill_view(tr.view, view, len(m.deals), self._tricks)
+        tr.legal_cards.extend(convert.codes(view.legal))
+        tr.move_ms, tr.bank_ms, tr.deadline_ms = int(clock.move * 1000), int(clock.bank * 1000), int(clock.deadline * 1000)
+        carried = self._carry[seat]
+        if carried is not None:
+            convert.fill_trick_result(tr.trick_result, m, carried, seat)
+            self._carry[seat] = None
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
@@ -302,8 +303,6 @@ class MatchRunner:
         sent = time.perf_counter()
         deadline = sent + clock.deadline
         self.pending = (seat, tid)
-        while self._deferred:
-            await self._send(*self._deferred.pop(0))
         while True:
             ev = await self._next_event(deadline - time.perf_counter())
             if ev is None:
