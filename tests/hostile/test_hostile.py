@@ -101,3 +101,22 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
         assert "wrote" in outcome.verdict_details[0]
         wrote = int(outcome.verdict_details[0].split(" wrote ")[1].split()[0])
         assert wrote <= max(limits.tmp_size, limits.file_size)
+
+
+def test_arena_play_sandboxes_by_default(tmp_path, listener, repo_root):
+    """The command users type: no --sandbox flag, and the hostile bot still meets the sandbox."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    hostile = copy_bot("net_tcp", tmp_path)
+    (hostile / "targets.json").write_text(json.dumps({"port": listener.port}))
+    result = CliRunner().invoke(cli, [
+        "play", str(hostile), str(repo_root / "sample_bots" / "python" / "random"), "--seed", "3", "--deals", "1",
+        "--time", "startup=20s,move=0.5s,bank=1s", "--json", "--out", str(tmp_path / "m.replay"),
+    ])
+    data = json.loads(result.output)
+    assert data["verdicts"] == ["CRASH", "OK"] and data["winner"] == 1
+    refusals = ("Address family not supported", "Network is unreachable", "Connection refused")  # seccomp / netns
+    assert any(r in data["details"][0] for r in refusals), data["details"][0]
+    assert listener.seen == []
