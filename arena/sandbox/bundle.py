@@ -14,6 +14,7 @@ the author's directory is never written to. Plain directory bundles are used in 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -34,7 +35,8 @@ STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
 #: A `protocol = "stdio"` bundle runs behind the SDK's stdio bridge (docs/stdio.md), in the same sandbox.
 STDIO_BRIDGE = ("python3", "-m", "arena.sdk.stdio_bridge", "--")
-__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "chown_tree", "is_staged", "load_bundle", "restore_owner"]
+__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "chown_tree", "is_staged", "load_bundle", "restore_owner",
+           "cached_build_log", "record_build", "staged_for_build"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,26 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
 def is_staged(bundle: Bundle) -> bool:
     """Whether `bundle.path` is a private copy in the cache (and may be written by its build)."""
     return (bundle.path.parent / STAGED_MARK).is_file() and bundle.path.parent.parent == bundle_cache_dir()
+
+
+def staged_for_build(bundle: Bundle) -> Bundle:
+    """The bundle itself when it is a private staged copy, else a staged copy (never build in the
+    author's folder)."""
+    return bundle if is_staged(bundle) else load_bundle(bundle.source or bundle.path)
+
+
+def cached_build_log(bundle: Bundle) -> str | None:
+    """The log of this content's successful build, or None when it has not been built yet."""
+    try:
+        data = json.loads(bundle.build_record.read_text())
+    except (OSError, ValueError):
+        return None
+    return str(data.get("log", "")) if data.get("ok") else None
+
+
+def record_build(bundle: Bundle, log: str) -> None:
+    """Remember a successful build (next to the bundle, where the bot cannot write)."""
+    bundle.build_record.write_text(json.dumps({"ok": True, "log": log}))
 
 
 def _tree_digest(root: Path, max_bytes: int) -> str:

@@ -23,8 +23,15 @@ import time
 import weakref
 from pathlib import Path
 
-from arena.sandbox import cgroups, seccomp, spawn, uids
-from arena.sandbox.bundle import Bundle, chown_tree, is_staged, load_bundle, restore_owner
+from arena.sandbox import cgroups, procstat, seccomp, spawn, uids
+from arena.sandbox.bundle import (
+    Bundle,
+    cached_build_log,
+    chown_tree,
+    record_build,
+    restore_owner,
+    staged_for_build,
+)
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.failed import BuildFailedProcess
@@ -206,14 +213,7 @@ class BwrapProcess:
             if value is not None:
                 return value
         pid = self.child_pid()
-        if pid is None:
-            return None
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return None
+        return None if pid is None else procstat.cpu_seconds(pid)
 
     def _check_cpu(self) -> None:
         if self._killed or self._cpu_exceeded:
@@ -367,13 +367,10 @@ class BwrapLauncher:
         """Run `build` once per bundle content, sandboxed, with the bundle writable; cache success."""
         if not bundle.build:
             return True, ""
-        if not is_staged(bundle):
-            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
-        record = bundle.build_record
-        if record.is_file():
-            data = json.loads(record.read_text())
-            if data.get("ok"):
-                return True, data.get("log", "")
+        bundle = staged_for_build(bundle)
+        cached = cached_build_log(bundle)
+        if cached is not None:
+            return True, cached
         build_limits = Limits(**{**limits.__dict__, "cpu_seconds": limits.build_seconds})
         proc = self.start(bundle, list(bundle.build), {}, build_limits, socket_path=None,
                           label="build", writable=True)
@@ -393,7 +390,7 @@ class BwrapLauncher:
             log += f"\n[arena] build exited with status {status}" + (f" ({verdict})" if verdict else "") + "\n"
         ok = not timed_out and status == 0
         if ok:
-            record.write_text(json.dumps({"ok": True, "log": log}))
+            record_build(bundle, log)
         return ok, log
 
     def start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, *,

@@ -61,16 +61,17 @@ def probe_bundle(root: Path) -> Bundle:
     return Bundle(path=root, name="probe", language="python", run=("python3", "probe.py"))
 
 
-class _Listener:
-    """A TCP listener on 127.0.0.1 that records whether anything connected."""
+class Listener:
+    """A TCP listener on the host's 127.0.0.1 that records every connection (what it received, or
+    b"<connected>"), so a probe or a hostile bot that reaches it is caught."""
 
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
-        self.sock.settimeout(0.2)
+        self.sock.settimeout(0.1)
         self.port = self.sock.getsockname()[1]
-        self.connections = 0
+        self.seen: list[bytes] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -79,9 +80,13 @@ class _Listener:
         while not self._stop.is_set():
             try:
                 conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
+            except OSError:
                 continue
-            self.connections += 1
+            conn.settimeout(0.5)
+            try:
+                self.seen.append(conn.recv(1024) or b"<connected>")
+            except OSError:
+                self.seen.append(b"<connected>")
             conn.close()
 
     def close(self) -> None:
@@ -99,7 +104,7 @@ def _wait(proc: BwrapProcess, timeout: float) -> None:
 def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> list[CheckRow]:
     launcher = launcher or BwrapLauncher()
     rows: list[CheckRow] = []
-    listener = _Listener()
+    listener = Listener()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         bundle = probe_bundle(Path(tmp) / "probe")
         repo = ARENA_PKG.parent
@@ -137,8 +142,8 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
                     rows.append(CheckRow(area, key, False, essential, "probe gave no answer: " + started[0].output_tail(3)))
                 else:
                     rows.append(CheckRow(area, key, got["ok"], essential, got["detail"]))
-            rows.append(CheckRow("network", "listener_untouched", listener.connections == 0, True,
-                                 f"{listener.connections} connections to the host's 127.0.0.1:{listener.port}"))
+            rows.append(CheckRow("network", "listener_untouched", not listener.seen, True,
+                                 f"{len(listener.seen)} connections to the host's 127.0.0.1:{listener.port}"))
             uids = [p.uid for p in started[:2]]
             distinct = uids[0] != uids[1]
             rows.append(CheckRow("uid", "uid_per_bot", distinct, launcher.privileged,

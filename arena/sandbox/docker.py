@@ -13,7 +13,6 @@ No Docker engine runs on the development machines, so its tests skip there (they
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -22,8 +21,15 @@ import time
 import uuid
 from pathlib import Path
 
-from arena.sandbox import cgroups, spawn, uids
-from arena.sandbox.bundle import Bundle, chown_tree, is_staged, load_bundle, restore_owner
+from arena.sandbox import cgroups, procstat, spawn, uids
+from arena.sandbox.bundle import (
+    Bundle,
+    cached_build_log,
+    chown_tree,
+    record_build,
+    restore_owner,
+    staged_for_build,
+)
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
@@ -125,12 +131,7 @@ class DockerProcess:
         fields = self._inspect()
         if len(fields) < 3 or not fields[2].isdigit() or fields[2] == "0":
             return None
-        try:
-            with open(f"/proc/{fields[2]}/stat", encoding="ascii") as fh:
-                parts = fh.read().rsplit(")", 1)[1].split()
-            return sum(int(x) for x in parts[11:15]) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return None
+        return procstat.cpu_seconds(int(fields[2]))
 
     def pause(self) -> None:
         if not self._killed and self._popen.poll() is None:
@@ -215,11 +216,10 @@ class DockerLauncher:
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         if not bundle.build:
             return True, ""
-        if not is_staged(bundle):
-            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
-        record = bundle.build_record
-        if record.is_file() and json.loads(record.read_text()).get("ok"):
-            return True, json.loads(record.read_text()).get("log", "")
+        bundle = staged_for_build(bundle)
+        cached = cached_build_log(bundle)
+        if cached is not None:
+            return True, cached
         proc = self._start(bundle, list(bundle.build), {}, limits, None, "build", writable=True)
         deadline = time.monotonic() + limits.build_seconds
         while proc.exit_status() is None and time.monotonic() < deadline:
@@ -231,5 +231,5 @@ class DockerLauncher:
         log = proc.output() + (f"\n[arena] build timed out after {limits.build_seconds}s\n" if timed_out else "")
         ok = not timed_out and proc.exit_status() == 0
         if ok:
-            record.write_text(json.dumps({"ok": True, "log": log}))
+            record_build(bundle, log)
         return ok, log

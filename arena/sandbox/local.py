@@ -3,14 +3,14 @@ machine only; it warns once, because a hostile bot launched this way can do anyt
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import warnings
 
-from arena.sandbox.bundle import Bundle, is_staged, load_bundle
+from arena.sandbox import procstat
+from arena.sandbox.bundle import Bundle, cached_build_log, record_build, staged_for_build
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
@@ -49,13 +49,7 @@ class LocalProcess:
         return self._capture.text()
 
     def cpu_seconds(self) -> float | None:
-        try:
-            with open(f"/proc/{self._proc.pid}/stat", encoding="ascii") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            ticks = os.sysconf("SC_CLK_TCK")
-            return (int(fields[11]) + int(fields[12])) / ticks
-        except (OSError, IndexError, ValueError):
-            return None
+        return procstat.cpu_seconds(self._proc.pid)
 
     def pause(self) -> None:
         _kill_group(self._proc, signal.SIGSTOP)
@@ -113,11 +107,10 @@ class LocalLauncher:
         """Run `build` once per staged bundle content (unsandboxed!); success is recorded."""
         if not bundle.build:
             return True, ""
-        if not is_staged(bundle):
-            bundle = load_bundle(bundle.source or bundle.path)  # never build in the author's folder
-        record = bundle.build_record
-        if record.is_file() and json.loads(record.read_text()).get("ok"):
-            return True, json.loads(record.read_text()).get("log", "")
+        bundle = staged_for_build(bundle)
+        cached = cached_build_log(bundle)
+        if cached is not None:
+            return True, cached
         try:
             res = subprocess.run(
                 list(bundle.build), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
@@ -129,7 +122,7 @@ class LocalLauncher:
             return False, f"build command could not start: {exc}"
         log = (res.stdout + res.stderr).decode(errors="replace")
         if res.returncode == 0:
-            record.write_text(json.dumps({"ok": True, "log": log}))
+            record_build(bundle, log)
         else:
             log += f"\n[arena] build exited with status {res.returncode}\n"
         return res.returncode == 0, log

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-
 import pytest
 
 
@@ -57,39 +54,10 @@ def recording_launcher() -> RecordingLauncher:
     return RecordingLauncher(_bwrap_or_skip())
 
 
-class Listener:
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
-        self.seen: list[bytes] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            conn.settimeout(0.5)
-            try:
-                self.seen.append(conn.recv(1024) or b"<connected>")
-            except OSError:
-                self.seen.append(b"<connected>")
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(1)
-        self.sock.close()
-
-
 @pytest.fixture
 def listener():
+    from arena.sandbox.check import Listener
+
     lis = Listener()
     yield lis
     lis.close()
