@@ -99,3 +99,19 @@ def test_full_match_between_sample_bots(play_bots):
     assert out.winner in (0, 1) and max(out.flags) >= 1
     assert out.deals_played == len(out.record.deals) >= 1
     assert all(len(d.plays) == 32 for d in out.record.deals)
+
+
+def test_matches_from_several_threads_at_once(play_bots):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(3) as pool:
+        outs = list(pool.map(lambda seed: play_bots("random", "random", seed=seed), [21, 22, 23]))
+    assert [o.verdicts for o in outs] == [("OK", "OK")] * 3
+    assert len({o.match_id for o in outs}) == 3
+    assert len({tuple(o.record.deals[0].deck) for o in outs}) == 3
+
+
+@pytest.mark.parametrize(("a", "b", "verdicts"), [("random", "random", ("OK", "OK")), ("random", "sleeper", ("OK", "TIMEOUT"))])
+def test_pausing_the_idle_bot_keeps_matches_and_clocks_working(play_bots, a, b, verdicts):
+    out = play_bots(a, b, seed=6, pause_idle=True, tc=TimeControl(startup=20.0, move=0.3, bank=0.7))
+    assert out.verdicts == verdicts, out.verdict_details
