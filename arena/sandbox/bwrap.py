@@ -34,7 +34,7 @@ from arena.sandbox.bundle import (
 )
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.cgroups import BotCgroup
-from arena.sandbox.failed import BuildFailedProcess
+from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import (
     CPU_LIMIT,
     MEMORY_LIMIT,
@@ -355,10 +355,9 @@ class BwrapLauncher:
     def launch(self, spec: LaunchSpec) -> BwrapProcess | BuildFailedProcess:
         """Build first if the bundle has a build step not yet built (before the referee's start-up
         clock runs); a failed build gives a handle whose verdict is BUILD_FAILED."""
-        if spec.bundle.build:
-            ok, log = self.build(spec.bundle, spec.limits)
-            if not ok:
-                return BuildFailedProcess(log)
+        failed = build_first(self, spec)
+        if failed is not None:
+            return failed
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
         return self.start(spec.bundle, list(spec.bundle.argv), env, spec.limits,
                           socket_path=spec.socket_path, label=spec.label)

@@ -31,7 +31,7 @@ from arena.sandbox.bundle import (
     staged_for_build,
 )
 from arena.sandbox.capture import OutputCapture
-from arena.sandbox.failed import BuildFailedProcess
+from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
 
 IMAGES = {
@@ -190,10 +190,9 @@ class DockerLauncher:
                 subprocess.run([self.docker, "rm", "--force", name], capture_output=True, timeout=30)
 
     def launch(self, spec: LaunchSpec) -> DockerProcess | BuildFailedProcess:
-        if spec.bundle.build:
-            ok, log = self.build(spec.bundle, spec.limits)
-            if not ok:
-                return BuildFailedProcess(log)
+        failed = build_first(self, spec)
+        if failed is not None:
+            return failed
         assert spec.socket_path is not None
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SOCKET_DIR}/{spec.socket_path.name}"}
         return self._start(spec.bundle, list(spec.bundle.argv), env, spec.limits, spec.socket_path, spec.label)

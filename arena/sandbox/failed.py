@@ -3,7 +3,9 @@ and its output is the build log, so the referee's usual flow reports both."""
 
 from __future__ import annotations
 
-from arena.sandbox.launcher import BUILD_FAILED
+from typing import Any
+
+from arena.sandbox.launcher import BUILD_FAILED, LaunchSpec
 
 
 class BuildFailedProcess:
@@ -34,3 +36,11 @@ class BuildFailedProcess:
 
     def kill(self) -> None:
         pass
+
+
+def build_first(launcher: Any, spec: LaunchSpec) -> BuildFailedProcess | None:
+    """Run the bundle's build (once per content) before a launch; a handle when it failed."""
+    if not spec.bundle.build:
+        return None
+    ok, log = launcher.build(spec.bundle, spec.limits)
+    return None if ok else BuildFailedProcess(log)

@@ -12,7 +12,7 @@ import warnings
 from arena.sandbox import procstat
 from arena.sandbox.bundle import Bundle, cached_build_log, record_build, staged_for_build
 from arena.sandbox.capture import OutputCapture
-from arena.sandbox.failed import BuildFailedProcess
+from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import LaunchSpec, Limits
 
 WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
@@ -75,10 +75,9 @@ class LocalLauncher:
 
     def launch(self, spec: LaunchSpec) -> LocalProcess | BuildFailedProcess:
         """Builds first when the bundle has an unbuilt build step; a failed build -> BUILD_FAILED."""
-        if spec.bundle.build:
-            ok, log = self.build(spec.bundle, spec.limits)
-            if not ok:
-                return BuildFailedProcess(log)
+        failed = build_first(self, spec)
+        if failed is not None:
+            return failed
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": os.environ.get("HOME", "/tmp"),
