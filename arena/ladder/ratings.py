@@ -27,6 +27,7 @@ K_ESTABLISHED = 20.0
 #: natural log-odds units -> Elo points
 ELO_PER_UNIT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
+PRIOR = 2.0  # virtual drawn games per bot in the season fit (BayesElo's default prior)
 
 
 def expected(rating: float, opponent: float) -> float:
@@ -119,17 +120,17 @@ def pair_table(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndar
 
 
 def fit_ratings(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
-                score_a: Sequence[float] | np.ndarray, *, anchor: float = INITIAL, prior: float = 1.0,
+                score_a: Sequence[float] | np.ndarray, *, anchor: float = INITIAL, prior: float = PRIOR,
                 tol: float = 1e-9, max_iter: int = 100) -> Fit:
     """Maximum-likelihood Bradley–Terry ratings for players 0..n-1.
 
-    `prior` adds that many virtual drawn games to every pair that met, so an unbeaten bot gets a
-    finite rating (BayesElo does the same with its virtual draws); 0 gives the plain MLE.
+    `prior` gives every bot that many virtual drawn games, spread over the opponents it met, so an
+    unbeaten bot gets a finite rating (BayesElo's virtual draws); 0 gives the plain MLE.
     """
     games, won = pair_table(n, a, b, score_a)
-    met = games > 0
-    games = games + prior * met
-    won = won + 0.5 * prior * met
+    virtual = virtual_draws(games > 0, prior)
+    games = games + virtual
+    won = won + 0.5 * virtual
     points = won.sum(axis=1)
     theta = np.zeros(n)
     ones = np.ones((n, n)) / max(n, 1)
@@ -152,24 +153,34 @@ def fit_ratings(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.nda
     w = games * p * (1.0 - p)
     info = np.diag(w.sum(axis=1)) - w
     cov = np.linalg.pinv(info, hermitian=True) * ELO_PER_UNIT**2
-    return Fit(theta * ELO_PER_UNIT + anchor, cov, games.sum(axis=1) - prior * met.sum(axis=1),
-               points - 0.5 * prior * met.sum(axis=1), iterations)
+    return Fit(theta * ELO_PER_UNIT + anchor, cov, (games - virtual).sum(axis=1),
+               points - 0.5 * virtual.sum(axis=1), iterations)
 
 
-def naive_fit(n: int, matches: Sequence[tuple[int, int, float]], *, anchor: float = INITIAL, prior: float = 1.0,
+def virtual_draws(met: np.ndarray, prior: float) -> np.ndarray:
+    """Virtual games per pair: each bot's `prior` split evenly over the opponents it met."""
+    degree = met.sum(axis=1).astype(np.float64)
+    inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
+    return prior * 0.5 * (inverse[:, None] + inverse[None, :]) * met
+
+
+def naive_fit(n: int, matches: Sequence[tuple[int, int, float]], *, anchor: float = INITIAL, prior: float = PRIOR,
               tol: float = 0.01, max_iter: int = 10_000) -> tuple[list[float], int]:
     """The classical minorisation–maximisation (Zermelo/Hunter) iteration over the raw match list in
-    plain Python: the simple baseline `arena bench ratings` measures the Newton fit against."""
-    met: set[tuple[int, int]] = set()
+    plain Python: the simple baseline `arena bench ratings` measures the Newton fit against. Same
+    model and prior as `fit_ratings`."""
     points = [0.0] * n
+    opponents: list[set[int]] = [set() for _ in range(n)]
     for a, b, s in matches:
         points[a] += s
         points[b] += 1.0 - s
-        met.add((min(a, b), max(a, b)))
-    virtual = [(a, b) for a, b in met]
-    for a, b in virtual:
-        points[a] += 0.5 * prior
-        points[b] += 0.5 * prior
+        opponents[a].add(b)
+        opponents[b].add(a)
+    virtual = [(a, b, prior * 0.5 * (1 / len(opponents[a]) + 1 / len(opponents[b])))
+               for a in range(n) for b in opponents[a] if a < b]
+    for a, b, w in virtual:
+        points[a] += 0.5 * w
+        points[b] += 0.5 * w
     gamma = [1.0] * n
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007
@@ -178,8 +189,8 @@ def naive_fit(n: int, matches: Sequence[tuple[int, int, float]], *, anchor: floa
             d = 1.0 / (gamma[a] + gamma[b])
             denom[a] += d
             denom[b] += d
-        for a, b in virtual:
-            d = prior / (gamma[a] + gamma[b])
+        for a, b, w in virtual:
+            d = w / (gamma[a] + gamma[b])
             denom[a] += d
             denom[b] += d
         new = [points[i] / denom[i] if denom[i] > 0 else gamma[i] for i in range(n)]

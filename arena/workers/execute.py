@@ -11,12 +11,17 @@ from typing import Any
 
 from arena.store.jobs import MatchJob, MatchResult
 
+_LAUNCHERS: dict[str, Any] = {}
+
 
 def make_launcher(name: str) -> Any:
-    """The sandbox launcher called `name` (bwrap: the real sandbox; local: unsafe, development only)."""
+    """The sandbox launcher called `name` (bwrap: the real sandbox; local: unsafe, development only),
+    made once per process: setting one up probes the machine."""
     from arena.sandbox.launchers import get_launcher
 
-    return get_launcher(name, warn=False)
+    if name not in _LAUNCHERS:
+        _LAUNCHERS[name] = get_launcher(name, warn=False)
+    return _LAUNCHERS[name]
 
 
 def bwrap_available() -> bool:
