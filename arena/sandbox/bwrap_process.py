@@ -135,7 +135,8 @@ class BwrapProcess:
             return PIDS_LIMIT
         if status is not None and status != 0:
             tail = self._capture.tail(40)
-            if counters["failcnt"] > 0 or any(marker in tail for marker in OOM_MARKERS):
+            # memory.failcnt is not used: it also counts page-cache reclaim that harmed nobody.
+            if any(marker in tail for marker in OOM_MARKERS):
                 return MEMORY_LIMIT
             no_pids_cgroup = self._cgroup is None or not self._cgroup.has("pids")
             if no_pids_cgroup and any(marker in tail for marker in PIDS_MARKERS):
