@@ -1,6 +1,6 @@
 """The `docker` launcher: one container per bot, from the runtime images built from docker/.
 
-    docker run --rm --network none --read-only --cap-drop ALL --security-opt no-new-privileges
+    docker run --network none --read-only --cap-drop ALL --security-opt no-new-privileges
                --pids-limit N --memory M --memory-swap M --cpus C --user UID:UID
                --tmpfs /tmp:size=S --ulimit cpu/fsize/nofile
                --mount bundle -> /bot (read-only)  --mount socket dir -> /run/arena (read-only)
@@ -56,7 +56,7 @@ def docker_command(docker: str, spec_bundle: Bundle, argv: list[str], env: dict[
                    cpus: float = 1.0) -> list[str]:
     """The `docker run` line for one bot (pure, so it can be checked without an engine)."""
     cmd = [
-        docker, "run", "--rm", "--name", name, "--label", f"{OWNER_LABEL}={owner}",
+        docker, "run", "--name", name,  # no --rm: kill() inspects (OOMKilled) and then removes it "--label", f"{OWNER_LABEL}={owner}",
         "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--pids-limit", str(limits.pids), "--memory", str(limits.memory), "--memory-swap", str(limits.memory),
         "--cpus", f"{cpus:g}", "--user", f"{uid}:{uid}",
