@@ -56,7 +56,8 @@ def docker_command(docker: str, spec_bundle: Bundle, argv: list[str], env: dict[
                    cpus: float = 1.0) -> list[str]:
     """The `docker run` line for one bot (pure, so it can be checked without an engine)."""
     cmd = [
-        docker, "run", "--name", name,  # no --rm: kill() inspects (OOMKilled) and then removes it "--label", f"{OWNER_LABEL}={owner}",
+        # no --rm: kill() reads .State.OOMKilled after the bot died, then removes the container
+        docker, "run", "--name", name, "--label", f"{OWNER_LABEL}={owner}",
         "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--pids-limit", str(limits.pids), "--memory", str(limits.memory), "--memory-swap", str(limits.memory),
         "--cpus", f"{cpus:g}", "--user", f"{uid}:{uid}",

@@ -45,6 +45,7 @@ def test_docker_command_line_has_every_isolation_flag(tmp_path):
                  "--user 20007:20007", "dst=/bot,readonly", "src=/tmp/m,dst=/run/arena,readonly",
                  "elfern-arena/bot-python:latest python3 bot.py"):
         assert flag in line, flag
+    assert "--rm" not in cmd  # the container must outlive the bot, to read OOMKilled
 
 
 def test_docker_launcher_runs_a_bot(tmp_path, echo_socket):
