@@ -1,102 +1,154 @@
-"""`arena demo`: the project's main job. For now, one seeded match between two built-in players,
-printed deal by deal (later the ladder replaces it with a sandboxed season)."""
+"""`arena demo`: the main job. A short sandboxed ladder season of every sample bot, on an SQLite store
+under ./var/: submit and build the bots, play the season with a live progress bar, close it with a
+final duplicate round robin, then print the standings and where the replays are.
+
+`arena demo --match` is the quick look: one in-process match printed deal by deal (demo_match.py).
+"""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
+import getpass
+import os
+import sys
+import warnings
+from pathlib import Path
 
 import click
 
+from arena.cli.demo_match import greedy_player, match_demo, play_demo, random_player  # noqa: F401 (re-exported)
 from arena.cli.errors import UserError
-from arena.engine import Deal, Match, Rules, RulesError, card_label
-from arena.engine.cards import ABOVE, HONOUR, SUIT_OF_CARD_MASK
 
-Player = Callable[[Deal], int]
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
-def random_player(seed: int) -> Player:
-    """Any legal card, uniformly (seeded)."""
-    rng = random.Random(seed)
-    return lambda deal: rng.choice(deal.legal_cards())
+def sample_bundles(root: Path = SAMPLES) -> list[Path]:
+    """Every folder under sample_bots/ that holds a bot.toml (not inside node_modules or build output)."""
+    found = []
+    for manifest in sorted(root.rglob("bot.toml")):
+        parts = set(manifest.relative_to(root).parts)
+        if parts & {"node_modules", "build", "__pycache__", ".npm-cache"}:
+            continue
+        found.append(manifest.parent)
+    return found
 
 
-def greedy_player(deal: Deal) -> int:
-    """Leads its lowest card; follows by taking an honour with the cheapest winning card, else discards low."""
-    legal = deal.legal_cards()
-    lead = deal.table
-    if lead is None:
-        return min(legal, key=lambda c: (HONOUR[c], c & 7))
-    beating = [c for c in legal if (1 << c) & ABOVE[lead] & SUIT_OF_CARD_MASK[lead]]
-    if deal.trump_suit is not None and lead >> 3 != deal.trump_suit:
-        beating += [c for c in legal if c >> 3 == deal.trump_suit]
-    if beating and (HONOUR[lead] or any(HONOUR[c] for c in beating)):
-        return min(beating, key=lambda c: (HONOUR[c], c & 7))
-    return min(legal, key=lambda c: (HONOUR[c], c & 7))
+def _launcher() -> str:
+    from arena.workers.execute import bwrap_available
 
-
-def play_demo(seed: int, rules: Rules) -> tuple[Match, list[str]]:
-    """Play the match and describe it in a few lines."""
-    names = ("greedy", "random")
-    players: tuple[Player, Player] = (greedy_player, random_player(seed))
-    m = Match(rules, seed)
-    deck = rules.deck
-    a, b = m.first_dealer_draws[-1]
-    ties = len(m.first_dealer_draws) - 1
-    lines = [
-        f"Elfern demo: {names[0]} (seat 0) vs {names[1]} (seat 1), seed {seed}, rules: "
-        + (", ".join(f"{k}={v}" for k, v in rules.changed().items()) or "the rule book's defaults"),
-        f"first dealer: {names[m.dealer]} ({names[0]} drew {card_label(a, deck)}, {names[1]} "
-        f"{card_label(b, deck)}: the lower card deals{f'; after {ties} tie(s)' if ties else ''})",
-    ]
-    while not m.over:
-        deal = m.start_deal()
-        while not deal.done:
-            card = players[deal.to_move](deal)
-            m.play(card)
-        out = deal.outcome
-        assert out is not None
-        h0, h1 = out.honours
-        head = f"deal {deal.index + 1:>2}: {names[deal.dealer]:>6} deals, honours {h0:>2}-{h1:<2}"
-        if out.winner is None:
-            pending = f"next deal x{m.multiplier}" if rules.standoff == "double" else f"pot {m.pot}"
-            lines.append(f"{head} Ständer, nobody scores ({pending})")
-        else:
-            extra = f" x{out.multiplier}" if out.multiplier > 1 else (f" +{out.pot} pot" if out.pot else "")
-            gained = out.lines[out.winner]
-            lines.append(
-                f"{head} {names[out.winner]} wins {gained} line{'s' if gained != 1 else ''}"
-                f" (value {out.value}{extra}); lines {m.lines[0]}-{m.lines[1]}"
-            )
-    if m.winner is None:
-        lines.append(f"match: a draw at {m.lines[0]}-{m.lines[1]} after {len(m.deals)} deals")
-    else:
-        lines.append(
-            f"match: {names[m.winner]} wins {m.lines[m.winner]}-{m.lines[1 - m.winner]} "
-            f"after {len(m.deals)} deals ({m.flags[m.winner]} flag{'s' if m.flags[m.winner] != 1 else ''})"
-        )
-    return m, lines
+    if bwrap_available():
+        return "bwrap"
+    cmd = "apt-get install -y bubblewrap" if os.geteuid() == 0 else "sudo apt-get install -y bubblewrap"
+    click.echo(f"note: the bwrap sandbox is not available here; running the trusted sample bots unsandboxed "
+               f"(--sandbox local). To sandbox them: `{cmd}` (or `make setup`).", err=True)
+    return "local"
 
 
 @click.command()
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="The match seed.")
-@click.option("-r", "--rule", "rules", multiple=True, metavar="NAME=VALUE",
-              help="A rules option, e.g. -r scoring=altenburg -r flags=2 (see docs/engine.md).")  # fmt: skip
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Also write the match as elfern/1 JSON (check it with `arena replay verify`).")  # fmt: skip
-def demo(seed: int, rules: tuple[str, ...], out: str | None) -> None:
-    """Play one seeded match between two built-in players (greedy and random) and print it deal by deal."""
-    try:
-        parsed = Rules.from_pairs(rules)
-    except RulesError as exc:
-        raise UserError(f"{exc} (in --rule)") from None
-    m, lines = play_demo(seed, parsed)
-    for line in lines:
-        click.echo(line)
+@click.option("--match", "one_match", is_flag=True, help="Instead: one in-process match printed deal by deal.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
+              help="The season seed (with --match: the match seed).")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="NAME=VALUE", help="A rules option (see docs/engine.md).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="With --match: write elfern/1 JSON.")
+@click.option("--matches", type=click.IntRange(2), default=None,
+              help="Ladder matches before the final round robin (default: 4 per bot).")
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=Path("var"), show_default=True,
+              help="Where the SQLite store, bundles and replays go.")
+@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option("--sandbox", "launcher", default=None, help="bwrap (default when available) or local.")
+@click.pass_context
+def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...], out: str | None,
+         matches: int | None, home: Path, concurrency: int | None, launcher: str | None) -> None:
+    """Run a short sandboxed season of the sample bots and print the standings (a few minutes)."""
+    if one_match:
+        ctx.invoke(match_demo, seed=seed, rules=rules, out=out)
+        return
     if out:
-        from arena.replay.json_record import match_to_json, save
+        raise UserError("--out belongs to `arena demo --match`; a season's replays go under --home")
+    from arena.cli.ladder_common import check_launcher, parse_rules, run_with_progress
+    from arena.ladder.export import export_replays
+    from arena.ladder.runner import SeasonRun
+    from arena.ladder.seasons import close_season, create_season, maybe_finish_close, start_season
+    from arena.ladder.standings import verify_ratings
+    from arena.sandbox.bundle import BundleError
+    from arena.store import Store, StoreError
+    from arena.workers.execute import run_job
+    from arena.workers.submit import submit_bundle
 
-        save(match_to_json(m, ["greedy", "random"]), out)
-        click.echo(f"record: {out} (check it: arena replay verify {out})")
-    else:
-        click.echo(f"same match again: arena demo --seed {seed}; as elfern/1 JSON: add --out match.json")
+    launcher = check_launcher(launcher) if launcher else _launcher()
+    pairs = parse_rules(rules, None)
+    home = home.resolve()
+    store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)
+    click.echo(f"Elfern Arena demo: store {home / 'arena.db'}, {launcher} sandbox")
+
+    click.echo("1. submitting and building the sample bots ...")
+    names = []
+    for path in sample_bundles():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                from arena.sandbox.bundle import load_bundle
+
+                name = load_bundle(path).name
+                done = submit_bundle(store, path, name=name, owner=f"{getpass.getuser()}-{name}", launcher=launcher)
+            except (BundleError, StoreError) as exc:
+                click.echo(f"   skipped {path.relative_to(SAMPLES.parent)}: {exc}", err=True)
+                continue
+        v = done.version
+        status = "built" if v.build_ok else "BUILD FAILED (see `arena bots show " + name + "`)"
+        click.echo(f"   {name:<16} {v.language:<8} @{v.number} {status}")
+        if v.build_ok:
+            names.append(name)
+    if len(names) < 2:
+        raise UserError("fewer than two sample bots could be built; run `make setup` and see `arena bots list`")
+
+    season = _fresh_season(store, create_season, seed, pairs)
+    start_season(store, season)
+    goal = matches or 4 * len(names)
+    click.echo(f"2. season {season}: {len(names)} bots, duplicate pairs, {goal} ladder matches, then the final")
+    try:
+        source = SeasonRun(store, season, matches=goal, launcher=launcher)
+        run_with_progress(source, run_job, concurrency=concurrency, label=f"ladder {season}", total=goal)
+        pending = close_season(store, season)
+        click.echo(f"3. closing: final duplicate round robin, {pending} matches")
+        final = SeasonRun(store, season, launcher=launcher)
+        run_with_progress(final, run_job, concurrency=concurrency, label=f"final {season}", total=pending)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted; nothing recorded is lost. Continue with `ARENA_HOME={home} arena season run "
+                   f"{season} --matches {goal}` and `arena season close {season}`", err=True)
+        sys.exit(130)
+    maybe_finish_close(store, season)
+    for bot in dict.fromkeys(source.suspended + final.suspended):
+        click.echo(f"   suspended {bot}: `arena bots show {bot}` says why", err=True)
+
+    click.echo("4. standings")
+    from arena.cli.standings import standings as standings_cmd
+
+    os.environ["ARENA_HOME"] = str(home)
+    os.environ.pop("ARENA_DATABASE_URL", None)
+    ctx.invoke(standings_cmd, season=season, as_json=False, los=False)
+    problems = verify_ratings(store, season)
+    out_dir, count = export_replays(store, season)
+    rel = os.path.relpath(out_dir)
+    example = sorted(out_dir.glob("final-*"))[:1] or sorted(out_dir.iterdir())[:1]
+    click.echo(f"ratings recomputed from the {count} stored replays: "
+               f"{'identical' if not problems else f'{len(problems)} MISMATCHES'}")
+    click.echo(f"replays: {rel}/ ({count} files; also inside {os.path.relpath(home / 'arena.db')})")
+    if example:
+        click.echo(f"   watch one:   arena replay show {os.path.relpath(example[0])}")
+        click.echo(f"   check one:   arena replay export --json {os.path.relpath(example[0])} --out m.json "
+                   f"&& arena replay verify m.json")
+    click.echo(f"   in a browser: ARENA_HOME={os.path.relpath(home)} arena web   (standings, matches, replay viewer)")
+    click.echo(f"   more:         ARENA_HOME={os.path.relpath(home)} arena standings {season} --los")
+    if problems:
+        raise UserError("stored ratings differ from the replays; see `arena season verify " + season + "`")
+
+
+def _fresh_season(store, create_season, seed: int, pairs: list[str]) -> str:  # noqa: ANN001
+    """A new season name each run: demo, demo-2, demo-3, ..."""
+    taken = {s.name for s in store.seasons()}
+    name, n = "demo", 1
+    while name in taken:
+        n += 1
+        name = f"demo-{n}"
+    create_season(store, name, rules=["flags=1", *pairs], duplicate=True, seed=seed + n)
+    return name

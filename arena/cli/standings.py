@@ -46,7 +46,7 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{info.name} ({info.status}{', frozen standings' if info.status == 'frozen' else ''})")
+    table = Table(title=f"{info.name} ({info.status})")
     for col in ("rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in rows:

@@ -15,9 +15,9 @@ from arena.replay.verify import verify_file
 
 def test_demo_prints_every_deal_and_the_result_and_is_deterministic(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
-    first = CliRunner().invoke(cli, ["demo", "--seed", "3", "--out", str(out)])
+    first = CliRunner().invoke(cli, ["demo", "--match", "--seed", "3", "--out", str(out)])
     assert first.exit_code == 0, first.output
-    again = CliRunner().invoke(cli, ["demo", "--seed", "3", "--out", str(out)])
+    again = CliRunner().invoke(cli, ["demo", "--match", "--seed", "3", "--out", str(out)])
     assert again.output == first.output
     m, _ = play_demo(3, Rules())
     lines = first.output.splitlines()
@@ -29,14 +29,14 @@ def test_demo_prints_every_deal_and_the_result_and_is_deterministic(tmp_path: Pa
 
 
 def test_demo_seeds_differ_and_rules_apply() -> None:
-    a = CliRunner().invoke(cli, ["demo", "--seed", "1"]).output
-    b = CliRunner().invoke(cli, ["demo", "--seed", "2", "-r", "max_deals=3"]).output
+    a = CliRunner().invoke(cli, ["demo", "--match", "--seed", "1"]).output
+    b = CliRunner().invoke(cli, ["demo", "--match", "--seed", "2", "-r", "max_deals=3"]).output
     assert a != b
     assert "max_deals=3" in b and sum(line.startswith("deal ") for line in b.splitlines()) == 3
 
 
 def test_demo_bad_rule_is_one_clear_line() -> None:
-    result = CliRunner().invoke(cli, ["demo", "-r", "standoff=triple"])
+    result = CliRunner().invoke(cli, ["demo", "--match", "-r", "standoff=triple"])
     assert result.exit_code == 2
     assert "standoff='triple' is invalid; allowed: double, pot" in result.output
     assert "Traceback" not in result.output
