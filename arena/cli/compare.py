@@ -79,13 +79,14 @@ def _report(source, as_json: bool) -> None:  # noqa: ANN001
         st.verdict]
 
     def show(x: float) -> str:
-        return "inf" if math.isinf(x) or abs(x) >= 3500 else f"{x:+.1f}"
+        return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
 
     if as_json:
         click.echo(json.dumps({"a": source.a.label, "b": source.b.label, "verdict": st.verdict, "llr": st.llr,
                                "bounds": [st.lower, st.upper], "pairs": st.n, "voided_pairs": source.voided_pairs,
                                "pentanomial": source.sprt.counts, "elo": st.elo,
-                               "elo_ci95": [st.elo_low, st.elo_high]}, indent=1))
+                               "elo_ci95": [None if math.isinf(x) else x for x in (st.elo_low, st.elo_high)]},
+                              indent=1))
         return
     click.echo(verdict)
     click.echo(f"Elo difference {show(st.elo)} (95% {show(st.elo_low)} .. {show(st.elo_high)}), "

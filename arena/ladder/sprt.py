@@ -26,7 +26,11 @@ def score_of(elo: float) -> float:
 
 
 def elo_of(score: float) -> float:
-    score = min(max(score, 1e-9), 1.0 - 1e-9)
+    """The Elo difference whose expected score is `score` (±inf at 0 and 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 

@@ -1,0 +1,111 @@
+"""The ladder commands as a user types them: bots, season, standings, compare (real referee, sample bots)."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_bots" / "python"
+
+
+@pytest.fixture
+def arena(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
+
+    def run(*args: str, ok: bool = True):
+        result = CliRunner().invoke(cli, list(args))
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return run
+
+
+def test_bots_submit_list_show_retire(arena, tmp_path) -> None:
+    out = arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local").output
+    assert "submitted rnd@1" in out
+    assert "unchanged" in arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann",
+                                "--sandbox", "local").output
+    archive = tmp_path / "greedy.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(SAMPLES / "greedy", arcname="greedy")
+    assert "submitted grd@1" in arena("bots", "submit", str(archive), "--name", "grd", "--owner", "bob",
+                                      "--sandbox", "local").output
+    rows = json.loads(arena("bots", "list", "--json").output)
+    assert [(r["name"], r["owner"], r["version"], r["state"]) for r in rows] == [
+        ("grd", "bob", 1, "active"), ("rnd", "ann", 1, "active")]
+    shown = json.loads(arena("bots", "show", "grd", "--json").output)
+    assert shown["versions"][0]["language"] == "python" and len(shown["versions"][0]["hash"]) == 64
+    arena("bots", "retire", "grd")
+    assert [r["name"] for r in json.loads(arena("bots", "list", "--json").output)] == ["rnd"]
+
+
+def test_user_mistakes_are_one_line(arena, tmp_path) -> None:
+    arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local")
+    cases = [
+        (("bots", "submit", str(SAMPLES / "greedy"), "--name", "rnd", "--owner", "eve", "--sandbox", "local"),
+         "belongs to 'ann'"),
+        (("bots", "show", "nobody"), "no bot named 'nobody'"),
+        (("season", "create", "x", "--format", "flags=zero"), "--format 'flags=zero'"),
+        (("season", "create", "x", "--rules", "standoff=triple"), "standoff='triple' is invalid"),
+        (("season", "create", "x", "--time", "move=fast"), "--time"),
+        (("season", "start", "nope"), "no season named 'nope'"),
+        (("season", "run", "nope", "--matches", "2", "--until-stable"), "exactly one goal"),
+        (("compare", "rnd", "ghost"), "no bot named 'ghost'"),
+    ]
+    for args, message in cases:
+        result = arena(*args, ok=False)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output and "Traceback" not in result.output
+
+
+def test_failed_build_is_reported_and_kept(arena, tmp_path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "bot.toml").write_text('name = "bad"\nrun = ["./bot"]\nbuild = ["sh", "-c", "echo cc: syntax error; exit 1"]\n')
+    result = arena("bots", "submit", str(bad), "--name", "bad", "--owner", "o", "--sandbox", "local", ok=False)
+    assert result.exit_code == 2 and "build FAILED" in result.output and "syntax error" in result.output
+    shown = arena("bots", "show", "bad").output
+    assert "BUILD FAILED" in shown and "syntax error" in shown and "build_failed" in shown
+
+
+def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
+    for name, owner in (("random", "ann"), ("greedy", "bob")):
+        arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
+    assert "draft" in arena("season", "create", "s", "--format", "flags=1", "--duplicate", "--time",
+                            "move=2s,bank=20s", "--seed", "4").output
+    assert "2 bots" in arena("season", "start", "s").output
+    assert "played 4 matches" in arena("season", "run", "s", "--matches", "4", "--concurrency", "2",
+                                       "--sandbox", "local", "--quiet").output
+    data = json.loads(arena("standings", "s", "--json").output)
+    assert data["status"] == "running" and len(data["standings"]) == 2
+    assert all(r["games"] == 4 and r["ci95"] > 0 and r["provisional"] for r in data["standings"])
+    assert len(data["los"]["matrix"]) == 2
+    table = arena("standings").output  # the newest running season by default
+    assert "±95%" in table and "random@1" in table and "provisional" in table
+    assert "equals" in arena("season", "verify", "s").output
+    out = arena("season", "export", "s").output
+    assert "4 replays" in out and len(list((tmp_path / "home" / "replays" / "s").glob("*.replay"))) == 4
+    assert "closed and frozen" in arena("season", "close", "s", "--sandbox", "local", "--quiet").output
+    frozen = json.loads(arena("standings", "s", "--json").output)
+    assert frozen["status"] == "frozen" and sum(r["games"] for r in frozen["standings"]) == 2 * (4 + 2)
+    seasons = json.loads(arena("season", "list", "--json").output)
+    assert seasons[0]["status"] == "frozen" and seasons[0]["recorded"] == 6
+
+
+def test_compare_decides_by_sprt(arena) -> None:
+    for name, owner in (("random", "ann"), ("tactician", "bob")):
+        arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
+    data = json.loads(arena("compare", "tactician", "random", "--elo1", "100", "--max-pairs", "20", "--seed", "1",
+                            "--sandbox", "local", "--concurrency", "2", "--json").stdout)
+    assert data["verdict"] == "H1" and data["llr"] >= data["bounds"][1]
+    assert data["elo"] > 100 and data["elo_ci95"][0] > 0
+    assert sum(data["pentanomial"]) == data["pairs"] >= 2
