@@ -10,14 +10,14 @@ import selfplay
 
 @pytest.mark.slow
 def test_tactician_clearly_beats_random() -> None:
-    share, value = selfplay.duplicate(selfplay.tactician, selfplay.random_player(11), deals=30, seed=5)
+    share, value = selfplay.duplicate(selfplay.tactician, selfplay.random_player(11), deals=20, seed=5)
     assert share >= 0.75, f"tactician won only {share:.0%} of deals against random"
     assert value > 1.0
 
 
 @pytest.mark.slow
 def test_tactician_beats_greedy() -> None:
-    share, value = selfplay.duplicate(selfplay.tactician, selfplay.greedy, deals=30, seed=6)
+    share, value = selfplay.duplicate(selfplay.tactician, selfplay.greedy, deals=20, seed=6)
     assert share >= 0.6, f"tactician won only {share:.0%} of deals against greedy"
     assert value > 0
 

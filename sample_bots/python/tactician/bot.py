@@ -33,7 +33,8 @@ class TacticianBot(Bot):
 
     def play(self, view: View) -> str:
         must_head = bool(self.rules and self.rules.must_head_phase2)
-        card = choose(position(view, must_head))
+        # Think for at most a third of the free move time (the rest is slack for a busy machine).
+        card = choose(position(view, must_head), budget=max(0.05, view.move_seconds / 3))
         return view.legal[[parse(c) for c in view.legal].index(card)]
 
 

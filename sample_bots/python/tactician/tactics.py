@@ -12,7 +12,8 @@ number carries the classical advice:
   it is worth little kept, and cashing it on a blank (or leading it while it is short) is cheap;
 - track played cards: "unbeatable" and the odds that the opponent can beat a lead are counted
   from the cards still unseen.
-Phase 2 is handed to the exact solver in `endgame`.
+The last trick of phase 1 looks at every way the few unseen cards can lie (`lasttrick`), and
+phase 2 is handed to the exact solver in `endgame`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 from math import comb
 
 import endgame
+import lasttrick
 from elfcards import Position, beats, points, rank, suit
 
 # Weights, in net honours. Tuned by self-play against the random and greedy sample bots.
@@ -96,10 +98,14 @@ def _lead_value(pos: Position, card: int) -> float:
     return expected - keep(pos, card)
 
 
-def choose(pos: Position) -> int:
-    """The card to play."""
+def choose(pos: Position, budget: float = 0.3) -> int:
+    """The card to play; `budget` (seconds) bounds the look at the last trick of phase 1."""
     if pos.phase2:
         best = endgame.solve(pos)
+        if best is not None and best in pos.legal:
+            return best
+    elif pos.stock == 2:
+        best = lasttrick.choose(pos, budget)
         if best is not None and best in pos.legal:
             return best
     score = _follow_value if pos.lead is not None else _lead_value
