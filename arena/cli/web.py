@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import socket
+from pathlib import Path
 
 import click
 
 from arena.cli.errors import UserError
+
+DEMO_HOME = "var"  # where `arena demo` (make demo) keeps its store
 
 
 def _check_port(host: str, port: int) -> None:
@@ -24,11 +28,23 @@ def _check_port(host: str, port: int) -> None:
             raise UserError(f"cannot serve on {host}:{port} ({exc.strerror}); pick another with --port") from None
 
 
+def _demo_home(url: str | None) -> Path | None:
+    """`make demo` keeps its store in ./var; serve it when nothing else names a store and ./arena.db is absent."""
+    from arena.store.db import DB_FILE
+
+    if url or os.environ.get("ARENA_DATABASE_URL") or os.environ.get("ARENA_HOME"):
+        return None
+    if not Path(DB_FILE).exists() and (Path(DEMO_HOME) / DB_FILE).exists():
+        return Path(DEMO_HOME)
+    return None
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--db", "url", default=None, metavar="URL",
-              help="Database URL (default: ARENA_DATABASE_URL, else $ARENA_HOME/arena.db).")
+              help="Database URL (default: ARENA_DATABASE_URL, else $ARENA_HOME/arena.db, else ./arena.db, "
+                   "else the demo's var/arena.db).")
 @click.option("--owner-token", "owner", default=None, metavar="OWNER",
               help="Print the token that shows OWNER's bot logs on the web, and exit.")
 def web(host: str, port: int, url: str | None, owner: str | None) -> None:
@@ -39,8 +55,9 @@ def web(host: str, port: int, url: str | None, owner: str | None) -> None:
     """
     from arena.web.tokens import OwnerTokens
 
+    home = _demo_home(url)
     if owner is not None:
-        click.echo(OwnerTokens.for_home().token(owner))
+        click.echo(OwnerTokens.for_home(home).token(owner))
         return
     _check_port(host, port)
     import uvicorn
@@ -48,9 +65,10 @@ def web(host: str, port: int, url: str | None, owner: str | None) -> None:
     from arena.web.app import create_app
 
     try:
-        app = create_app(url)
+        app = create_app(url, home)
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL") from None
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     click.echo(f"Elfern Arena web: http://{shown}:{port}/  (API docs: http://{shown}:{port}/api/docs; Ctrl-C stops)")
+    click.echo(f"store: {app.state.data.store.engine.url.render_as_string(hide_password=True)}")
     uvicorn.run(app, host=host, port=port, log_level="warning")

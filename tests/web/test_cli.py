@@ -22,15 +22,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_arena_web_serves_the_store_and_prints_the_url(arena, tmp_path):
+def test_arena_web_serves_the_demo_store_and_prints_the_url(arena_builder, tmp_path):
+    """As after `make demo`: no ARENA_HOME, no ./arena.db, the demo's store in ./var."""
+    arena_builder(f"sqlite:///{tmp_path / 'var' / 'arena.db'}", tmp_path / "var")
     port = _free_port()
-    env = {**os.environ, "ARENA_HOME": str(arena.home)}
-    env.pop("ARENA_DATABASE_URL", None)
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_HOME", "ARENA_DATABASE_URL")}
     proc = subprocess.Popen([*ARENA, "web", "--port", str(port)], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith(f"Elfern Arena web: http://127.0.0.1:{port}/"), line + proc.stderr.read()
+        assert proc.stdout.readline().strip() == f"store: sqlite:///{tmp_path / 'var' / 'arena.db'}"
         body = b""
         for _ in range(100):  # the URL is printed just before uvicorn binds
             try:
@@ -44,6 +46,12 @@ def test_arena_web_serves_the_store_and_prints_the_url(arena, tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_arena_web_refuses_a_bad_database_url(tmp_path):
+    r = subprocess.run([*ARENA, "web", "--port", str(_free_port()), "--db", "nosuchdb://x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot open the store" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_arena_web_refuses_a_busy_port(tmp_path):

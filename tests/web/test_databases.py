@@ -32,14 +32,17 @@ def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
 
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     arena = arena_builder(url, tmp_path)
-    first, second = sorted(arena.records)[:2]
+    first, second, third = sorted(arena.records)[:3]
     rec = arena.records[first]["record"]
     evil = "</script><script>alert(1)</script>"
     rec.players[0].name = evil
+    cheat = arena.records[third]["record"]
+    cheat.deals[0].plays[2].card = cheat.deals[0].plays[0].card  # a card already played
     store = Store.open(url, home=tmp_path)
     with store.tx() as s:
         s.execute(update(Replay).where(Replay.match_id == first).values(data=encode_record(rec)))
         s.execute(update(Replay).where(Replay.match_id == second).values(data=b"not a record"))
+        s.execute(update(Replay).where(Replay.match_id == third).values(data=encode_record(cheat)))
     store.close()
     with TestClient(create_app(url, tmp_path, tokens=owner_tokens)) as client:
         page = client.get(f"/matches/{first}").text
@@ -50,6 +53,8 @@ def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
         page = client.get(f"/matches/{second}")
         assert page.status_code == 422 and "cannot be read" in page.text
         assert client.get(f"/api/matches/{second}/record.bin").content == b"not a record"  # served as stored
+        illegal = client.get(f"/api/matches/{third}/timeline")
+        assert illegal.status_code == 422 and "not in your hand" in illegal.json()["detail"]
 
 
 def test_a_frozen_season_shows_its_frozen_table(tmp_path, arena_builder, owner_tokens):
