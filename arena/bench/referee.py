@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -91,10 +92,9 @@ async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[f
     pbg.add_RefereeServicer_to_server(echo, server)
     server.add_insecure_port(f"unix://{sock}")
     await server.start()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.bench.pingpong_client", f"unix://{sock}", str(rounds), cwd=str(REPO)
-    )
-    await proc.wait()
+    argv = [sys.executable, "-m", "arena.bench.pingpong_client", f"unix://{sock}", str(rounds)]
+    # subprocess (vfork) from a worker thread, not the loop's spawn: forking next to gRPC's threads is unsafe
+    await asyncio.get_running_loop().run_in_executor(None, lambda: subprocess.run(argv, cwd=str(REPO), check=False))
     await server.stop(0.5)
     if not echo.per_round:
         raise RuntimeError("the ping-pong client did not complete")

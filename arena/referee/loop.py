@@ -21,7 +21,7 @@ def referee_loop() -> asyncio.AbstractEventLoop:
     global _loop, _pid
     with _lock:
         if _loop is None or _pid != os.getpid() or not _loop.is_running():
-            loop = asyncio.new_event_loop()
+            loop = new_loop()
             ready = threading.Event()
 
             def _run() -> None:
@@ -33,6 +33,18 @@ def referee_loop() -> asyncio.AbstractEventLoop:
             ready.wait()
             _loop, _pid = loop, os.getpid()
         return _loop
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    """uvloop when installed and not disabled (ARENA_UVLOOP=0): less overhead per gRPC operation."""
+    if os.environ.get("ARENA_UVLOOP", "1") != "0":
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
