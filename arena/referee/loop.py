@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+CLEANUP_SECONDS = 5.0
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _pid: int | None = None
@@ -48,5 +49,19 @@ def new_loop() -> asyncio.AbstractEventLoop:
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-    """Run `coro` on the referee loop from any other thread and return its result."""
-    return asyncio.run_coroutine_threadsafe(coro, referee_loop()).result(timeout)
+    """Run `coro` on the referee loop from any other thread and return its result.
+
+    If the caller is interrupted (Ctrl-C) or times out, the coroutine is cancelled and given a few
+    seconds to clean up (a match then ends void and its bots are killed) before the error propagates.
+    """
+    future = asyncio.run_coroutine_threadsafe(coro, referee_loop())
+    try:
+        return future.result(timeout)
+    except BaseException:
+        if not future.done():
+            future.cancel()
+            try:
+                future.result(CLEANUP_SECONDS)
+            except BaseException:
+                pass
+        raise
