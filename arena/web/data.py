@@ -79,6 +79,7 @@ class WebData:
             if rows is None:  # no fit available: live Elo from the entries
                 ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
                 rows = [StandingRow(rank=i, bot=e.version.bot.name, version=e.version.number, elo=round(e.rating, 1),
+                                    live=round(e.rating, 1),
                                     games=e.wins + e.draws + e.losses, wins=e.wins, draws=e.draws, losses=e.losses,
                                     provisional=e.rated < PROVISIONAL_BELOW)
                         for i, e in enumerate(ordered, 1)]
@@ -118,7 +119,7 @@ class WebData:
             bot, _, version = st.bot.rpartition("@")
             interval = st.ci95 if st.ci95 == st.ci95 and st.ci95 != float("inf") else None
             rows.append(StandingRow(rank=st.rank, bot=bot or st.bot, version=int(version) if version.isdigit() else None,
-                                    elo=st.elo, interval=interval, games=st.games, wins=st.wins, draws=st.draws,
+                                    elo=st.elo, interval=interval, live=st.live_elo, games=st.games, wins=st.wins, draws=st.draws,
                                     losses=st.losses, provisional=st.provisional))
         return rows, "frozen" if season.status == "frozen" and season.standings is not None else "fit"
 

@@ -23,6 +23,7 @@ class StandingRow(BaseModel):
     version: int | None = None
     elo: float
     interval: float | None = Field(None, description="Half-width of the 95% interval (Elo ± interval)")
+    live: float | None = Field(None, description="The live Elo rating (updated after every match)")
     games: int
     wins: int
     draws: int

@@ -18,6 +18,7 @@ def test_seasons_and_standings(client, arena):
         assert r["wins"] + r["draws"] + r["losses"] == r["games"]
         assert r["provisional"] is True  # fewer than 20 rated matches
         assert r["interval"] is not None and r["interval"] > 0
+        assert r["live"] == r["recent"][-1]  # the live rating is the last point of the trend
         assert len(r["recent"]) == min(r["games"], 10) + 1
         assert r["trend"] == round(r["recent"][-1] - r["recent"][0], 1)
     assert [r["elo"] for r in rows] == sorted((r["elo"] for r in rows), reverse=True)
