@@ -16,3 +16,4 @@ VERDICTS = (OK, TIMEOUT, ILLEGAL_MOVE, CRASH, DISCONNECT, PROTOCOL_ERROR, STARTU
 COMPLETED = "COMPLETED"
 VERDICT = "VERDICT"
 SHUTDOWN = "SHUTDOWN"
+ABORTED = "ABORTED"  # the match task was cancelled, or a referee bug: void, nobody to blame
