@@ -222,7 +222,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
     con = Console(soft_wrap=True)
     a, b = s["players"]
     if s["void"]:
-        head = "[yellow]void match[/]" + (" (the referee shut down)" if s["end_reason"] == "SHUTDOWN" else " (both bots failed)")
+        why = {"SHUTDOWN": "the referee shut down", "ABORTED": "the match was aborted"}.get(s["end_reason"], "both bots failed")
+        head = f"[yellow]void match[/] ({why})"
     elif s["winner"] is None:
         head = "[yellow]draw[/]"
     else:
@@ -235,7 +236,7 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
         lo, hi = s["elo_interval"]
         con.print(f"  {escape(a)} per deal: score {s['score']:.3f}, Elo {s['elo']:+.0f} (95% {lo:+.0f} .. {hi:+.0f})")
     for seat, verdict in enumerate(s["verdicts"]):
-        if verdict == "OK" or s["end_reason"] == "SHUTDOWN":
+        if verdict == "OK" or s["end_reason"] in ("SHUTDOWN", "ABORTED"):
             continue
         at = s["failed_at"]
         con.print(f"[bold red]{verdict}[/] for {escape(s['players'][seat])} (seat {seat})"
