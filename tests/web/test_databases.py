@@ -18,6 +18,8 @@ def test_the_api_on_each_database(database_url, tmp_path, arena_builder, owner_t
             "carol" in r["names"] for r in arena.records.values() if r["season"] == "spring")
         bob = client.get("/api/bots/bob").json()
         assert sum(h["games"] for h in bob["head_to_head"]) == sum("bob" in r["names"] for r in arena.records.values())
+        listing = client.get("/matches").text
+        assert '<option value="CRASH">' in listing and '<option value="OK">' in listing  # the verdict filter
         page = client.get(f"/matches/{arena.crash_match}", params={"deal": 2, "step": 3}).text
         assert 'data-deal="2" data-step="3"' in page
 
