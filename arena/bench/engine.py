@@ -62,10 +62,10 @@ def _runners(seed: int) -> dict[str, Callable[[int], int]]:
         return total
 
     def engine_playout(n: int) -> int:
-        rand = random.Random(seed).random
+        rng = random.Random(seed)
         total = 0
         for k in range(n):
-            total += Deal(rules, k & 1, int_decks[k % POOL]).playout(rand).honours[0]
+            total += Deal(rules, k & 1, int_decks[k % POOL]).playout(rng).honours[0]
         return total
 
     def shuffle(n: int) -> int:

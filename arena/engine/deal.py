@@ -6,9 +6,10 @@ playouts are cheap; see `arena bench engine`.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import NamedTuple, Protocol
 
 from arena.engine.cards import (
     ABOVE,
@@ -89,6 +90,9 @@ def _deal_positions(hand_size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 DEAL_POSITIONS = {h: _deal_positions(h) for h in (6, 5, 4)}
+# DEAL_GETTERS[h](deck) -> (the non-dealer's cards, the dealer's cards), each a tuple.
+DEAL_GETTERS = {h: (itemgetter(*non), itemgetter(*dealer)) for h, (non, dealer) in DEAL_POSITIONS.items()}
+BIT = tuple(1 << c for c in range(32))
 
 
 def _beats_table(trump: int | None) -> tuple[bool, ...]:
@@ -136,9 +140,18 @@ def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     raise DeckError("the deck is not exactly the 32 cards: " + ", ".join(parts))
 
 
-def pick_card(mask: int, random: Callable[[], float]) -> int:
-    """A uniformly random card of a non-empty mask: the k-th set bit, k = int(random() * popcount)."""
-    k = int(random() * mask.bit_count())
+class RandomBits(Protocol):
+    """What playouts need from a generator: `random.Random` and its subclasses have it."""
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+
+def pick_card(mask: int, rng: RandomBits) -> int:
+    """A random card of a non-empty mask: the k-th set bit, k = getrandbits(32) * popcount >> 32.
+
+    (Uniform up to a bias below popcount / 2**32, far below anything a playout can measure.)
+    """
+    k = rng.getrandbits(32) * mask.bit_count() >> 32
     while k:
         mask &= mask - 1
         k -= 1
@@ -173,13 +186,9 @@ class Deal:
         self.pot = pot
         deck = self.deck
         h = rules.hand_size
-        non_pos, dealer_pos = DEAL_POSITIONS[h]
-        non_mask = 0
-        for p in non_pos:
-            non_mask |= 1 << deck[p]
-        dealer_mask = 0
-        for p in dealer_pos:
-            dealer_mask |= 1 << deck[p]
+        get_non, get_dealer = DEAL_GETTERS[h]
+        non_mask = sum(map(BIT.__getitem__, get_non(deck)))  # distinct bits: the sum is the union
+        dealer_mask = sum(map(BIT.__getitem__, get_dealer(deck)))
         self.hands = [dealer_mask, non_mask] if dealer == 0 else [non_mask, dealer_mask]
         stock = deck[2 * h :]
         if rules.trumps:
@@ -327,48 +336,56 @@ class Deal:
             self._finish()
         return trick
 
-    def playout(self, random: Callable[[], float]) -> DealOutcome:
+    def playout(self, rng: RandomBits) -> DealOutcome:
         """Finish the deal with uniformly random legal cards; returns the outcome.
 
-        For Monte-Carlo players and the benchmark. The result is exactly what calling
-        `play(pick_card(legal_mask(), random))` card by card gives (tests/engine/test_playout.py),
-        but the loop runs a whole trick at a time with everything in local variables, and it holds
-        the hands as sorted lists: picking the k-th card of a list is a single C call, while picking
-        the k-th set bit of a mask takes a Python loop (the masks win for legality, lists for picking).
+        For Monte-Carlo players and the benchmark. Every card is one `play` accepts and each legal card
+        is equally likely; generators in the same state give the same deal (tests/engine/test_playout.py
+        replays playouts through `play` and checks the spread). It runs a trick at a time with all state
+        in local variables and holds the hands as lists: picking a random element of a list is one C call,
+        where picking the k-th set bit of a mask takes a Python loop (masks win for legality, lists for
+        picking). In phase 2 the lists are sorted, so a suit is a contiguous slice found by bisection.
+        Each trick takes one 32-bit draw r: (r * n) >> 32 picks the lead among n cards, and the low 32 bits
+        of r * n, nearly uniform whatever the lead (bias below n / 2**32), pick the follow the same way.
         """
         if not self.done and self.table is not None:
-            self.play(pick_card(self.legal_mask(), random))
+            self.play(pick_card(self.legal_mask(), rng))
         if self.done:
             assert self.outcome is not None
             return self.outcome
         stock, result, tricks, honours = self._stock, TRICK_RESULT[self.trump_suit], self._raw, self.honours
-        held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # ascending, like the bits of a mask
+        held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # phase 1 does not keep them sorted
         leader, first, i = self.leader, len(tricks) + 1, self._next
         size = self.rules.hand_size  # in phase 1 both hands hold exactly this many cards at each play
+        bits = rng.getrandbits
         draws = zip(stock[i::2], stock[i + 1 :: 2], strict=True)  # (winner's, loser's card) per phase-1 trick
         phase2 = first + (len(stock) - i) // 2  # the first phase-2 trick
         for no, (wd, ld) in zip(range(first, phase2), draws, strict=True):  # phase 1: any card; both draw
             follower = leader ^ 1
-            lead = held[leader].pop(int(random() * size))
-            follow = held[follower].pop(int(random() * size))
+            x = bits(32) * size  # one draw serves both: high part for the lead, low 32 bits for the follow
+            lead = held[leader].pop(x >> 32)
+            follow = held[follower].pop((x & 0xFFFFFFFF) * size >> 32)
             follower_wins, won = result[lead << 5 | follow]
             if follower_wins:
                 winner, loser = follower, leader
             else:
                 winner, loser = leader, follower
             honours[winner] += won
-            insort(held[winner], wd)
-            insort(held[loser], ld)
+            held[winner].append(wd)
+            held[loser].append(ld)
             tricks.append((no, leader, lead, follow, winner, won, wd, ld))
             leader = winner
         # Phase 2: the rule of legal_mask. A sorted hand keeps each suit contiguous (card = suit * 8 + rank),
         # so the legal cards are a slice found by bisection, in the same order as the bits of the mask.
         must_head, trump = self._must_head, self.trump_suit
         trump_base = -1 if trump is None else trump * 8
-        for no in range(phase2, 17):
+        held[0].sort()
+        held[1].sort()
+        for no in range(phase2, phase2 + len(held[leader])):  # one trick per card left in each hand
             follower = leader ^ 1
             hand = held[leader]
-            lead = hand.pop(int(random() * len(hand)))
+            x = bits(32) * len(hand)
+            lead = hand.pop(x >> 32)
             hand = held[follower]
             base = lead & 24  # the suit's first card
             lo = bisect_left(hand, base)
@@ -382,7 +399,7 @@ class Deal:
                     lo = up
             if lo == hi:  # anything
                 lo, hi = 0, len(hand)
-            follow = hand.pop(lo + int(random() * (hi - lo)))
+            follow = hand.pop(lo + ((x & 0xFFFFFFFF) * (hi - lo) >> 32))
             follower_wins, won = result[lead << 5 | follow]
             winner = follower if follower_wins else leader
             honours[winner] += won

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine.deal import Deal, DealOutcome, StateError, TrickRecord
+from arena.engine.deal import Deal, DealOutcome, RandomBits, StateError, TrickRecord
 from arena.engine.rng import deal_deck, dealer_draw
 from arena.engine.rules import Rules
 from arena.engine.view import View, build_view
@@ -120,12 +120,12 @@ class Match:
             self._finish_deal(self.deal)
         return trick
 
-    def playout(self, random: Callable[[], float]) -> DealOutcome:
+    def playout(self, rng: RandomBits) -> DealOutcome:
         """Finish the current deal with uniformly random legal cards (`Deal.playout`) and score it."""
         if not self.in_deal:
             raise StateError("no deal is being played: call start_deal() first")
         assert self.deal is not None
-        outcome = self.deal.playout(random)
+        outcome = self.deal.playout(rng)
         self._finish_deal(self.deal)
         return outcome
 

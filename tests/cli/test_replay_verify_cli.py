@@ -19,7 +19,7 @@ def _good(path: Path, seed: int = 1) -> Path:
     rng = __import__("random").Random(seed)
     while not m.over:
         m.start_deal()
-        m.playout(rng.random)
+        m.playout(rng)
     save(match_to_json(m, ["a", "b"]), path)
     return path
 

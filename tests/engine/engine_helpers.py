@@ -51,7 +51,7 @@ def play_deal_where(m: Match, wanted, tries: int = 3000) -> None:
     deal = m.start_deal()
     for attempt in range(tries):
         trial = Deal(m.rules, deal.dealer, deal.deck, deal.multiplier, deal.pot)
-        trial.playout(random.Random(attempt).random)
+        trial.playout(random.Random(attempt))
         if wanted(trial.outcome):
             for card in trial.plays:
                 m.play(card)

@@ -181,7 +181,7 @@ def test_bad_decks() -> None:
 
 def test_play_after_the_end_is_a_state_error() -> None:
     deal = Deal(Rules(), 0, deal_deck(2, 0))
-    deal.playout(__import__("random").Random(0).random)
+    deal.playout(__import__("random").Random(0))
     with pytest.raises(StateError):
         deal.play(0)
     assert deal.legal_cards() == [] and deal.to_move is None and deal.trick_no == 16

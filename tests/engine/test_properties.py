@@ -85,7 +85,7 @@ def test_random_match_invariants(seed: int, flags: int, standoff: str, next_deal
     while not m.over:
         deal = m.start_deal()
         if rng.random() < 0.5:
-            m.playout(rng.random)
+            m.playout(rng)
         while not deal.done:
             m.play(rng.choice(deal.legal_cards()))
     assert m.lines == [sum(s.lines[0] for s in m.deals), sum(s.lines[1] for s in m.deals)]

@@ -115,11 +115,11 @@ def test_view_before_and_between_deals() -> None:
     v = m.view(0)
     assert v.status == "before_deal" and v.hand == () and v.dealer == m.dealer and v.to_move is None
     m.start_deal()
-    m.playout(random.Random(0).random)
+    m.playout(random.Random(0))
     v = m.view(1)
     assert v.status == "deal_over" and v.to_move is None and v.legal == () and len(v.tricks) == 16
     assert v.lines == tuple(m.lines) and sum(v.honours) == 20
     while not m.over:
         m.start_deal()
-        m.playout(random.Random(len(m.deals)).random)
+        m.playout(random.Random(len(m.deals)))
     assert m.view(0).status == "match_over" and m.view(0).match_winner == m.winner
