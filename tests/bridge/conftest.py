@@ -4,31 +4,17 @@ tests/sample_bots/test_languages.py)."""
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
 import pytest
+from bridge_support import REPO
 
 from arena.engine import Rules
 from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.local import LocalLauncher
 from arena.workers.match import MatchOutcome, play_match
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def bridged_bundle(root: Path, script: str, name: str = "bridged") -> Path:
-    """A bundle running `python3 -m arena.sdk.stdio_bridge -- python3 bot.py` (the bot: `script`)."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "bot.py").write_text(script)
-    (root / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "7"\nlanguage = "python"\n'
-        'run = ["python3", "-m", "arena.sdk.stdio_bridge", "--", "python3", "bot.py"]\n'
-    )
-    os.chmod(root, 0o755)
-    return root
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, bridged_bundle
+from bridge_support import REPO, bridged_bundle
 
 from arena.proto import referee_pb2 as pb
 from arena.sdk.stdio_bridge import bot_message, referee_line

@@ -72,3 +72,14 @@ def duplicate(a: Player, b: Player, deals: int, seed: int = 1) -> tuple[float, f
             wins += honours[a_seat] >= 11
             value += elfcards.deal_value(honours[a_seat])
     return wins / (2 * deals), value / (2 * deals)
+
+
+def phase2_position(seed: int, tricks_left: int, follow: bool) -> Deal:
+    """A deal played at random until `tricks_left` tricks remain (and a card led, if `follow`)."""
+    rng = random.Random(seed)
+    deal = Deal(Rules(), seed % 2, deal_deck(seed, 0))
+    while len(deal.tricks) < 16 - tricks_left:
+        deal.play(rng.choice(deal.legal_cards()))
+    if follow:
+        deal.play(rng.choice(deal.legal_cards()))
+    return deal

@@ -4,16 +4,13 @@ exhaustive search over the arena's own engine (an independent implementation of 
 from __future__ import annotations
 
 import copy
-import random
 
 import endgame
 import pytest
 from elfcards import Position, deal_value, parse
-from selfplay import position
+from selfplay import phase2_position, position
 
-from arena.engine import Rules
 from arena.engine.deal import Deal
-from arena.engine.rng import deal_deck
 
 
 def utility(deal: Deal, seat: int) -> int:
@@ -31,16 +28,6 @@ def exhaustive(deal: Deal, seat: int) -> int:
         child.play(card)
         values.append(exhaustive(child, seat))
     return max(values) if deal.to_move == seat else min(values)
-
-
-def phase2_position(seed: int, tricks_left: int, follow: bool) -> Deal:
-    rng = random.Random(seed)
-    deal = Deal(Rules(), seed % 2, deal_deck(seed, 0))
-    while len(deal.tricks) < 16 - tricks_left:
-        deal.play(rng.choice(deal.legal_cards()))
-    if follow:
-        deal.play(rng.choice(deal.legal_cards()))
-    return deal
 
 
 @pytest.mark.parametrize("seed", range(8))

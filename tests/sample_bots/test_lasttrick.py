@@ -8,8 +8,7 @@ import random
 
 import lasttrick
 import pytest
-from selfplay import position
-from test_endgame import phase2_position
+from selfplay import phase2_position, position
 
 from arena.engine import Rules
 from arena.engine.cards import cards_of
