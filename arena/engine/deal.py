@@ -362,17 +362,20 @@ class Deal:
         phase2 = first + (len(stock) - i) // 2  # the first phase-2 trick
         for no, (wd, ld) in zip(range(first, phase2), draws, strict=True):  # phase 1: any card; both draw
             follower = leader ^ 1
+            lead_hand, follow_hand = held[leader], held[follower]
             x = bits(32) * size  # one draw serves both: high part for the lead, low 32 bits for the follow
-            lead = held[leader].pop(x >> 32)
-            follow = held[follower].pop((x & 0xFFFFFFFF) * size >> 32)
+            k = x >> 32
+            j = (x & 0xFFFFFFFF) * size >> 32
+            lead, follow = lead_hand[k], follow_hand[j]
             follower_wins, won = result[lead << 5 | follow]
+            # each drawn card takes the place of the card its drawer just played (order is irrelevant here)
             if follower_wins:
-                winner, loser = follower, leader
+                winner = follower
+                follow_hand[j], lead_hand[k] = wd, ld
             else:
-                winner, loser = leader, follower
+                winner = leader
+                lead_hand[k], follow_hand[j] = wd, ld
             honours[winner] += won
-            held[winner].append(wd)
-            held[loser].append(ld)
             tricks.append((no, leader, lead, follow, winner, won, wd, ld))
             leader = winner
         # Phase 2: the rule of legal_mask. A sorted hand keeps each suit contiguous (card = suit * 8 + rank),
