@@ -150,26 +150,31 @@ class WebData:
                     history.append(RatingPoint(match_id=change.match_id, season=season_names.get(season_id, "?"),
                                                at=at, rating=round(change.after, 1)))
             mine = or_(m.Match.version0_id.in_(version_ids), m.Match.version1_id.in_(version_ids))
-            done = s.scalars(select(m.Match).where(mine, m.Match.status == "done")
-                             .order_by(m.Match.finished_at.desc(), m.Match.id.desc())).all()
-            summaries = _summaries(s, done)
+            done = select(m.Match).where(mine, m.Match.status == "done")
+            latest = s.scalars(done.order_by(m.Match.finished_at.desc(), m.Match.id.desc()).limit(recent)).all()
+            # head-to-head and verdicts over every match, from a few light columns only
+            names = dict(s.execute(select(m.BotVersion.id, m.Bot.name).join(m.Bot)).all())
             h2h: dict[str, Counter] = defaultdict(Counter)
             verdicts: Counter = Counter()
-            for match, summary in zip(done, summaries, strict=True):
-                seat = 0 if match.version0_id in version_ids else 1
-                verdicts[summary.verdicts[seat] if len(summary.verdicts) == 2 else OK] += 1
-                if summary.void:
+            keys = (m.Match.version0_id, m.Match.version1_id, m.Match.winner, m.Match.void,
+                    cast(m.Match.verdicts, String))
+            grouped = select(*keys, func.count()).where(mine, m.Match.status == "done").group_by(*keys)
+            for v0, v1, winner, void, verdicts_json, n in s.execute(grouped):
+                seat = 0 if v0 in version_ids else 1
+                seat_verdicts = json.loads(verdicts_json or "[]") or []
+                verdicts[str(seat_verdicts[seat]) if len(seat_verdicts) == 2 else OK] += n
+                if void:
                     continue
-                row = h2h[summary.bots[1 - seat]]
-                row["games"] += 1
-                row["wins" if summary.winner == seat else "draws" if summary.winner is None else "losses"] += 1
+                row = h2h[names.get(v1 if seat == 0 else v0, "?")]
+                row["games"] += n
+                row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
             return BotOut(
                 name=bot.name, owner=bot.owner, retired=bot.retired, suspended=bot.suspended,
                 suspension_reason=bot.suspension_reason,
                 versions=[VersionOut(number=v.number, content_hash=v.content_hash, language=v.language,
                                      protocol=v.protocol, created_at=v.created_at, build_ok=v.build_ok)
                           for v in bot.versions],
-                ratings=ratings, history=history, recent=summaries[:recent],
+                ratings=ratings, history=history, recent=_summaries(s, list(latest)),
                 head_to_head=sorted((HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
                                      for o, c in h2h.items()), key=lambda h: (-h.games, h.opponent)),
                 verdicts={k: v for k, v in sorted(verdicts.items()) if v})
