@@ -44,7 +44,7 @@ def server(app):
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
-    for _ in range(200):
+    for _ in range(600):  # up to 30 s on a busy machine
         if srv.started:
             break
         time.sleep(0.05)
@@ -142,7 +142,7 @@ def test_api_docs_render_offline(server, browser):
     """FastAPI's OpenAPI page, with Swagger UI served by the arena itself (Chromium here has no internet)."""
     page = browser.new_page()
     page.goto(server + "/api/docs")
-    page.get_by_text("/api/matches/{match_id}/timeline").first.wait_for(timeout=20000)
+    page.get_by_text("/api/matches/{match_id}/timeline").first.wait_for(timeout=60000)
     assert page.get_by_text("Elfern Arena").first.is_visible()
     page.close()
 

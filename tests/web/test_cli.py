@@ -34,7 +34,7 @@ def test_arena_web_serves_the_demo_store_and_prints_the_url(arena_builder, tmp_p
         assert line.startswith(f"Elfern Arena web: http://127.0.0.1:{port}/"), line + proc.stderr.read()
         assert proc.stdout.readline().strip() == f"store: sqlite:///{tmp_path / 'var' / 'arena.db'}"
         body = b""
-        for _ in range(100):  # the URL is printed just before uvicorn binds
+        for _ in range(300):  # the URL is printed just before uvicorn binds (up to 30 s on a busy machine)
             try:
                 body = urllib.request.urlopen(f"http://127.0.0.1:{port}/?season=autumn", timeout=5).read()
                 break
