@@ -38,6 +38,7 @@ def random_player(seed: int) -> Player:
 
 
 def position(deal: Deal, seat: int) -> elfcards.Position:
+    in_stock = deal.stock_count > 0
     return elfcards.Position(
         hand=frozenset(cards_of(deal.hands[seat])),
         legal=tuple(deal.legal_cards()),
@@ -46,12 +47,17 @@ def position(deal: Deal, seat: int) -> elfcards.Position:
         stock=deal.stock_count if deal.phase == 1 else 0,
         my_points=deal.honours[seat],
         opp_points=deal.honours[1 - seat],
+        trump=deal.trump_suit,
+        trump_card=deal.trump_card if in_stock else None,
+        must_head=deal.rules.must_head_phase2,
     )
 
 
-def play_deal(players: tuple[Player, Player], deck: list[int], dealer: int) -> tuple[int, int]:
+def play_deal(
+    players: tuple[Player, Player], deck: list[int], dealer: int, rules: Rules | None = None
+) -> tuple[int, int]:
     """Play one deal; returns the honours per seat."""
-    deal = Deal(Rules(), dealer, deck)
+    deal = Deal(rules or Rules(), dealer, deck)
     while not deal.done:
         seat = deal.to_move
         card = players[seat](position(deal, seat))
