@@ -150,6 +150,12 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
                        pot=deal.pot, totals=list(match.lines))
         if error:
             break
+    verdict = record.get("verdict")
+    if verdict and deals and deals[-1]["steps"] and not error:
+        status = verdict.get("status") if isinstance(verdict, dict) else str(verdict)
+        seat = verdict.get("seat") if isinstance(verdict, dict) else None
+        who = f"{names[seat]}: " if seat in (0, 1) else ""
+        deals[-1]["steps"][-1]["note"] += f" The match ended here by a verdict ({who}{status})."
     return {
         "format": "elfern/1 viewer",
         "seats": names,

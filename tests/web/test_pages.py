@@ -129,6 +129,8 @@ def test_match_downloads_from_the_page(client, arena):
     page = client.get(f"/matches/{mid}").text
     assert f'href="/matches/{mid}/replay.json"' in page and f'href="/api/matches/{mid}/record.bin"' in page
     assert "CRASH" in page and "process exited with code 1" in page and "unfinished" in page
+    end = client.get(f"/matches/{mid}", params={"deal": 2, "step": 99}).text
+    assert "The match ended here by a verdict (" in end and ": CRASH)." in end
     r = client.get(f"/matches/{mid}/replay.json")
     assert r.headers["content-disposition"] == f'attachment; filename="match-{mid}.json"'
     assert r.json()["format"] == "elfern/1"
