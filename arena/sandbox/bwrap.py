@@ -210,7 +210,10 @@ class BwrapLauncher:
                 cmd += ["--symlink", f"usr/{name}", f"/{name}"]
             elif os.path.isdir(f"/{name}"):
                 cmd += ["--ro-bind", f"/{name}", f"/{name}"]
-        made: set[Path] = {Path("/usr")}
+        # /tmp first: a checkout (hence the venv) may itself live under /tmp, and a tmpfs mounted after
+        # the runtime's binds would hide them.
+        cmd += ["--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp"]
+        made: set[Path] = {Path("/usr"), Path("/tmp")}
         binds = [(p, str(p)) for p in runtime.ro_binds] + [(p, d) for p, d in extra_ro_binds]
         for src, dest in binds:
             for parent in _ancestors(Path(dest)):
@@ -223,7 +226,6 @@ class BwrapLauncher:
             cmd += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", str(Path(SANDBOX_SOCKET).parent),
                     "--ro-bind", str(socket_path), SANDBOX_SOCKET]
         cmd += ["--perms", "0755", "--dir", "/etc", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-                "--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
                 "--remount-ro", "/", "--chdir", SANDBOX_BUNDLE, "--clearenv"]
         full_env = {
             "PATH": runtime.path, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
