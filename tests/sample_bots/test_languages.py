@@ -64,7 +64,7 @@ def _match(bundle: Path, launcher, deals: int = 2):
 def test_bundled_proto_is_the_projects(bundle: str) -> None:
     # A bundle sees only its own folder in the sandbox, so it carries a copy of the contract.
     assert (BOTS / bundle / "proto" / "referee.proto").read_text() == PROTO.read_text(), (
-        f"sample_bots/{bundle}/proto/referee.proto is stale: copy {PROTO.relative_to(REPO)} over it"
+        f"sample_bots/{bundle}/proto/referee.proto is stale: run `make protos` (it copies {PROTO.relative_to(REPO)})"
     )
 
 
