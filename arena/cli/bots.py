@@ -110,3 +110,19 @@ def retire(name: str) -> None:
     with user_errors():
         open_store().retire(name)
     click.echo(f"{name} retired")
+
+
+@bots.command("logs")
+@click.argument("name")
+@click.option("--last", type=click.IntRange(1), default=5, show_default=True, help="How many recent matches.")
+def logs(name: str, last: int) -> None:
+    """NAME's own output in its recent matches (its Log lines and verdicts; never the opponent's)."""
+    store = open_store()
+    with user_errors():
+        entries = store.bot_logs(name, last)
+    if not entries:
+        click.echo(f"{name} has no recorded match logs yet")
+    for match_id, label, seat, text in entries:
+        click.echo(f"match {match_id} ({label}, seat {seat}):")
+        for line in (text or "(no output)").splitlines():
+            click.echo(f"  {line}")

@@ -182,6 +182,22 @@ class Store:
             log = s.get(MatchLog, (match_id, seat))
             return log.text if log else ""
 
+    def bot_logs(self, name: str, last: int = 5) -> list[tuple[int, str, int, str]]:
+        """(match id, version label, seat, text) of the bot's own seat in its `last` recorded matches."""
+        bot = self.bot(name)
+        ids = {v.id: v for v in bot.versions}
+        with self.tx() as s:
+            matches = list(s.scalars(
+                select(Match).where(Match.status == "done", (Match.version0_id.in_(ids)) | (Match.version1_id.in_(ids)))
+                .order_by(Match.id.desc()).limit(last)))
+            out = []
+            for m in matches:
+                seat = 0 if m.version0_id in ids else 1
+                log = s.get(MatchLog, (m.id, seat))
+                out.append((m.id, ids[m.version0_id if seat == 0 else m.version1_id].label, seat,
+                            log.text if log else ""))
+            return out
+
     def season(self, name: str) -> Season:
         with self.tx() as s:
             season = s.scalar(select(Season).where(Season.name == name))

@@ -51,5 +51,17 @@ def run_job(job: MatchJob) -> MatchResult:
     return MatchResult(
         winner=outcome.winner, void=outcome.void, verdicts=outcome.verdicts,
         verdict_details=outcome.verdict_details, lines=outcome.lines, deals_played=outcome.deals_played,
-        replay=outcome.replay_bytes, duration=time.monotonic() - started,
+        replay=outcome.replay_bytes, logs=seat_logs(outcome), duration=time.monotonic() - started,
     )
+
+
+def seat_logs(outcome: Any) -> tuple[str, str]:
+    """Each seat's own log: its Log lines from the record, then its verdict if it failed (for its owner)."""
+    out: list[list[str]] = [[], []]
+    for entry in outcome.record.logs:
+        if entry.seat in (0, 1):
+            out[entry.seat].append(f"[deal {entry.deal} trick {entry.trick}] {entry.text}")
+    for seat in (0, 1):
+        if outcome.verdicts[seat] != "OK":
+            out[seat].append(f"[verdict] {outcome.verdicts[seat]}: {outcome.verdict_details[seat]}")
+    return "\n".join(out[0]), "\n".join(out[1])

@@ -68,13 +68,29 @@ class Progress:
 
 
 def _die_with_parent() -> None:
-    """Child initialiser: get SIGKILLed when the runner dies, so no match outlives its lease holder."""
+    """Child initialiser: get SIGKILLed when the runner dies, so no match outlives its lease holder.
+
+    The parent handles Ctrl-C (it releases the leases and kills the children), so children ignore
+    SIGINT; they start with it blocked (see `_submit`) so a Ctrl-C during their start-up
+    cannot print tracebacks either.
+    """
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and releases the leases
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _submit(executor: Executor, execute: Callable[[MatchJob], MatchResult], job: MatchJob) -> Future:
+    """Submit with SIGINT blocked, so children spawned now inherit it blocked until their initialiser.
+    A Ctrl-C meanwhile stays pending and reaches this process right after."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return executor.submit(execute, job)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def default_concurrency() -> int:
@@ -107,7 +123,7 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
                 job = source.next_job()
                 if job is None:
                     break
-                inflight[executor.submit(execute, job)] = job
+                inflight[_submit(executor, execute, job)] = job
             progress.running = len(inflight)
             if on_progress:
                 on_progress(progress)
@@ -140,6 +156,10 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
     except BaseException:
         source.release([j.match_id for j in inflight.values()])
         _kill_children(executor)
+        try:  # join the executor's manager thread now, so nothing is left for the exit handlers
+            executor.shutdown(wait=True, cancel_futures=True)
+        except Exception:  # noqa: BLE001,S110 - a broken pool is expected here
+            pass
         raise
     finally:
         executor.shutdown(wait=False, cancel_futures=True)

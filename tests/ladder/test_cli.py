@@ -92,6 +92,8 @@ def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
     table = arena("standings").output  # the newest running season by default
     assert "±95%" in table and "random@1" in table and "provisional" in table
     assert "equals" in arena("season", "verify", "s").output
+    logs = arena("bots", "logs", "greedy", "--last", "3").output
+    assert logs.count("(greedy@1, seat") == 3 and "random@1" not in logs  # only its own seat
     out = arena("season", "export", "s").output
     assert "4 replays" in out and len(list((tmp_path / "home" / "replays" / "s").glob("*.replay"))) == 4
     assert "closed and frozen" in arena("season", "close", "s", "--sandbox", "local", "--quiet").output

@@ -89,3 +89,27 @@ def test_sigkill_mid_season_then_resume(database_url: str, tmp_path: Path) -> No
     assert any(m.attempts >= 2 for m in done)  # the interrupted ones were played again
     assert verify_ratings(store, "k") == []
     store.close()
+
+
+def test_ctrl_c_gives_matches_back_at_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": url}
+    for name, owner in (("random", "alice"), ("greedy", "bob")):
+        assert _arena(env, "bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name,
+                      "--owner", owner, "--sandbox", "local").returncode == 0
+    assert _arena(env, "season", "create", "c", "--seed", "2").returncode == 0
+    assert _arena(env, "season", "start", "c").returncode == 0
+    store = Store.open(url, home=tmp_path)
+    runner = subprocess.Popen([*ARENA, "season", "run", "c", "--matches", "50", "--concurrency", "2", "--quiet",
+                               "--sandbox", "local"], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _counts(store)[1] < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(runner.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    _, err = runner.communicate(timeout=60)
+    assert runner.returncode == 130 and "run the same command again" in err
+    assert "Traceback" not in err
+    with store.tx() as s:
+        assert s.scalar(select(func.count()).select_from(Match).where(Match.status == "running")) == 0
+    store.close()
