@@ -109,6 +109,9 @@ def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, exp
     check(len(want) - 2)
     page.locator("#first").click()
     check(0)
+    page.locator("#scrub").fill("20")  # the slider scrubs within the deal
+    check(20)
+    page.locator("#first").click()
     # the trick history grows with the steps
     page.locator("#last").click()
     assert page.locator("#tricks tbody tr").count() == 16
@@ -157,7 +160,7 @@ def test_phone_width_and_no_javascript(server, browser, arena):
         overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"{path} is wider than a phone by {overflow}px"
     # without JavaScript the viewer works by links: no play button, forward loads the next step
-    assert not page.locator("#play").is_visible()
+    assert not page.locator("#play").is_visible() and not page.locator("#scrub").is_visible()
     page.locator("#next").click()
     page.wait_for_url("**step=1**")
     assert page.locator("#board .trick svg.card").count() == 1

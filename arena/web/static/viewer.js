@@ -70,6 +70,8 @@
     root.dataset.deal = deal;
     root.dataset.step = step;
     document.getElementById("counter").textContent = `deal ${deal}, step ${step} of ${lastStep(deal)}`;
+    scrub.max = lastStep(deal);
+    scrub.value = step;
     setLink(document.getElementById("prev"), prevOf());
     setLink(document.getElementById("next"), nextOf());
     setLink(document.getElementById("first"), [deal, 0]);
@@ -111,6 +113,9 @@
 
   const play = document.getElementById("play");
   play.hidden = false;
+  const scrub = document.getElementById("scrub");
+  scrub.hidden = false;
+  scrub.addEventListener("input", () => { setPlaying(false); go([deal, Number(scrub.value)]); });
   play.addEventListener("click", () => setPlaying(!timer));
   const bind = (id, target) => {
     const el = document.getElementById(id);
