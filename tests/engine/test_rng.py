@@ -72,3 +72,13 @@ def test_inlined_deck_shuffle_equals_the_generic_shuffle() -> None:
             deck = list(range(32))
             stream(seed, 2, k).shuffle(deck)
             assert deal_deck(seed, k) == deck
+
+
+def test_every_deck_vector_printed_in_the_docs(repo_root) -> None:
+    import re
+
+    text = (repo_root / "docs" / "shuffle.md").read_text(encoding="utf-8")
+    vectors = re.findall(r"^seed (\d+),\s+deal (\d+): ((?:\w\w ){31}\w\w)$", text, re.M)
+    assert len(vectors) == 4
+    for seed, k, deck in vectors:
+        assert codes(deal_deck(int(seed), int(k))) == deck
