@@ -22,7 +22,10 @@ from arena.cli.errors import UserError
               help="Clocks of --create's match.")
 @click.option("--replays", "replay_dir", default="var/replays", show_default=True, metavar="DIR",
               help="Where finished matches' replays are written.")
-def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir) -> None:
+@click.option("--web", "web_addr", default=None, metavar="HOST:PORT", is_flag=False, flag_value="127.0.0.1:8000",
+              help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.")
+@click.option("--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`).")
+def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir, web_addr, db_url) -> None:
     """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
     Bots connect with the Referee service (protos/elfern/arena/v1/referee.proto); matches are
@@ -39,13 +42,36 @@ def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir) -> No
     except TimeControlError as exc:
         raise UserError(f"--time: {exc}") from None
     rules = parse_rules(rule_pairs, None, None)
+    web_server = _web_server(web_addr, db_url) if web_addr else None
     try:
-        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, Path(replay_dir)))
+        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, Path(replay_dir), web_server))
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
 
 
-async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path) -> None:
+def _web_server(addr: str, db_url: str | None):
+    """Build (not start) a uvicorn server for the web app, failing early on a bad address or store."""
+    import uvicorn
+
+    from arena.cli.web import _check_port, _demo_home
+    from arena.web.app import create_app
+
+    host, _, port_text = addr.rpartition(":")
+    if not host or not port_text.isdigit():
+        raise UserError(f"--web {addr!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
+    _check_port(host, int(port_text))
+    try:
+        app = create_app(db_url, _demo_home(db_url))
+    except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
+        raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None
+    config = uvicorn.Config(app, host=host, port=int(port_text), log_level="warning")
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # the referee's loop owns SIGINT/SIGTERM
+    click.echo(f"web: http://{host}:{port_text}/  (API docs at /api/docs)")
+    return server
+
+
+async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path, web_server=None) -> None:
     from arena.proto.codec import encode_record
     from arena.referee import MatchSpec
     from arena.referee.server import RefereeServer
@@ -71,6 +97,10 @@ async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path) -> N
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    web_task = asyncio.create_task(web_server.serve()) if web_server is not None else None
     await stop.wait()
     click.echo("shutting down: ending matches in flight")
+    if web_task is not None:
+        web_server.should_exit = True
+        await web_task
     await server.stop(3.0)
