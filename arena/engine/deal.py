@@ -233,8 +233,9 @@ class Deal:
         in local variables and holds the hands as lists: picking a random element of a list is one C call,
         where picking the k-th set bit of a mask takes a Python loop (masks win for legality, lists for
         picking). In phase 2 the lists are sorted, so a suit is a contiguous slice found by bisection.
-        Each trick takes one 32-bit draw r: (r * n) >> 32 picks the lead among n cards, and the low 32 bits
-        of r * n, nearly uniform whatever the lead (bias below n / 2**32), pick the follow the same way.
+        Each trick takes one 26-bit draw r: (r * n) >> 26 picks the lead among n cards, and the low 26 bits
+        of r * n, nearly uniform whatever the lead (bias below n / 2**26), pick the follow the same way.
+        (26 bits keep every product below 2**30, a one-digit Python int: the fast arithmetic path.)
         """
         if not self.done and self.table is not None:
             self.play(pick_card(self.legal_mask(), rng))
@@ -251,9 +252,9 @@ class Deal:
         for no, (wd, ld) in zip(range(first, phase2), draws, strict=True):  # phase 1: any card; both draw
             follower = leader ^ 1
             lead_hand, follow_hand = held[leader], held[follower]
-            x = bits(32) * size  # one draw serves both: high part for the lead, low 32 bits for the follow
-            k = x >> 32
-            j = (x & 0xFFFFFFFF) * size >> 32
+            x = bits(26) * size  # one draw serves both: high part for the lead, low 26 bits for the follow
+            k = x >> 26
+            j = (x & 0x3FFFFFF) * size >> 26
             lead, follow = lead_hand[k], follow_hand[j]
             follower_wins, won = result[lead << 5 | follow]
             # each drawn card takes the place of the card its drawer just played (order is irrelevant here)
@@ -275,8 +276,8 @@ class Deal:
         for no in range(phase2, phase2 + len(held[leader])):  # one trick per card left in each hand
             follower = leader ^ 1
             hand = held[leader]
-            x = bits(32) * len(hand)
-            lead = hand.pop(x >> 32)
+            x = bits(26) * len(hand)
+            lead = hand.pop(x >> 26)
             hand = held[follower]
             base = lead & 24  # the suit's first card
             lo = bisect_left(hand, base)
@@ -290,7 +291,7 @@ class Deal:
                     lo = up
             if lo == hi:  # anything
                 lo, hi = 0, len(hand)
-            follow = hand.pop(lo + ((x & 0xFFFFFFFF) * (hi - lo) >> 32))
+            follow = hand.pop(lo + ((x & 0x3FFFFFF) * (hi - lo) >> 26))
             follower_wins, won = result[lead << 5 | follow]
             winner = follower if follower_wins else leader
             honours[winner] += won
