@@ -91,8 +91,22 @@ def parse_rules(pairs: tuple[str, ...], fmt: str | None) -> list[str]:
     return items
 
 
+EXECUTOR_HELP = "local: a pool of processes here (default); celery: Celery workers via ARENA_BROKER_URL."
+
+
+def executor_factory(name: str):  # noqa: ANN201
+    """None for the local pool, else a factory the pool calls with its concurrency."""
+    if name == "local":
+        return None
+    if name == "celery":
+        from arena.workers.celery_app import CeleryExecutor
+
+        return lambda _n: CeleryExecutor()
+    raise UserError(f"--executor {name!r}: use local or celery")
+
+
 def run_with_progress(source, execute, *, concurrency: int | None, label: str, target_done: int = 0,
-                      total: int | None = None, quiet: bool = False):  # noqa: ANN001,ANN201
+                      total: int | None = None, quiet: bool = False, executor: str = "local"):  # noqa: ANN001,ANN201
     """Run the pool under a live bar: matches done, running, rate per minute, ETA. `target_done` is how
     many the season already had, `total` the goal in the same count (None: open-ended)."""
     from rich.console import Console
@@ -107,8 +121,9 @@ def run_with_progress(source, execute, *, concurrency: int | None, label: str, t
 
     from arena.workers.pool import run_pool
 
+    factory = executor_factory(executor)
     if quiet:
-        return run_pool(source, execute, concurrency=concurrency)
+        return run_pool(source, execute, concurrency=concurrency, executor_factory=factory)
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("running {task.fields[running]}"), TextColumn("{task.fields[rate]:.1f}/min"),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
@@ -118,4 +133,4 @@ def run_with_progress(source, execute, *, concurrency: int | None, label: str, t
         def update(p) -> None:  # noqa: ANN001
             bar.update(task, completed=target_done + p.done, running=p.running, rate=p.rate)
 
-        return run_pool(source, execute, concurrency=concurrency, on_progress=update)
+        return run_pool(source, execute, concurrency=concurrency, on_progress=update, executor_factory=factory)

@@ -10,6 +10,7 @@ import click
 
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
+    EXECUTOR_HELP,
     SANDBOX_HELP,
     check_launcher,
     open_store,
@@ -71,7 +72,7 @@ def start(name: str) -> None:
 
 
 def _play(store, name: str, *, matches: int | None, until_stable: bool, concurrency: int | None,  # noqa: ANN001
-          launcher: str, stable_ci: float, max_matches: int, quiet: bool) -> None:
+          launcher: str, stable_ci: float, max_matches: int, quiet: bool, executor: str = "local") -> None:
     from arena.ladder.runner import SeasonRun
     from arena.workers.execute import run_job
 
@@ -84,7 +85,7 @@ def _play(store, name: str, *, matches: int | None, until_stable: bool, concurre
         done_before, total = 0, None
     try:
         progress = run_with_progress(source, run_job, concurrency=concurrency, label=f"season {name}",
-                                     target_done=done_before, total=total, quiet=quiet)
+                                     target_done=done_before, total=total, quiet=quiet, executor=executor)
     except KeyboardInterrupt:
         click.echo("\ninterrupted: recorded matches are kept, unfinished ones went back to the queue; "
                    "run the same command again to continue", err=True)
@@ -112,16 +113,18 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
               help="Stop --until-stable at this many ladder matches anyway.")
 @click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
 @click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
+@click.option("--executor", type=click.Choice(["local", "celery"]), default="local", show_default=True,
+              help=EXECUTOR_HELP)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(name: str, matches: int | None, until_stable: bool, stable_ci: float, max_matches: int,
-        concurrency: int | None, launcher: str, quiet: bool) -> None:
+        concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
     """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
     if (matches is None) == (not until_stable):
         raise UserError("give exactly one goal: --matches N or --until-stable")
     store = open_store()
     check_launcher(launcher)
     _play(store, name, matches=matches, until_stable=until_stable, concurrency=concurrency, launcher=launcher,
-          stable_ci=stable_ci, max_matches=max_matches, quiet=quiet)
+          stable_ci=stable_ci, max_matches=max_matches, quiet=quiet, executor=executor)
 
 
 @season.command("freeze")
@@ -139,8 +142,10 @@ def freeze(name: str) -> None:
 @click.argument("name")
 @click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
 @click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
+@click.option("--executor", type=click.Choice(["local", "celery"]), default="local", show_default=True,
+              help=EXECUTOR_HELP)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def close(name: str, concurrency: int | None, launcher: str, quiet: bool) -> None:
+def close(name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
     """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable."""
     from arena.ladder.seasons import close_season, maybe_finish_close
 
@@ -150,7 +155,7 @@ def close(name: str, concurrency: int | None, launcher: str, quiet: bool) -> Non
         pending = close_season(store, name)
     click.echo(f"season {name}: final round robin, {pending} matches to play")
     _play(store, name, matches=None, until_stable=False, concurrency=concurrency, launcher=launcher,
-          stable_ci=0, max_matches=0, quiet=quiet)
+          stable_ci=0, max_matches=0, quiet=quiet, executor=executor)
     if maybe_finish_close(store, name):
         click.echo(f"season {name} closed and frozen; `arena standings {name}`")
     else:

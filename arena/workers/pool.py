@@ -106,15 +106,17 @@ def _executor(concurrency: int, threads: bool) -> Executor:
 
 def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, concurrency: int | None = None,
              on_progress: Callable[[Progress], None] | None = None, target: int | None = None,
-             threads: bool = False) -> Progress:
+             threads: bool = False, executor_factory: Callable[[int], Executor] | None = None) -> Progress:
     """Play jobs from `source` until it has none and nothing is running. Ctrl-C releases the leases.
 
     Children are processes by default (a match is CPU work for the referee); `threads=True` plays
-    in this process's threads, for in-process executors and tests.
+    in this process's threads, for in-process executors and tests; `executor_factory` supplies
+    another executor (the Celery one), given the number of matches to keep in flight.
     """
     concurrency = concurrency or default_concurrency()
     progress = Progress(started=time.monotonic(), target=target)
-    executor = _executor(concurrency, threads)
+    make = executor_factory or (lambda n: _executor(n, threads))
+    executor = make(concurrency)
     inflight: dict[Future, MatchJob] = {}
     last_renew = time.monotonic()
     try:
@@ -149,7 +151,7 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
                 source.release([j.match_id for j in inflight.values()])
                 inflight.clear()
                 executor.shutdown(wait=False, cancel_futures=True)
-                executor = _executor(concurrency, threads)
+                executor = make(concurrency)
             if inflight and time.monotonic() - last_renew > RENEW_EVERY:
                 source.renew([j.match_id for j in inflight.values()])
                 last_renew = time.monotonic()

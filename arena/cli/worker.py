@@ -1,0 +1,31 @@
+"""`arena worker`: a Celery worker that plays ladder matches for runners using `--executor celery`."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.errors import UserError
+
+
+@click.command()
+@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option("--queue", default=None, help="Queue to consume (default: ARENA_CELERY_QUEUE, else 'arena').")
+@click.option("--loglevel", default="warning", show_default=True, help="Celery log level.")
+def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
+    """Play matches from the Celery broker (ARENA_BROKER_URL, default redis://127.0.0.1:6379/0).
+
+    Only plays: the runner (`arena season run --executor celery`) claims, records and rates. The
+    worker must see the runner's ARENA_HOME (bundles are named by path).
+    """
+    import redis
+
+    from arena.workers.celery_app import app, broker_url, queue_name
+    from arena.workers.pool import default_concurrency
+
+    try:
+        redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
+    except redis.exceptions.RedisError as exc:
+        raise UserError(f"cannot reach the broker at {broker_url()} ({exc}); set ARENA_BROKER_URL") from None
+    app.worker_main(["worker", f"--concurrency={concurrency or default_concurrency()}", "--pool=prefork",
+                     f"--queues={queue or queue_name()}", f"--loglevel={loglevel}", "--without-gossip",
+                     "--without-mingle", "--without-heartbeat"])
