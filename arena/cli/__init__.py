@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "season": ("arena.cli.season", "season", "Create, start, run, freeze and close ladder seasons."),
     "standings": ("arena.cli.standings", "standings", "A season's standings: Elo with 95% intervals, W/D/L."),
     "compare": ("arena.cli.compare", "compare", "Is bot A better than bot B? Paired matches until an SPRT decides."),
+    "worker": ("arena.cli.worker", "worker", "A Celery worker playing ladder matches (scale-out, Redis broker)."),
 }
 
 
