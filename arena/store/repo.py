@@ -125,9 +125,7 @@ class Store:
 
     def bot(self, name: str) -> Bot:
         with self.tx() as s:
-            bot = s.scalar(select(Bot).where(Bot.name == name))
-            if bot is None:
-                raise StoreError(f"no bot named {name!r}; `arena bots list` shows the registered ones")
+            bot = find_bot(s, name)
             _ = [v.bot for v in bot.versions]
             return bot
 
@@ -150,9 +148,7 @@ class Store:
 
     def retire(self, name: str) -> None:
         with self.tx() as s:
-            bot = s.scalar(select(Bot).where(Bot.name == name))
-            if bot is None:
-                raise StoreError(f"no bot named {name!r}; `arena bots list` shows the registered ones")
+            bot = find_bot(s, name)
             bot.retired = True
             deactivate_bot_entries(s, bot.id)
 
@@ -208,6 +204,13 @@ class Store:
     def seasons(self) -> list[Season]:
         with self.tx() as s:
             return list(s.scalars(select(Season).order_by(Season.id)))
+
+
+def find_bot(s: Session, name: str) -> Bot:
+    bot = s.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        raise StoreError(f"no bot named {name!r}; `arena bots list` shows the registered ones")
+    return bot
 
 
 def suspend_bot(s: Session, bot_id: int, reason: str) -> None:

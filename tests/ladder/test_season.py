@@ -161,3 +161,41 @@ def test_close_plays_final_round_robin_then_freezes(store: Store, tmp_path) -> N
     with pytest.raises(SeasonError, match="frozen"):
         SeasonRun(store, "f")
     assert verify_ratings(store, "f") == []
+
+
+def test_until_stable_stops_when_everyone_is_established(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "hi", "ann", "high")
+    _submit(store, tmp_path, "lo", "bob", "low")
+    _submit(store, tmp_path, "rn", "cat", "random")
+    create_season(store, "u", seed=13)
+    start_season(store, "u")
+    source = _run(store, "u", until_stable=True, stable_ci=1000.0, max_matches=200)
+    _, rows = standings(store, "u")
+    assert all(not r.provisional for r in rows)  # every bot has 20 rated matches
+    done, _ = source.counts()
+    assert done < 200  # it stopped on stability, not on the cap
+    assert min(r.games for r in rows) <= 22  # and as soon as the last bot was established (+ in-flight)
+    capped = _run(store, "u", until_stable=True, stable_ci=0.001, max_matches=done + 6)
+    assert capped.counts()[0] == done + 6  # an unreachable interval stops at the cap
+
+
+def test_freeze_stops_play_and_keeps_standings(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "a", "ann", "random")
+    _submit(store, tmp_path, "b", "bob", "random")
+    create_season(store, "z", seed=17)
+    start_season(store, "z")
+    _run(store, "z", matches=4)
+    with store.tx() as s:  # a match queued but never started is dropped by the freeze
+        from arena.ladder.seasons import schedule
+        from arena.store.models import Season
+
+        schedule(s, s.scalar(select(Season).where(Season.name == "z")), 1)
+    from arena.ladder.seasons import freeze_season
+
+    freeze_season(store, "z")
+    season, rows = standings(store, "z")
+    assert season.status == "frozen" and sum(r.games for r in rows) == 8
+    with store.tx() as s:
+        assert {m.status for m in s.scalars(select(Match))} == {"done"}
+    with pytest.raises(SeasonError, match="frozen"):
+        SeasonRun(store, "z")
