@@ -29,11 +29,12 @@ def open_store():  # noqa: ANN201 - lazily imported type
 def user_errors() -> Iterator[None]:
     """Store and bundle errors are the user's to fix: one line, no traceback."""
     from arena.sandbox.bundle import BundleError
+    from arena.sandbox.launchers import LauncherUnavailable
     from arena.store import StoreError
 
     try:
         yield
-    except (StoreError, BundleError) as exc:
+    except (StoreError, BundleError, LauncherUnavailable) as exc:
         raise UserError(str(exc)) from None
 
 
@@ -99,8 +100,15 @@ def executor_factory(name: str):  # noqa: ANN201
     if name == "local":
         return None
     if name == "celery":
-        from arena.workers.celery_app import CeleryExecutor
+        import redis
 
+        from arena.workers.celery_app import CeleryExecutor, broker_url
+
+        try:
+            redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
+        except redis.exceptions.RedisError as exc:
+            raise UserError(f"--executor celery: cannot reach the broker at {broker_url()} ({exc}); "
+                            "set ARENA_BROKER_URL and start `arena worker`") from None
         return lambda _n: CeleryExecutor()
     raise UserError(f"--executor {name!r}: use local or celery")
 
