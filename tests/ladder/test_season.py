@@ -199,3 +199,26 @@ def test_freeze_stops_play_and_keeps_standings(store: Store, tmp_path) -> None:
         assert {m.status for m in s.scalars(select(Match))} == {"done"}
     with pytest.raises(SeasonError, match="frozen"):
         SeasonRun(store, "z")
+
+
+def test_two_runners_on_one_season_never_record_twice(store: Store, tmp_path) -> None:
+    import threading
+
+    for name, owner, strategy in (("a", "1", "high"), ("b", "2", "low"), ("c", "3", "random"), ("d", "4", "random")):
+        _submit(store, tmp_path, name, owner, strategy)
+    create_season(store, "two", seed=21, duplicate=True)
+    start_season(store, "two")
+    runners = [SeasonRun(store, "two", launcher="local", matches=30) for _ in range(2)]
+    threads = [threading.Thread(target=run_pool, args=(r, engine_play.play),
+                                kwargs={"concurrency": 2, "threads": True}) for r in runners]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=240)
+    with store.tx() as s:
+        done = list(s.scalars(select(Match).where(Match.status == "done")))
+        changes = Counter(s.scalars(select(RatingChange.match_id)))
+    assert 30 <= len(done) <= 32  # whole pairs: each runner may top up one pair at the goal
+    assert sorted(m.record_seq for m in done) == list(range(len(done)))
+    assert all(changes[m.id] == 2 for m in done)
+    assert verify_ratings(store, "two") == []
