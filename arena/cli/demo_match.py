@@ -99,4 +99,4 @@ def match_demo(seed: int, rules: tuple[str, ...], out: str | None) -> None:
         save(match_to_json(m, ["greedy", "random"]), out)
         click.echo(f"record: {out} (check it: arena replay verify {out})")
     else:
-        click.echo(f"same match again: arena demo --seed {seed}; as elfern/1 JSON: add --out match.json")
+        click.echo(f"same match again: arena demo --match --seed {seed}; as elfern/1 JSON: add --out match.json")
