@@ -145,7 +145,7 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
 
 
 @bench.command("ladder")
-@click.option("--matches", type=click.IntRange(2, 500), default=12, show_default=True,
+@click.option("--matches", type=click.IntRange(2, 500), default=20, show_default=True,
               help="Matches per measurement (baseline, concurrency 1, concurrency 2).")
 @click.option("--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
