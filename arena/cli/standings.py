@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import click
 
@@ -38,8 +37,7 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
         info, rows = compute(store, name)
         labels, matrix = los_table(store, name)
     if as_json:
-        out = {"season": info.name, "status": info.status, "standings": [
-            {**r.to_dict(), "ci95": None if math.isinf(r.ci95) else r.ci95} for r in rows],
+        out = {"season": info.name, "status": info.status, "standings": [r.to_dict() for r in rows],
             "los": {"bots": labels, "matrix": [[round(float(x), 4) for x in row] for row in matrix]}}
         click.echo(json.dumps(out, indent=1))
         return
@@ -52,7 +50,7 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
     for r in rows:
         mark = "*" if r.provisional else ""
         name_cell = r.bot + ("" if r.active else " (inactive)")
-        ci = "—" if math.isinf(r.ci95) else f"{r.ci95:.0f}"
+        ci = "—" if r.ci95 is None else f"{r.ci95:.0f}"
         table.add_row(str(r.rank), name_cell, f"{r.elo:.0f}{mark}", ci, str(r.games), str(r.wins), str(r.draws),
                       str(r.losses), f"{r.live_elo:.0f}")
     console = Console()

@@ -21,6 +21,7 @@ from arena.store.models import Bot, Entry, Match, Season, utcnow
 
 MASK63 = (1 << 63) - 1
 STATUSES = ("draft", "running", "closing", "frozen")
+OPEN = ("queued", "running")  # match states still to be played ("done" and "failed" are final)
 
 
 class SeasonError(StoreError):
@@ -113,7 +114,7 @@ def close_season(store: Store, name: str) -> int:
 def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "final")) -> int:
     """Matches of the season not yet recorded (queued or running)."""
     return s.scalar(select(func.count()).select_from(Match).where(
-        Match.season_id == season_id, Match.status != "done", Match.kind.in_(kinds))) or 0
+        Match.season_id == season_id, Match.status.in_(OPEN), Match.kind.in_(kinds))) or 0
 
 
 def sync_entries(s: Session, season: Season) -> None:
@@ -157,7 +158,7 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
     by_id = {e.id: e for e in entries}
     open_matches = s.execute(select(Match.entry0_id, Match.entry1_id).where(
-        Match.season_id == season.id, Match.status != "done")).all()
+        Match.season_id == season.id, Match.status.in_(OPEN))).all()
     busy = {i for row in open_matches for i in row}
     games = dict(s.execute(
         select(Entry.id, func.count(Match.id)).join(

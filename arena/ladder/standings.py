@@ -21,7 +21,7 @@ class Standing:
     bot: str  # name@version
     owner: str
     elo: float  # season fit
-    ci95: float  # ± half-width
+    ci95: float | None  # ± half-width; None before the bot's first counted match
     live_elo: float
     games: int
     wins: int
@@ -59,11 +59,10 @@ def compute_standings(s: Session, season: Season) -> list[Standing]:
         games = e.wins + e.draws + e.losses
         if games == 0 and not e.active:
             continue
-        rows.append((e, float(fit.ratings[i]), float(fit.ci95[i]) if games else float("inf"), games))
+        rows.append((e, float(fit.ratings[i]), round(float(fit.ci95[i]), 1) if games else None, games))
     rows.sort(key=lambda r: (-r[1] if r[3] else float("inf"), r[0].id))
     return [Standing(rank, f"{e.version.bot.name}@{e.version.number}", e.version.bot.owner, round(elo, 1),
-                     round(ci, 1) if ci != float("inf") else ci, round(e.rating, 1), games, e.wins, e.draws,
-                     e.losses, is_provisional(e.rated), e.active)
+                     ci, round(e.rating, 1), games, e.wins, e.draws, e.losses, is_provisional(e.rated), e.active)
             for rank, (e, elo, ci, games) in enumerate(rows, 1)]
 
 

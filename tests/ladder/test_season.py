@@ -222,3 +222,23 @@ def test_two_runners_on_one_season_never_record_twice(store: Store, tmp_path) ->
     assert sorted(m.record_seq for m in done) == list(range(len(done)))
     assert all(changes[m.id] == 2 for m in done)
     assert verify_ratings(store, "two") == []
+
+
+def test_a_job_that_keeps_raising_is_retried_then_marked_failed(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "ok1", "ann", "random")
+    _submit(store, tmp_path, "ok2", "bob", "random")
+    _submit(store, tmp_path, "boom", "eve", "RAISE")
+    create_season(store, "e", seed=23)
+    start_season(store, "e")
+    source = _run(store, "e", matches=6)
+    with store.tx() as s:
+        failed = list(s.scalars(select(Match).where(Match.status == "failed")))
+        done = list(s.scalars(select(Match).where(Match.status == "done")))
+        rated = set(s.scalars(select(RatingChange.match_id)))
+    assert failed and all(m.attempts == 3 and "executor broke" in m.verdict_details[0] for m in failed)
+    assert len(source.errors) == len(failed)
+    assert len(done) == 6 and not rated & {m.id for m in failed}
+    assert close_season(store, "e") > 0
+    _run(store, "e")
+    assert maybe_finish_close(store, "e")  # failed finals do not block the close
+    assert verify_ratings(store, "e") == []
