@@ -125,7 +125,15 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
                 job = source.next_job()
                 if job is None:
                     break
-                inflight[_submit(executor, execute, job)] = job
+                try:
+                    inflight[_submit(executor, execute, job)] = job
+                except BrokenProcessPool:  # a child died since the last wait: this job never started
+                    source.release([job.match_id])
+                    if not inflight:  # nothing left to report the breakage: start fresh children now
+                        executor.shutdown(wait=False, cancel_futures=True)
+                        executor = make(concurrency)
+                        continue
+                    break  # the in-flight futures fail as broken below, and the pool is rebuilt there
             progress.running = len(inflight)
             if on_progress:
                 on_progress(progress)
@@ -137,9 +145,10 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
                 job = inflight.pop(future)
                 try:
                     result = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    source.release([job.match_id])
+                except BrokenProcessPool:  # a child died: count it against the job, so one that
+                    broken = True           # always kills its worker ends up "failed", not in a loop
+                    progress.failed += 1
+                    source.fail(job, "the worker process died while playing this match")
                     continue
                 except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
                     progress.failed += 1

@@ -3,12 +3,13 @@
 It stands in for the sandboxed referee (arena.workers.match) in tests of ratings, seasons and the
 pool, where what matters is real, deterministic results and records, not processes. A bundle's
 `strategy.txt` picks how the seat plays: `high` (highest legal card), `low`, `random` (seeded), or a
-fault verdict (`CRASH`, `TIMEOUT`, `ILLEGAL_MOVE`) that forfeits at once, or `RAISE` (the executor
-raises instead of returning a result). `sleep.txt` adds seconds.
+fault verdict (`CRASH`, `TIMEOUT`, `ILLEGAL_MOVE`) that forfeits at once, `RAISE` (the executor
+raises instead of returning a result) or `EXIT` (the worker process dies). `sleep.txt` adds seconds.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from pathlib import Path
@@ -31,6 +32,8 @@ def play(job: MatchJob) -> MatchResult:
     strategies = [_strategy(b) for b in job.bundles]
     if "RAISE" in strategies:  # the executor itself breaks (not the bot): the pool must cope
         raise RuntimeError("executor broke")
+    if "EXIT" in strategies:  # the worker process dies under the match
+        os._exit(3)
     pause = sum(float((Path(b) / "sleep.txt").read_text()) for b in job.bundles if (Path(b) / "sleep.txt").exists())
     if pause:
         time.sleep(pause)

@@ -242,3 +242,19 @@ def test_a_job_that_keeps_raising_is_retried_then_marked_failed(store: Store, tm
     _run(store, "e")
     assert maybe_finish_close(store, "e")  # failed finals do not block the close
     assert verify_ratings(store, "e") == []
+
+
+@pytest.mark.slow
+def test_a_worker_process_that_dies_is_replaced_and_its_job_bounded(store: Store, tmp_path) -> None:
+    _submit(store, tmp_path, "ok1", "ann", "random")
+    _submit(store, tmp_path, "ok2", "bob", "random")
+    _submit(store, tmp_path, "killer", "eve", "EXIT")
+    create_season(store, "w", seed=29)
+    start_season(store, "w")
+    source = SeasonRun(store, "w", launcher="local", matches=4)
+    progress = run_pool(source, engine_play.play, concurrency=2)  # real child processes
+    with store.tx() as s:
+        statuses = Counter(m.status for m in s.scalars(select(Match)))
+    assert statuses["done"] == 4 and progress.done == 4
+    assert statuses["failed"] >= 1 and set(statuses) <= {"done", "failed"}
+    assert verify_ratings(store, "w") == []
