@@ -60,7 +60,8 @@ class CompareRun:
         self.pairs_started += 1
 
     def record(self, job: MatchJob, result: MatchResult) -> None:
-        record_result(self.store, self.owner, job.match_id, result)
+        if not record_result(self.store, self.owner, job.match_id, result).recorded:
+            return  # the lease was lost: whoever holds the match now records it
         m = self.store.match(job.match_id)
         score0 = result.score0
         score_a = None if score0 is None else (score0 if m.version0_id == self.a.id else 1.0 - score0)
