@@ -145,3 +145,15 @@ def test_bundle_hash_ignores_location_but_not_content(tmp_path) -> None:
     stored = store_copy(a, tmp_path / "store", content_hash(a))
     assert content_hash(stored) == content_hash(a)
     assert store_copy(a, tmp_path / "store", content_hash(a)) == stored
+
+
+def test_migrations_match_the_models(store: Store) -> None:
+    """A model change without its Alembic migration fails here (on each database)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from arena.store.models import Base
+
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
