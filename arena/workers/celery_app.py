@@ -101,6 +101,7 @@ class CeleryExecutor(Executor):
                             future.set_result(result_from_dict(async_result.get(disable_sync_subtasks=False)))
                         else:
                             future.set_exception(RuntimeError(f"celery task failed: {async_result.result!r}"))
+                        async_result.forget()  # the result now lives in the database; drop it from Redis
                     elif time.monotonic() > deadline:
                         async_result.revoke()
                         future.set_exception(TimeoutError(f"no result from the workers in {self.timeout:.0f}s"))

@@ -59,6 +59,8 @@ def test_season_through_celery_workers(tmp_path: Path) -> None:
         for key in client.scan_iter(f"*{queue}*"):
             client.delete(key)
     assert log.count("arena.play_match") >= 6 and "succeeded" in log  # the worker played them
+    ids = [line.split("[")[1].split("]")[0] for line in log.splitlines() if "succeeded" in line and "[" in line]
+    assert ids and not any(client.exists(f"celery-task-meta-{i}") for i in ids)  # results handed over, then dropped
     store = Store.open(env["ARENA_DATABASE_URL"], home=tmp_path)
     assert verify_ratings(store, "cel") == []
     assert store.season("cel").recorded == 6
