@@ -25,7 +25,12 @@ from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
 from arena.referee.session import Seat
 
 MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
-GRPC_RECEIVE_CAP = 1024 * 1024  # beyond this gRPC itself kills the stream (seen as a DISCONNECT)
+# gRPC's own receive limit, kept well above MAX_BOT_MESSAGE so that oversize messages reach
+# _parse_bot_message and end as PROTOCOL_ERROR. A message over this one is refused inside gRPC's
+# core: the referee's stream then just ends (EOF, then a cancellation), exactly as when the bot
+# cancels its call, so it can only be judged DISCONNECT or CRASH. It also bounds what one stream
+# can make the referee buffer (gRPC holds a whole message before handing it over).
+GRPC_RECEIVE_CAP = 4 * 1024 * 1024
 MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
 
 

@@ -170,17 +170,20 @@ def _raw_bytes_call(address: str, payloads: list[bytes]):
     return channel, call(iter(payloads), timeout=30)
 
 
-@pytest.mark.parametrize("attack", ["oversize", "garbage"])
+@pytest.mark.parametrize("attack", ["oversize", "huge", "garbage"])
 def test_oversize_or_malformed_messages_are_protocol_errors(referee, attack):
+    """Over our 16 KiB cap (20 KB), 1 MiB + 1 KiB (which gRPC itself used to refuse), or not
+    a BotMessage at all: each is the sender's PROTOCOL_ERROR, never a DISCONNECT."""
     addr = referee.address("unix")
     runner = referee.new_match(seed=2, time_control=TC)
     results: list = []
     t = threading.Thread(target=play_sdk, args=(addr, runner.tokens[1], results))
     t.start()
     join = pb.BotMessage(join=pb.Join(token=runner.tokens[0], protocol_version=1)).SerializeToString()
+    sizes = {"oversize": 20000, "huge": (1 << 20) + 1024}
     bad = (
-        pb.BotMessage(log=pb.Log(text="x" * 20000)).SerializeToString()
-        if attack == "oversize"
+        pb.BotMessage(log=pb.Log(text="x" * sizes[attack])).SerializeToString()
+        if attack in sizes
         else b"\xff\xff\xff\xff\x0f\x01"
     )
     release = threading.Event()
@@ -202,6 +205,8 @@ def test_oversize_or_malformed_messages_are_protocol_errors(referee, attack):
     channel.close()
     assert result.verdicts[0] == "PROTOCOL_ERROR", list(result.details)
     assert result.verdicts[1] == "OK" and result.winner == 1
+    if attack in sizes:
+        assert f"a message of {len(bad)} bytes; the cap is 16384" in result.details[0]
 
 
 def test_graceful_shutdown_ends_matches_in_flight(referee):

@@ -16,6 +16,7 @@ from arena.referee import TimeControl
         ("disconnect", "DISCONNECT", "process kept running"),
         ("notacard", "PROTOCOL_ERROR", "'XX' is not a card code"),
         ("secondjoin", "PROTOCOL_ERROR", "second Join"),
+        ("huge", "PROTOCOL_ERROR", "the cap is 16384"),
         ("exitearly", "STARTUP_FAILED", "exitearly: giving up before joining"),
     ],
 )

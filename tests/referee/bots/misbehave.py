@@ -12,6 +12,8 @@ directly, because the SDK would not let it break the protocol.
   exitearly    exits before joining
   banker       takes move + 0.1 s on its first two moves (draws on the bank), then plays fast
   spammer      sends 3000 long Log lines, then plays like `stale` without the stale part
+  huge         answers its first turn with a 1 MiB + 1 KiB Action (over gRPC's own receive limit), then
+               dies of the stream error like an SDK bot would
 """
 
 import os
@@ -65,6 +67,9 @@ for msg in responses:
         hand = set(req.view.hand)
         card = next(r + s for s in "CDHS" for r in "789TJQKA" if r + s not in hand)
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=card)))
+        continue
+    if mode == "huge":
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="A" * ((1 << 20) + 1024))))
         continue
     if mode == "notacard":
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="XX")))
