@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +41,50 @@ class MatchOutcome:
     failed_at: tuple[int, int, int]  # (deal, trick, turn id) where a verdict struck; zeros if none
     replay_bytes: bytes  # the framed, compressed MatchRecord (arena.proto.codec)
     record: replay_pb2.MatchRecord
+
+
+MATCH_DIR_PREFIX = "arena-match-"
+_MATCH_DIR = re.compile(re.escape(MATCH_DIR_PREFIX) + r"(\d+)-")
+
+
+def _match_dir_prefix() -> str:
+    """Temp dirs carry their owner's pid, so that a later play_match can tell a stale one."""
+    return f"{MATCH_DIR_PREFIX}{os.getpid()}-"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, under another uid
+        return True
+    return True
+
+
+def sweep_stale_match_dirs(root: str | Path | None = None) -> list[Path]:
+    """Remove match temp dirs whose owning process is gone (a referee that was SIGKILLed never ran
+    its cleanup). Dirs of live processes are left alone; a reused pid only delays the sweep.
+    Returns what was removed."""
+    root = Path(root if root is not None else tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _MATCH_DIR.match(entry.name)
+        if m is None or _pid_alive(int(m.group(1))):
+            continue
+        try:
+            if not entry.is_dir() or entry.is_symlink():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        if not entry.exists():
+            removed.append(entry)
+    return removed
 
 
 class _FailedLaunch:
@@ -116,7 +162,8 @@ async def play_match_async(
     names = tuple(("", "") if b is None else (b.name, b.version) for b in bundles)
     kwargs = {"match_id": match_id} if match_id else {}
     spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)  # type: ignore[arg-type]
-    with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
+    sweep_stale_match_dirs()
+    with tempfile.TemporaryDirectory(prefix=_match_dir_prefix()) as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
         sock = Path(tmp) / "referee.sock"
         server = RefereeServer(unix_path=sock, tcp=tcp)
