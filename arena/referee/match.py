@@ -18,13 +18,13 @@ from typing import Any
 from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, parse_card
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
-from arena.referee import convert
+from arena.referee import convert, streams
 from arena.referee import verdicts as V
 from arena.referee.clock import SeatClock, TimeControl
 from arena.referee.handles import BotHandle
 from arena.referee.recorder import Recorder
 from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, LogLimits, Seat
-from arena.referee.streams import WRITE_STALL, SeatStreams, _describe_exit
+from arena.referee.streams import SeatStreams, _describe_exit
 
 PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
@@ -112,7 +112,7 @@ class MatchRunner(SeatStreams):
             task.uncancel()
             i = self._stalled
             self.seats[i].gone = True
-            self._set_failure(i, V.TIMEOUT, f"did not read its messages for {WRITE_STALL:g} s")
+            self._set_failure(i, V.TIMEOUT, f"did not read its messages for {streams.WRITE_STALL:g} s")
             self.end_reason = V.VERDICT
         except Exception as exc:  # a referee bug must still end the match with a result
             self._end_void(f"referee error: {exc!r}", V.ABORTED)

@@ -17,7 +17,9 @@ from arena.referee import verdicts as V
 from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, Seat, cap_text
 
 EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
-WRITE_STALL = 10.0  # a seat whose stream takes no message for this long stopped reading: TIMEOUT
+# A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
+# (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
+WRITE_STALL = 10.0
 
 
 def _expire(waiter: asyncio.Future) -> None:
@@ -166,7 +168,7 @@ class SeatStreams:
     async def _watchdog(self, task: asyncio.Task) -> None:
         """Cancel the runner when a write has been stuck for WRITE_STALL seconds."""
         while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(min(1.0, WRITE_STALL / 4))
             w = self._writing
             if w is not None and time.perf_counter() - w[1] > WRITE_STALL:
                 self._stalled = w[0]

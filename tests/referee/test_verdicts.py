@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.referee import TimeControl
+from arena.referee import TimeControl, streams
 
 
 @pytest.mark.parametrize(
@@ -62,6 +62,17 @@ def test_sleeper_times_out_and_the_opponent_clock_is_untouched(play_bots):
     assert timing.bank_left_ms[1] == 0
     assert timing.bank_left_ms[0] == 1000  # the sleeper's wait was never charged to seat 0
     assert timing.think_total_us[0] < timing.think_total_us[1]
+
+
+@pytest.mark.parametrize("deaf_seat", [0, 1])
+def test_a_bot_that_stops_reading_is_caught_by_the_write_watchdog(play_bots, monkeypatch, deaf_seat):
+    """The move clock (60 s) cannot fire first: only the watchdog on stalled writes ends this."""
+    monkeypatch.setattr(streams, "WRITE_STALL", 1.0)
+    seats = ["deaf", "random"] if deaf_seat == 0 else ["random", "deaf"]
+    out = play_bots(*seats, tc=TimeControl(startup=20.0, move=60.0, bank=60.0), seed=4)
+    assert out.verdicts[deaf_seat] == "TIMEOUT", out.verdict_details
+    assert out.verdicts[1 - deaf_seat] == "OK" and out.winner == 1 - deaf_seat
+    assert "did not read its messages for 1 s" in out.verdict_details[deaf_seat]
 
 
 def test_time_over_the_move_limit_draws_on_the_bank(play_bots):

@@ -12,6 +12,8 @@ directly, because the SDK would not let it break the protocol.
   exitearly    exits before joining
   banker       takes move + 0.1 s on its first two moves (draws on the bank), then plays fast
   spammer      sends 3000 long Log lines, then plays like `stale` without the stale part
+  deaf         joins and never reads its stream again (a tiny HTTP/2 receive window, so the
+               referee's writes stall at once instead of filling buffers)
   huge         answers its first turn with a 1 MiB + 1 KiB Action (over gRPC's own receive limit), then
                dies of the stream error like an SDK bot would
 """
@@ -37,8 +39,11 @@ if mode == "exitearly":
 
 out = queue.SimpleQueue()
 out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], bot_name=mode, protocol_version=1)))
-channel = grpc.insecure_channel(os.environ["ARENA_ADDRESS"])
+options = [("grpc.http2.lookahead_bytes", 1), ("grpc.http2.bdp_probe", 0)] if mode == "deaf" else []
+channel = grpc.insecure_channel(os.environ["ARENA_ADDRESS"], options=options)
 responses = pbg.RefereeStub(channel).Play(iter(out.get, None), wait_for_ready=True)
+if mode == "deaf":
+    time.sleep(120)
 turns = 0
 for msg in responses:
     kind = msg.WhichOneof("msg")
