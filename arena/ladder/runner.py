@@ -22,6 +22,7 @@ from arena.store.models import BotVersion, Entry, Match, Season
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
 
 MAX_ATTEMPTS = 3
+MAX_FAILED = 25  # matches given up in one run before the run stops scheduling new ones
 REQUEUE_EVERY = 15.0
 
 
@@ -112,6 +113,8 @@ class SeasonRun:
         return done, open_
 
     def _want_more(self, s, season: Season) -> bool:  # noqa: ANN001
+        if len(self.errors) >= MAX_FAILED:  # the executor is broken, not the bots: stop, say so
+            return False
         done, open_ = self._counts(s)
         if self.matches is not None:
             return done + open_ < self.matches

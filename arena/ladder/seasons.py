@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections import Counter
 from itertools import combinations
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.ladder.matchmaking import Candidate, pick_pairing
@@ -159,13 +160,14 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     by_id = {e.id: e for e in entries}
     open_matches = s.execute(select(Match.entry0_id, Match.entry1_id).where(
         Match.season_id == season.id, Match.status.in_(OPEN))).all()
-    busy = {i for row in open_matches for i in row}
-    games = dict(s.execute(
-        select(Entry.id, func.count(Match.id)).join(
-            Match, or_(Match.entry0_id == Entry.id, Match.entry1_id == Entry.id))
-        .where(Entry.season_id == season.id).group_by(Entry.id)).all())
-    cands = {e.id: Candidate(e.id, e.version.bot.owner, e.rating, games.get(e.id, 0), e.last_scheduled,
-                             e.id in busy) for e in entries}
+    busy = Counter(i for row in open_matches for i in row)
+    failed = Counter(i for row in s.execute(select(Match.entry0_id, Match.entry1_id).where(
+        Match.season_id == season.id, Match.status == "failed")).all() for i in row)
+    # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
+    # failed ones count so that a bot whose matches keep breaking is not "new" forever
+    cands = {e.id: Candidate(e.id, e.version.bot.owner, e.rating,
+                             e.wins + e.draws + e.losses + e.voids + busy[e.id] + failed[e.id],
+                             e.last_scheduled, e.id in busy) for e in entries}
     created: list[Match] = []
     for _ in range(pairings):
         rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
