@@ -136,7 +136,10 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
         ("referee, per move (2 trivial bots)", f"{r['referee_ms_per_move']:.3f} ms",
          f"referee CPU {r['referee_cpu_us_per_move']} us"),
         ("ratio (medians)", f"{r['ratio']:.2f}x",
-         f"paired rounds: median {r['median_paired_ratio']:.2f}x; best rounds: {r['best_ratio']:.2f}x"),
+         f"paired rounds: median {r['median_paired_ratio']:.2f}x, middle half "
+         f"{r['paired_ratio_quartiles'][0]:.2f}-{r['paired_ratio_quartiles'][1]:.2f}x; "
+         f"best rounds: {r['best_ratio']:.2f}x"),
+        ("referee loop CPU beyond the echo's", f"{r['referee_extra_cpu_us_per_move']} us", "per move"),
     ]  # fmt: skip
     emit(r, as_json,
          f"referee benchmark: {rounds} rounds of {r['moves_per_round']} moves, TurnRequest {r['turn_request_bytes']} B, "

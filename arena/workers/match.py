@@ -162,7 +162,7 @@ async def play_match_async(
     names = tuple(("", "") if b is None else (b.name, b.version) for b in bundles)
     kwargs = {"match_id": match_id} if match_id else {}
     spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)  # type: ignore[arg-type]
-    sweep_stale_match_dirs()
+    await loop.run_in_executor(None, sweep_stale_match_dirs)  # off the loop: /tmp may be large
     with tempfile.TemporaryDirectory(prefix=_match_dir_prefix()) as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
         sock = Path(tmp) / "referee.sock"

@@ -1,0 +1,23 @@
+"""`arena bench referee` as a user runs it: real matches and a real echo server, figures that agree."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+
+
+def test_bench_referee_json_figures_are_consistent() -> None:
+    result = CliRunner().invoke(cli, ["bench", "referee", "--rounds", "2", "--deals", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["moves_per_round"] == 32 and len(r["rounds"]) == 2
+    assert r["baseline_ms_per_round_trip"] > 0 and r["referee_ms_per_move"] > 0
+    assert abs(r["ratio"] - r["referee_ms_per_move"] / r["baseline_ms_per_round_trip"]) < 0.01
+    assert r["target_ratio"] == 1.25 and r["met"] == (r["ratio"] <= 1.25)
+    low, high = r["paired_ratio_quartiles"]
+    assert low <= r["median_paired_ratio"] <= high
+    extra = r["referee_cpu_us_per_move"] - r["baseline_cpu_us_per_round_trip"]
+    assert abs(r["referee_extra_cpu_us_per_move"] - extra) <= 1  # each figure is rounded on its own
