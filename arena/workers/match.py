@@ -47,9 +47,23 @@ MATCH_DIR_PREFIX = "arena-match-"
 _MATCH_DIR = re.compile(re.escape(MATCH_DIR_PREFIX) + r"(\d+)-")
 
 
+OWNER_FILE = "owner"  # in each match dir: "<pid> <pid namespace>" of the process that made it
+
+
 def _match_dir_prefix() -> str:
     """Temp dirs carry their owner's pid, so that a later play_match can tell a stale one."""
     return f"{MATCH_DIR_PREFIX}{os.getpid()}-"
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "?"
+
+
+def _claim_match_dir(path: Path) -> None:
+    (path / OWNER_FILE).write_text(f"{os.getpid()} {_pid_namespace()}\n")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -64,22 +78,28 @@ def _pid_alive(pid: int) -> bool:
 
 def sweep_stale_match_dirs(root: str | Path | None = None) -> list[Path]:
     """Remove match temp dirs whose owning process is gone (a referee that was SIGKILLed never ran
-    its cleanup). Dirs of live processes are left alone; a reused pid only delays the sweep.
-    Returns what was removed."""
+    its cleanup). Only dirs whose owner file names this pid namespace are judged (a /tmp shared with
+    another container holds pids we cannot check); dirs of live processes stay, and a reused pid only
+    delays the sweep. Returns what was removed."""
     root = Path(root if root is not None else tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(root.iterdir())
     except OSError:
         return removed
+    namespace = _pid_namespace()
     for entry in entries:
         m = _MATCH_DIR.match(entry.name)
-        if m is None or _pid_alive(int(m.group(1))):
+        if m is None:
             continue
+        pid = int(m.group(1))
         try:
-            if not entry.is_dir() or entry.is_symlink():
+            if entry.is_symlink() or not entry.is_dir():
                 continue
-        except OSError:
+            owner = (entry / OWNER_FILE).read_text().split()
+        except (OSError, UnicodeDecodeError):
+            continue  # no owner file: not ours to judge
+        if owner != [str(pid), namespace] or _pid_alive(pid):
             continue
         shutil.rmtree(entry, ignore_errors=True)
         if not entry.exists():
@@ -165,6 +185,7 @@ async def play_match_async(
     await loop.run_in_executor(None, sweep_stale_match_dirs)  # off the loop: /tmp may be large
     with tempfile.TemporaryDirectory(prefix=_match_dir_prefix()) as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
+        _claim_match_dir(Path(tmp))
         sock = Path(tmp) / "referee.sock"
         server = RefereeServer(unix_path=sock, tcp=tcp)
         await server.start()

@@ -45,8 +45,16 @@ def test_a_sigkilled_referees_dir_is_swept_by_the_next_match(monkeypatch):
         assert stale[0].exists()  # SIGKILL skipped the cleanup
         live = root / f"arena-match-{os.getpid()}-keepme"
         live.mkdir()
+        (live / "owner").write_text(f"{os.getpid()} {os.readlink('/proc/self/ns/pid')}\n")
         unrelated = root / "arena-matches-of-someone"
         unrelated.mkdir()
+        # the same dead pid, but made in another pid namespace (a /tmp shared with a container), or
+        # with no owner file: not ours to judge
+        foreign = root / f"arena-match-{child.pid}-foreign"
+        foreign.mkdir()
+        (foreign / "owner").write_text(f"{child.pid} pid:[1]\n")
+        unowned = root / f"arena-match-{child.pid}-unowned"
+        unowned.mkdir()
 
         monkeypatch.setattr(tempfile, "tempdir", str(root))
         with warnings.catch_warnings():
@@ -58,8 +66,8 @@ def test_a_sigkilled_referees_dir_is_swept_by_the_next_match(monkeypatch):
         assert out.verdicts == ("OK", "OK"), out.verdict_details
 
         assert not stale[0].exists()
-        # the live process's dir and the unrelated one stay; the match removed its own dir as usual
-        assert sorted(p.name for p in root.iterdir()) == sorted([live.name, unrelated.name])
+        # the others stay; the match removed its own dir as usual
+        assert sorted(p.name for p in root.iterdir()) == sorted([live.name, unrelated.name, foreign.name, unowned.name])
     finally:
         if child.poll() is None:
             child.kill()
