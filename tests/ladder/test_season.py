@@ -230,14 +230,14 @@ def test_a_job_that_keeps_raising_is_retried_then_marked_failed(store: Store, tm
     _submit(store, tmp_path, "boom", "eve", "RAISE")
     create_season(store, "e", seed=23)
     start_season(store, "e")
-    source = _run(store, "e", matches=6)
+    source = _run(store, "e", matches=4)
     with store.tx() as s:
         failed = list(s.scalars(select(Match).where(Match.status == "failed")))
         done = list(s.scalars(select(Match).where(Match.status == "done")))
         rated = set(s.scalars(select(RatingChange.match_id)))
     assert failed and all(m.attempts == 3 and "executor broke" in m.verdict_details[0] for m in failed)
     assert len(source.errors) == len(failed)
-    assert len(done) == 6 and not rated & {m.id for m in failed}
+    assert len(done) == 4 and not rated & {m.id for m in failed}
     assert close_season(store, "e") > 0
     _run(store, "e")
     assert maybe_finish_close(store, "e")  # failed finals do not block the close
@@ -258,3 +258,14 @@ def test_a_worker_process_that_dies_is_replaced_and_its_job_bounded(store: Store
     assert statuses["done"] == 4 and progress.done == 4
     assert statuses["failed"] >= 1 and set(statuses) <= {"done", "failed"}
     assert verify_ratings(store, "w") == []
+
+
+def test_a_run_whose_every_match_breaks_stops_instead_of_looping(store: Store, tmp_path) -> None:
+    from arena.ladder.runner import MAX_FAILED
+
+    _submit(store, tmp_path, "x", "ann", "RAISE")
+    _submit(store, tmp_path, "y", "bob", "RAISE")
+    create_season(store, "broken", seed=31)
+    start_season(store, "broken")
+    source = _run(store, "broken", matches=10)
+    assert len(source.errors) == MAX_FAILED and source.counts() == (0, 0)
