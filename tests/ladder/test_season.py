@@ -268,4 +268,5 @@ def test_a_run_whose_every_match_breaks_stops_instead_of_looping(store: Store, t
     create_season(store, "broken", seed=31)
     start_season(store, "broken")
     source = _run(store, "broken", matches=10)
-    assert len(source.errors) == MAX_FAILED and source.counts() == (0, 0)
+    assert MAX_FAILED <= len(source.errors) <= MAX_FAILED + 1  # + the one still in flight (concurrency 2)
+    assert source.counts() == (0, 0)
