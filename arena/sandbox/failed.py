@@ -8,22 +8,28 @@ from typing import Any
 from arena.sandbox.launcher import BUILD_FAILED, LaunchSpec
 
 
-class BuildFailedProcess:
-    def __init__(self, log: str) -> None:
-        self.build_log = log
+class DeadProcess:
+    """A bot that never ran: it has 'exited' at once, and its output says why, so the referee's usual
+    flow (CRASH or the sandbox's verdict, with the last output lines) reports it."""
+
+    def __init__(self, output: str, *, exit_code: int = 127, verdict: str | None = None, header: str = "") -> None:
+        self._output = output
+        self._exit_code = exit_code
+        self._verdict = verdict
+        self._header = header
 
     def exit_status(self) -> int | None:
-        return 1
+        return self._exit_code
 
     def failure_verdict(self) -> str | None:
-        return BUILD_FAILED
+        return self._verdict
 
     def output_tail(self, max_lines: int = 20) -> str:
-        lines = self.build_log.splitlines()
-        return "\n".join(["[arena] the bundle's build failed; the end of its log:"] + lines[-max_lines:])
+        lines = self._output.splitlines()[-max_lines:]
+        return "\n".join([self._header, *lines] if self._header else lines)
 
     def output(self) -> str:
-        return self.build_log
+        return self._output
 
     def cpu_seconds(self) -> float | None:
         return 0.0
@@ -36,6 +42,15 @@ class BuildFailedProcess:
 
     def kill(self) -> None:
         pass
+
+
+class BuildFailedProcess(DeadProcess):
+    """The bundle's build failed: verdict BUILD_FAILED, and its output is the build log."""
+
+    def __init__(self, log: str) -> None:
+        super().__init__(log, exit_code=1, verdict=BUILD_FAILED,
+                         header="[arena] the bundle's build failed; the end of its log:")  # fmt: skip
+        self.build_log = log
 
 
 def build_first(launcher: Any, spec: LaunchSpec) -> BuildFailedProcess | None:

@@ -24,6 +24,7 @@ from arena.referee import MatchSpec, TimeControl
 from arena.referee.loop import run_sync
 from arena.referee.server import RefereeServer
 from arena.sandbox.bundle import Bundle
+from arena.sandbox.failed import DeadProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
 
 
@@ -107,34 +108,6 @@ def sweep_stale_match_dirs(root: str | Path | None = None) -> list[Path]:
     return removed
 
 
-class _FailedLaunch:
-    """Stands in for a bot whose process could not even be started: it has 'exited' at once."""
-
-    def __init__(self, error: str) -> None:
-        self._error = error
-
-    def exit_status(self) -> int | None:
-        return 127
-
-    def failure_verdict(self) -> str | None:
-        return None
-
-    def output_tail(self, max_lines: int = 20) -> str:
-        return self._error
-
-    def cpu_seconds(self) -> float | None:
-        return None
-
-    def pause(self) -> None:
-        pass
-
-    def resume(self) -> None:
-        pass
-
-    def kill(self) -> None:
-        pass
-
-
 def play_match(
     bundles: tuple[Bundle | None, Bundle | None],
     *,
@@ -204,7 +177,7 @@ async def play_match_async(
                 try:
                     handles[seat] = await loop.run_in_executor(None, launcher.launch, launch)
                 except Exception as exc:  # a missing interpreter, a bad run line, a sandbox error
-                    handles[seat] = _FailedLaunch(f"could not start {bundle.run!r}: {exc}")
+                    handles[seat] = DeadProcess(f"could not start {bundle.run!r}: {exc}")
             runner.handles = handles
             result = await runner.run()
         finally:
