@@ -9,12 +9,14 @@ the queue and nothing is half-recorded.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
 import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     Executor,
@@ -104,10 +106,27 @@ def _executor(concurrency: int, threads: bool) -> Executor:
     return ProcessPoolExecutor(concurrency, mp_context=ctx, initializer=_die_with_parent)
 
 
+@contextlib.contextmanager
+def _deferred_interrupt() -> Iterator[Callable[[], bool]]:
+    """While the pool runs, Ctrl-C only sets a flag that the loop checks at safe points (never in the
+    middle of a claim, a submit or a record), so every claimed match is either in flight and released,
+    or not claimed at all. Only the main thread can own SIGINT; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    hits: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: hits.append(signum))
+    try:
+        yield lambda: bool(hits)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, concurrency: int | None = None,
              on_progress: Callable[[Progress], None] | None = None, target: int | None = None,
              threads: bool = False, executor_factory: Callable[[int], Executor] | None = None) -> Progress:
-    """Play jobs from `source` until it has none and nothing is running. Ctrl-C releases the leases.
+    """Play jobs from `source` until it has none and nothing is running. Ctrl-C releases the leases
+    and raises KeyboardInterrupt.
 
     Children are processes by default (a match is CPU work for the referee); `threads=True` plays
     in this process's threads, for in-process executors and tests; `executor_factory` supplies
@@ -119,61 +138,64 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
     executor = make(concurrency)
     inflight: dict[Future, MatchJob] = {}
     last_renew = time.monotonic()
-    try:
-        while True:
-            while len(inflight) < concurrency:
-                job = source.next_job()
-                if job is None:
-                    break
-                try:
-                    inflight[_submit(executor, execute, job)] = job
-                except BrokenProcessPool:  # a child died since the last wait: this job never started
-                    source.release([job.match_id])
-                    if not inflight:  # nothing left to report the breakage: start fresh children now
-                        executor.shutdown(wait=False, cancel_futures=True)
-                        executor = make(concurrency)
+    with _deferred_interrupt() as interrupted:
+        try:
+            while True:
+                while len(inflight) < concurrency and not interrupted():
+                    job = source.next_job()
+                    if job is None:
+                        break
+                    try:
+                        inflight[_submit(executor, execute, job)] = job
+                    except BrokenProcessPool:  # a child died since the last wait: this job never started
+                        source.release([job.match_id])
+                        if not inflight:  # nothing left to report the breakage: start fresh children now
+                            executor.shutdown(wait=False, cancel_futures=True)
+                            executor = make(concurrency)
+                            continue
+                        break  # the in-flight futures fail as broken below, and the pool is rebuilt there
+                if interrupted():
+                    raise KeyboardInterrupt
+                progress.running = len(inflight)
+                if on_progress:
+                    on_progress(progress)
+                if not inflight:
+                    return progress
+                finished, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)
+                broken = False
+                for future in finished:
+                    job = inflight.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:  # a child died: count it against the job, so one that
+                        broken = True           # always kills its worker ends up "failed", not in a loop
+                        progress.failed += 1
+                        source.fail(job, "the worker process died while playing this match")
                         continue
-                    break  # the in-flight futures fail as broken below, and the pool is rebuilt there
-            progress.running = len(inflight)
-            if on_progress:
-                on_progress(progress)
-            if not inflight:
-                return progress
-            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
-            broken = False
-            for future in finished:
-                job = inflight.pop(future)
-                try:
-                    result = future.result()
-                except BrokenProcessPool:  # a child died: count it against the job, so one that
-                    broken = True           # always kills its worker ends up "failed", not in a loop
-                    progress.failed += 1
-                    source.fail(job, "the worker process died while playing this match")
-                    continue
-                except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
-                    progress.failed += 1
-                    source.fail(job, f"{type(exc).__name__}: {exc}")
-                    continue
-                source.record(job, result)
-                progress.done += 1
-            if broken:  # a child died (e.g. OOM-killed): give everything back and start fresh children
-                source.release([j.match_id for j in inflight.values()])
-                inflight.clear()
-                executor.shutdown(wait=False, cancel_futures=True)
-                executor = make(concurrency)
-            if inflight and time.monotonic() - last_renew > RENEW_EVERY:
-                source.renew([j.match_id for j in inflight.values()])
-                last_renew = time.monotonic()
-    except BaseException:
-        source.release([j.match_id for j in inflight.values()])
-        _kill_children(executor)
-        try:  # join the executor's manager thread now, so nothing is left for the exit handlers
-            executor.shutdown(wait=True, cancel_futures=True)
-        except Exception:  # noqa: BLE001,S110 - a broken pool is expected here
-            pass
-        raise
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
+                    except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
+                        progress.failed += 1
+                        source.fail(job, f"{type(exc).__name__}: {exc}")
+                        continue
+                    source.record(job, result)
+                    progress.done += 1
+                if broken:  # a child died (e.g. OOM-killed): give everything back and start fresh children
+                    source.release([j.match_id for j in inflight.values()])
+                    inflight.clear()
+                    executor.shutdown(wait=False, cancel_futures=True)
+                    executor = make(concurrency)
+                if inflight and time.monotonic() - last_renew > RENEW_EVERY:
+                    source.renew([j.match_id for j in inflight.values()])
+                    last_renew = time.monotonic()
+        except BaseException:
+            source.release([j.match_id for j in inflight.values()])
+            _kill_children(executor)
+            try:  # join the executor's manager thread now, so nothing is left for the exit handlers
+                executor.shutdown(wait=True, cancel_futures=True)
+            except Exception:  # noqa: BLE001,S110 - a broken pool is expected here
+                pass
+            raise
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _kill_children(executor: Executor) -> None:

@@ -108,8 +108,8 @@ def test_ctrl_c_gives_matches_back_at_once(tmp_path: Path) -> None:
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
     _, err = runner.communicate(timeout=60)
-    assert runner.returncode == 130 and "run the same command again" in err
-    assert "Traceback" not in err
+    assert runner.returncode == 130 and "run the same command again" in err, err
+    assert "Traceback" not in err, err
     with store.tx() as s:
         assert s.scalar(select(func.count()).select_from(Match).where(Match.status == "running")) == 0
     store.close()
