@@ -47,6 +47,7 @@ def run_job(job: MatchJob) -> MatchResult:
     outcome = play_match(
         bundles, rules=Rules.from_pairs(job.rules), seed=job.seed, time_control=TimeControl(**job.time_control),
         launcher=make_launcher(job.launcher), match_id=f"m{job.match_id}",
+        pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
     )
     return MatchResult(
         winner=outcome.winner, void=outcome.void, verdicts=outcome.verdicts,

@@ -14,7 +14,7 @@ from arena.store import Store, Submitted
 from arena.store.bundles import content_hash, store_copy
 
 
-def submit_bundle(store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "local") -> Submitted:
+def submit_bundle(store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "bwrap") -> Submitted:
     """Register the bundle at `path` (a directory or an archive) as a new version of bot `name`."""
     from arena.workers.execute import make_launcher
 
