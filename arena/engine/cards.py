@@ -97,7 +97,7 @@ def mask_of(cards: Iterable[int]) -> int:
 def cards_of(mask: int) -> list[int]:
     """The cards of a bitmask, ascending (clubs 7 first)."""
     c, d, h, s = CARDS_IN_BYTE
-    return list(c[mask & 0xFF] + d[mask >> 8 & 0xFF] + h[mask >> 16 & 0xFF] + s[mask >> 24 & 0xFF])
+    return [*c[mask & 0xFF], *d[mask >> 8 & 0xFF], *h[mask >> 16 & 0xFF], *s[mask >> 24 & 0xFF]]
 
 
 def honours_in(mask: int) -> int:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from arena.engine.cards import (
     ABOVE,
     CARDS_IN_BYTE,
-    HONOUR,
     SUIT_MASK,
     SUIT_OF_CARD_MASK,
     card_label,
@@ -26,9 +25,12 @@ from arena.engine.tables import (  # noqa: F401  (re-exported: callers import th
     DEAL_GETTERS,
     DEAL_POSITIONS,
     FOLLOWER_WINS,
+    PAIR_HONOURS,
     TRICK_RESULT,
     _new_trick,
+    _new_tuple,
     check_deck,
+    deck_bits,
     pick_card,
 )
 from arena.engine.types import (  # noqa: F401  (re-exported)
@@ -46,9 +48,9 @@ class Deal:
     """The state machine of one deal. Seats are 0 and 1; the non-dealer leads the first trick."""
 
     __slots__ = (
-        "rules", "index", "dealer", "deck", "hands", "leader", "to_move", "table", "_raw", "_records",
+        "rules", "index", "dealer", "deck", "hands", "leader", "to_move", "table", "_records", "_pending",
         "honours", "trump_card", "trump_suit", "multiplier", "pot", "done", "outcome",
-        "_stock", "_next", "_wins", "_must_head",
+        "_stock", "_next", "_end", "_wins", "_must_head",
     )  # fmt: skip
 
     def __init__(
@@ -65,14 +67,14 @@ class Deal:
         self.rules = rules
         self.index = index
         self.dealer = dealer
-        self.deck = check_deck(deck)
+        self.deck, bits = deck_bits(deck)
         self.multiplier = multiplier
         self.pot = pot
         deck = self.deck
         h = rules.hand_size
         get_non, get_dealer = DEAL_GETTERS[h]
-        non_mask = sum(map(BIT.__getitem__, get_non(deck)))  # distinct bits: the sum is the union
-        dealer_mask = sum(map(BIT.__getitem__, get_dealer(deck)))
+        non_mask = sum(get_non(bits))  # distinct bits: the sum is the union
+        dealer_mask = sum(get_dealer(bits))
         self.hands = [dealer_mask, non_mask] if dealer == 0 else [non_mask, dealer_mask]
         stock = deck[2 * h :]
         if rules.trumps:
@@ -85,13 +87,14 @@ class Deal:
             self.trump_suit = None
         self._stock = stock  # draw order
         self._next = 0  # index of the next card to draw
+        self._end = len(stock)  # phase 1 while _next < _end
         self._wins = FOLLOWER_WINS[self.trump_suit]
         self._must_head = rules.must_head_phase2
         self.leader = 1 - dealer
         self.to_move: int | None = 1 - dealer
         self.table: int | None = None  # the card led in the current trick, if any
-        self._raw: list[tuple] = []  # finished tricks as plain tuples (cheap to build in playouts)
-        self._records: list[TrickRecord] = []  # the same as TrickRecords, built on demand
+        self._records: list[TrickRecord] = []  # the finished tricks, but for those of a playout not yet built
+        self._pending: tuple[int, int, list[int]] | None = None  # a playout's tricks: see _build_pending
         self.honours = [0, 0]
         self.done = False
         self.outcome: DealOutcome | None = None
@@ -105,10 +108,9 @@ class Deal:
     @property
     def tricks(self) -> list[TrickRecord]:
         """The finished tricks, in order. Treat the list as read-only."""
-        records, raw = self._records, self._raw
-        if len(records) < len(raw):
-            records.extend(_new_trick(TrickRecord, t) for t in raw[len(records) :])
-        return records
+        if self._pending is not None:
+            self._build_pending()
+        return self._records
 
     @property
     def plays(self) -> list[int]:
@@ -130,17 +132,18 @@ class Deal:
 
     @property
     def stock_count(self) -> int:
-        return len(self._stock) - self._next
+        return self._end - self._next
 
     @property
     def phase(self) -> int:
         """1 while the current trick started with a non-empty stock, else 2."""
-        return 1 if self._next < len(self._stock) else 2
+        return 1 if self._next < self._end else 2
 
     @property
     def trick_no(self) -> int:
         """The 1-based number of the trick in progress (16 once the deal is done)."""
-        return min(len(self._raw) + 1, 16)
+        played = len(self._records) + (len(self._pending[2]) if self._pending is not None else 0)
+        return min(played + 1, 16)
 
     def legal_mask(self) -> int:
         """The legal cards of the seat on move, as a bitmask (0 when the deal is done)."""
@@ -148,7 +151,7 @@ class Deal:
             return 0
         hand = self.hands[self.to_move]
         lead = self.table
-        if lead is None or self._next < len(self._stock):
+        if lead is None or self._next < self._end:
             return hand  # leading, or following in phase 1: anything
         same = hand & SUIT_OF_CARD_MASK[lead]
         if same:
@@ -165,13 +168,14 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """The legal cards of the seat on move, ascending."""
-        lead = self.table
-        if lead is None or self._next < len(self._stock):  # the common case of legal_mask, inlined
+        # On every move's path: legal_mask's common case and cards_of are inlined, and the list is built
+        # by unpacking the four suits' tuples (no intermediate tuples).
+        if self.table is None or self._next < self._end:
             mask = self.hands[self.to_move] if not self.done else 0
         else:
             mask = self.legal_mask()
-        c, d, h, s = CARDS_IN_BYTE  # cards_of, inlined: this is on every move's path
-        return list(c[mask & 0xFF] + d[mask >> 8 & 0xFF] + h[mask >> 16 & 0xFF] + s[mask >> 24 & 0xFF])
+        c, d, h, s = CARDS_IN_BYTE
+        return [*c[mask & 0xFF], *d[mask >> 8 & 0xFF], *h[mask >> 16 & 0xFF], *s[mask >> 24 & 0xFF]]
 
     # -- moves ---------------------------------------------------------------------------------------
     def play(self, card: int) -> TrickRecord | None:
@@ -183,44 +187,43 @@ class Deal:
             raise StateError("the deal is over: no more cards can be played")
         seat = self.to_move
         hands = self.hands
+        hand = hands[seat]
         lead = self.table
-        stock = self._stock
-        i = self._next
-        # Leading or phase 1: any card in hand. Following in phase 2: the full rule.
-        if (
-            type(card) is not int
-            or not 0 <= card < 32
-            or not hands[seat] >> card & 1
-            or (lead is not None and i >= len(stock) and not self.legal_mask() >> card & 1)
-        ):
+        # In hand: `hand >> card & 1` also turns away cards above 31 (hands are 32-bit), and raises for a
+        # negative card or a non-int; `type` turns away bools. Following in phase 2: the full rule.
+        try:
+            held = hand >> card & 1 and type(card) is int
+        except (TypeError, ValueError):
+            held = False
+        if not held or (lead is not None and self._next >= self._end and not self.legal_mask() >> card & 1):
             legal = self.legal_mask()
             raise IllegalMove(self._illegal_reason(card, legal), card, cards_of(legal))
-        hands[seat] ^= 1 << card
+        hands[seat] = hand ^ 1 << card
         if lead is None:
             self.table = card
             self.to_move = 1 - seat
             return None
         leader = self.leader
-        winner = seat if self._wins[lead * 32 + card] else leader
-        loser = 1 - winner
-        won = HONOUR[lead] + HONOUR[card]
+        pair = lead << 5 | card
+        winner = seat if self._wins[pair] else leader
+        won = PAIR_HONOURS[pair]
         self.honours[winner] += won
-        if i < len(stock):
+        i = self._next
+        if i < self._end:
+            stock = self._stock
             winner_draw = stock[i]
             loser_draw = stock[i + 1]
             self._next = i + 2
             hands[winner] |= 1 << winner_draw
-            hands[loser] |= 1 << loser_draw
+            hands[1 - winner] |= 1 << loser_draw
         else:
             winner_draw = loser_draw = None
-        raw = self._raw
-        trick = _new_trick(TrickRecord, (len(raw) + 1, leader, lead, card, winner, won, winner_draw, loser_draw))
-        raw.append(trick)
-        self._records.append(trick)  # in step with _raw: only playout() adds plain tuples, and it ends the deal
+        records = self._records
+        trick = _new_trick(TrickRecord, (len(records) + 1, leader, lead, card, winner, won, winner_draw, loser_draw))
+        records.append(trick)
         self.table = None
-        self.leader = winner
-        self.to_move = winner
-        if len(raw) == 16:
+        self.leader = self.to_move = winner
+        if len(records) == 16:
             self._finish()
         return trick
 
@@ -236,87 +239,112 @@ class Deal:
         Each trick takes one 26-bit draw r: (r * n) >> 26 picks the lead among n cards, and the low 26 bits
         of r * n, nearly uniform whatever the lead (bias below n / 2**26), pick the follow the same way.
         (26 bits keep every product below 2**30, a one-digit Python int: the fast arithmetic path.)
+        The loops keep the leader's hand and honours in `a`, `ha` and the follower's in `b`, `hb`, swapping
+        them when the follower wins, and record each trick as one int, `lead << 5 | follow`: the trick
+        records are built from those only when someone asks for them (`tricks`).
         """
         if not self.done and self.table is not None:
             self.play(pick_card(self.legal_mask(), rng))
         if self.done:
             assert self.outcome is not None
             return self.outcome
-        stock, result, tricks, honours = self._stock, TRICK_RESULT[self.trump_suit], self._raw, self.honours
-        held = [cards_of(self.hands[0]), cards_of(self.hands[1])]  # phase 1 does not keep them sorted
-        leader, first, i = self.leader, len(tricks) + 1, self._next
+        leader, hands, honours, stock, i = self.leader, self.hands, self.honours, self._stock, self._next
+        a, b = cards_of(hands[leader]), cards_of(hands[1 - leader])  # phase 1 does not keep them sorted
+        first = a
+        ha, hb = honours[leader], honours[1 - leader]
+        wins, won = self._wins, PAIR_HONOURS
+        pairs: list[int] = []
         size = self.rules.hand_size  # in phase 1 both hands hold exactly this many cards at each play
         bits = rng.getrandbits
-        draws = zip(stock[i::2], stock[i + 1 :: 2], strict=True)  # (winner's, loser's card) per phase-1 trick
-        phase2 = first + (len(stock) - i) // 2  # the first phase-2 trick
-        for no, (wd, ld) in zip(range(first, phase2), draws, strict=True):  # phase 1: any card; both draw
-            follower = leader ^ 1
-            lead_hand, follow_hand = held[leader], held[follower]
+        # Phase 1: any card; the winner draws the first stock card, the loser the second. Each drawn card
+        # takes the place of the card its drawer just played (the order of an unsorted hand is irrelevant).
+        for wd, ld in zip(stock[i::2], stock[i + 1 :: 2], strict=True):
             x = bits(26) * size  # one draw serves both: high part for the lead, low 26 bits for the follow
             k = x >> 26
             j = (x & 0x3FFFFFF) * size >> 26
-            lead, follow = lead_hand[k], follow_hand[j]
-            follower_wins, won = result[lead << 5 | follow]
-            # each drawn card takes the place of the card its drawer just played (order is irrelevant here)
-            if follower_wins:
-                winner = follower
-                follow_hand[j], lead_hand[k] = wd, ld
+            pair = a[k] << 5 | b[j]
+            pairs.append(pair)
+            if wins[pair]:  # the follower wins: it draws first and leads the next trick
+                b[j] = wd
+                a[k] = ld
+                a, b = b, a
+                ha, hb = hb, ha
             else:
-                winner = leader
-                lead_hand[k], follow_hand[j] = wd, ld
-            honours[winner] += won
-            tricks.append((no, leader, lead, follow, winner, won, wd, ld))
-            leader = winner
+                a[k] = wd
+                b[j] = ld
+            ha += won[pair]
         # Phase 2: the rule of legal_mask. A sorted hand keeps each suit contiguous (card = suit * 8 + rank),
         # so the legal cards are a slice found by bisection, in the same order as the bits of the mask.
         must_head, trump = self._must_head, self.trump_suit
         trump_base = -1 if trump is None else trump * 8
-        held[0].sort()
-        held[1].sort()
-        for no in range(phase2, phase2 + len(held[leader])):  # one trick per card left in each hand
-            follower = leader ^ 1
-            hand = held[leader]
-            x = bits(26) * len(hand)
-            lead = hand.pop(x >> 26)
-            hand = held[follower]
+        a.sort()
+        b.sort()
+        for _ in range(len(a)):  # one trick per card left in each hand
+            x = bits(26) * len(a)
+            lead = a.pop(x >> 26)
             base = lead & 24  # the suit's first card
-            lo = bisect_left(hand, base)
-            hi = bisect_left(hand, base + 8, lo)
-            if lo == hi and trump_base >= 0:  # cannot follow: a trump if it holds one
-                lo = bisect_left(hand, trump_base)
-                hi = bisect_left(hand, trump_base + 8, lo)
-            elif lo < hi and must_head:  # following: a higher card if it holds one
-                up = bisect_right(hand, lead, lo, hi)
+            lo = bisect_left(b, base)
+            hi = bisect_left(b, base + 8, lo)
+            if lo == hi:  # cannot follow: a trump if it holds one, else anything
+                if trump_base >= 0:
+                    lo = bisect_left(b, trump_base)
+                    hi = bisect_left(b, trump_base + 8, lo)
+                if lo == hi:
+                    lo, hi = 0, len(b)
+            elif must_head:  # following: a higher card if it holds one
+                up = bisect_right(b, lead, lo, hi)
                 if up < hi:
                     lo = up
-            if lo == hi:  # anything
-                lo, hi = 0, len(hand)
-            follow = hand.pop(lo + ((x & 0x3FFFFFF) * (hi - lo) >> 26))
-            follower_wins, won = result[lead << 5 | follow]
-            winner = follower if follower_wins else leader
-            honours[winner] += won
-            tricks.append((no, leader, lead, follow, winner, won, None, None))
-            leader = winner
-        self._next = len(stock)
-        self.hands[0] = self.hands[1] = 0
+            pair = lead << 5 | b.pop(lo + ((x & 0x3FFFFFF) * (hi - lo) >> 26))
+            pairs.append(pair)
+            if wins[pair]:
+                a, b = b, a
+                ha, hb = hb, ha
+            ha += won[pair]
+        leader = leader if a is first else 1 - leader  # the lists stay with their seats
+        honours[leader], honours[1 - leader] = ha, hb
+        self._pending = (self.leader, i, pairs)  # the leader of the first trick
+        self._next = self._end
+        hands[0] = hands[1] = 0
         self.leader = leader
         self.to_move = leader
         self._finish()
         assert self.outcome is not None
         return self.outcome
 
+    def _build_pending(self) -> None:
+        """Turn a playout's tricks (`_pending`: its first leader, stock index and `lead << 5 | follow`
+        per trick) into TrickRecords, as `play` would have built them."""
+        assert self._pending is not None
+        leader, i, pairs = self._pending
+        self._pending = None
+        records, stock, end, wins = self._records, self._stock, self._end, self._wins
+        for pair in pairs:
+            winner = 1 - leader if wins[pair] else leader
+            if i < end:
+                winner_draw, loser_draw = stock[i], stock[i + 1]
+                i += 2
+            else:
+                winner_draw = loser_draw = None
+            no = len(records) + 1
+            trick = (no, leader, pair >> 5, pair & 31, winner, PAIR_HONOURS[pair], winner_draw, loser_draw)
+            records.append(_new_trick(TrickRecord, trick))
+            leader = winner
+
     def _finish(self) -> None:
         a, b = self.honours
         self.done = True
         self.to_move = None
+        multiplier, pot = self.multiplier, self.pot
+        # tuple.__new__ builds the NamedTuple without its Python-level __new__ (once per deal, every playout)
         if a == b:
-            self.outcome = DealOutcome((a, b), None, 0, (0, 0), self.multiplier, self.pot)
-            return
-        winner = 0 if a > b else 1
-        value = self.rules.deal_value(max(a, b))
-        gained = value * self.multiplier + self.pot
-        lines = (gained, 0) if winner == 0 else (0, gained)
-        self.outcome = DealOutcome((a, b), winner, value, lines, self.multiplier, self.pot)
+            self.outcome = _new_tuple(DealOutcome, ((a, b), None, 0, (0, 0), multiplier, pot))
+        elif a > b:
+            value = self.rules.deal_value(a)
+            self.outcome = _new_tuple(DealOutcome, ((a, b), 0, value, (value * multiplier + pot, 0), multiplier, pot))
+        else:
+            value = self.rules.deal_value(b)
+            self.outcome = _new_tuple(DealOutcome, ((a, b), 1, value, (0, value * multiplier + pot), multiplier, pot))
 
     def _illegal_reason(self, card: object, legal: int) -> str:
         deck = self.rules.deck

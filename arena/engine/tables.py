@@ -9,7 +9,8 @@ from operator import itemgetter
 from arena.engine.cards import FULL_DECK, HONOUR, cards_of, labels
 from arena.engine.types import DeckError, RandomBits
 
-_new_trick = tuple.__new__  # builds a TrickRecord without the Python-level NamedTuple.__new__
+_new_tuple = tuple.__new__  # builds a NamedTuple (TrickRecord, DealOutcome) without its Python-level __new__
+_new_trick = _new_tuple
 
 
 def _deal_positions(hand_size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -33,7 +34,7 @@ BIT = tuple(1 << c for c in range(32))
 
 
 def _beats_table(trump: int | None) -> tuple[bool, ...]:
-    """FOLLOWER_WINS[lead * 32 + follow]: a higher card of the suit led, or a trump on a non-trump."""
+    """FOLLOWER_WINS[trump][lead << 5 | follow]: a higher card of the suit led, or a trump on a non-trump."""
     table = []
     for lead in range(32):
         for follow in range(32):
@@ -46,6 +47,8 @@ def _beats_table(trump: int | None) -> tuple[bool, ...]:
 
 
 FOLLOWER_WINS = {t: _beats_table(t) for t in (None, 0, 1, 2, 3)}
+# PAIR_HONOURS[lead << 5 | follow]: the honour points in a trick.
+PAIR_HONOURS = tuple(HONOUR[i >> 5] + HONOUR[i & 31] for i in range(1024))
 # TRICK_RESULT[trump][lead << 5 | follow] = (follower wins, honour points in the trick): one lookup per trick.
 TRICK_RESULT = {
     t: tuple((wins[i], HONOUR[i >> 5] + HONOUR[i & 31]) for i in range(1024)) for t, wins in FOLLOWER_WINS.items()
@@ -53,14 +56,37 @@ TRICK_RESULT = {
 
 
 ALL_CARDS = frozenset(range(32))
+# CARD_BIT[c] = 1 << c, keyed by the 32 cards (a dict: a negative index cannot wrap around as in a tuple).
+CARD_BIT = {c: 1 << c for c in range(32)}
+
+
+def deck_bits(deck: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The deck as a tuple of 32 distinct cards and each card's bit, in deck order; DeckError otherwise.
+
+    Every deal starts here, so the check is three C-level passes: the bits by one itemgetter call (a
+    KeyError for anything that is not a card or equal to one), their sum (32 distinct powers of two below
+    2**32 are the only ones that add up to 2**32 - 1), and the type of the cards' sum (an int unless a
+    card is a float or an int-like such as 3.0 that only equals a card).
+    """
+    deck = tuple(deck)
+    if len(deck) == 32:
+        try:
+            bits = itemgetter(*deck)(CARD_BIT)
+            if sum(bits) == FULL_DECK and type(sum(deck)) is int:
+                return deck, bits
+        except (KeyError, TypeError):  # not a card (TypeError: unhashable, or no int sum)
+            pass
+    _deck_error(deck)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     """The deck as a tuple of 32 distinct cards, or DeckError saying what is missing or doubled."""
-    deck = tuple(deck)
-    # fast path: 32 distinct values equal to 0..31, and an int sum (a float anywhere makes it a float)
-    if len(deck) == 32 and set(deck) == ALL_CARDS and type(sum(deck)) is int:
-        return deck
+    return deck_bits(deck)[0]
+
+
+def _deck_error(deck: tuple) -> None:
+    """Raise the DeckError that says what is wrong with a deck that failed the check."""
     mask = 0
     for c in deck:
         if type(c) is not int or not 0 <= c < 32:
