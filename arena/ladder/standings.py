@@ -68,7 +68,7 @@ def compute_standings(s: Session, season: Season) -> list[Standing]:
 
 def standings(store: Store, name: str) -> tuple[Season, list[Standing]]:
     """Frozen standings for a frozen season, live ones otherwise."""
-    with store.tx() as s:
+    with store.read() as s:
         season = s.scalar(select(Season).where(Season.name == name))
         if season is None:
             from arena.ladder.seasons import SeasonError
@@ -81,7 +81,7 @@ def standings(store: Store, name: str) -> tuple[Season, list[Standing]]:
 
 def los_table(store: Store, name: str) -> tuple[list[str], np.ndarray]:
     """Bot labels and the likelihood-of-superiority matrix of the season fit."""
-    with store.tx() as s:
+    with store.read() as s:
         season = s.scalar(select(Season).where(Season.name == name))
         entries, fit = season_fit(s, season)
         return [f"{e.version.bot.name}@{e.version.number}" for e in entries], fit.los()
@@ -94,7 +94,7 @@ def verify_ratings(store: Store, name: str) -> list[str]:
     checks that the ratings follow from the replays.
     """
     problems: list[str] = []
-    with store.tx() as s:
+    with store.read() as s:
         season = s.scalar(select(Season).where(Season.name == name))
         matches = list(s.scalars(select(Match).where(Match.season_id == season.id, Match.status == "done",
                                                      Match.entry0_id.is_not(None)).order_by(Match.record_seq)))

@@ -30,6 +30,10 @@ def database_url(url: str | None = None, home: str | Path | None = None) -> str:
     return f"sqlite:///{arena_home(home) / DB_FILE}"
 
 
+#: Execution option that marks a read-only connection (see Store.read).
+READONLY_OPTION = "arena_readonly"
+
+
 def make_engine(url: str, *, schema: str | None = None) -> Engine:
     """Create an engine with the settings the ladder relies on.
 
@@ -55,7 +59,10 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn) -> None:  # noqa: ANN001
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # Readers (Store.read: web pages, standings) take no write lock: under WAL they neither
+            # wait for nor block the season's writer.
+            readonly = conn.get_execution_options().get(READONLY_OPTION)
+            conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":

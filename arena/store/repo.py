@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.store.db import arena_home, database_url, make_engine
+from arena.store.db import READONLY_OPTION, arena_home, database_url, make_engine
 from arena.store.migrate import upgrade
 from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season
 
@@ -41,6 +41,7 @@ class Store:
         self.engine = engine
         self.home = home
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._readers = sessionmaker(engine.execution_options(**{READONLY_OPTION: True}), expire_on_commit=False)
 
     @classmethod
     def open(
@@ -66,6 +67,13 @@ class Store:
     def tx(self) -> Iterator[Session]:
         """One transaction: commit on success, roll back on any exception."""
         with self._sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only session for spectators (web, standings): on SQLite it takes no write lock, so
+        page loads never queue behind a running season. Anything written in it is rolled back."""
+        with self._readers() as session:  # close() ends the transaction without committing it
             yield session
 
     # ---- bots ---------------------------------------------------------------------------------

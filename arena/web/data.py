@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sqlalchemy import String, cast, func, or_, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from arena.store import Store
 from arena.store import models as m
@@ -43,7 +43,7 @@ class WebData:
 
     def __init__(self, url: str | None = None, home: str | Path | None = None) -> None:
         self.store = Store.open(url, home=home)  # migrates a fresh database, so an empty arena shows
-        self.session = sessionmaker(self.store.engine, expire_on_commit=False)
+        self.session = self.store.read  # read-only: page loads never queue behind a season's writes
 
     # ---- seasons and standings -------------------------------------------------------------
     def seasons(self) -> list[SeasonOut]:
