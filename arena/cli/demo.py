@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -139,6 +140,8 @@ def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...],
                    f"&& arena replay verify m.json")
     click.echo(f"   in a browser: ARENA_HOME={os.path.relpath(home)} arena web   (standings, matches, replay viewer)")
     click.echo(f"   more:         ARENA_HOME={os.path.relpath(home)} arena standings {season} --los")
+    if shutil.which("arena") is None:
+        click.echo("   (`arena` is .venv/bin/arena: `source .venv/bin/activate` puts it on your PATH)")
     if problems:
         raise UserError("stored ratings differ from the replays; see `arena season verify " + season + "`")
 
