@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from arena.engine.cards import (
     ABOVE,
-    CARDS_IN_BYTE,
+    CARDS_HIGH,
+    CARDS_LOW,
+    CARDS_MID,
     SUIT_MASK,
     SUIT_OF_CARD_MASK,
     card_label,
@@ -169,13 +171,12 @@ class Deal:
     def legal_cards(self) -> list[int]:
         """The legal cards of the seat on move, ascending."""
         # On every move's path: legal_mask's common case and cards_of are inlined, and the list is built
-        # by unpacking the four suits' tuples (no intermediate tuples).
+        # by unpacking the three chunks' tuples of cards_of (no intermediate tuples).
         if self.table is None or self._next < self._end:
             mask = self.hands[self.to_move] if not self.done else 0
         else:
             mask = self.legal_mask()
-        c, d, h, s = CARDS_IN_BYTE
-        return [*c[mask & 0xFF], *d[mask >> 8 & 0xFF], *h[mask >> 16 & 0xFF], *s[mask >> 24 & 0xFF]]
+        return [*CARDS_LOW[mask & 0x7FF], *CARDS_MID[mask >> 11 & 0x7FF], *CARDS_HIGH[mask >> 22 & 0x3FF]]
 
     # -- moves ---------------------------------------------------------------------------------------
     def play(self, card: int) -> TrickRecord | None:
