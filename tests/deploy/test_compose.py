@@ -1,0 +1,134 @@
+"""docker-compose.yml and the Dockerfiles against the repository and the real CLI (no Docker engine
+needed): every `arena` command a service runs parses with the real click command, the services get
+the variables the CLI reads, and every COPY source exists."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import click
+import pytest
+from deploy_support import COMPOSE, REPO, load_compose
+
+from arena.cli import cli
+
+ARENA_SERVICES = ("server", "worker")
+
+
+def parse_arena_command(argv: list[str]) -> click.Context:
+    """Parse `arena SUB ARGS...` with the real click command, without running it."""
+    assert argv[0] == "arena", argv
+    sub = cli.get_command(click.Context(cli), argv[1])
+    assert sub is not None, f"no `arena {argv[1]}` command"
+    return sub.make_context(f"arena {argv[1]}", list(argv[2:]))
+
+
+def test_services_and_their_dependencies(compose: dict) -> None:
+    services = compose["services"]
+    assert set(services) == {"postgres", "redis", "server", "worker"}
+    assert "test" in services["postgres"]["healthcheck"] and "test" in services["redis"]["healthcheck"]
+    assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert services["worker"]["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "container_name" not in services["worker"]  # a fixed name would forbid --scale
+    assert not any(":" in str(p) and not str(p).startswith("127.0.0.1:") for p in services["worker"].get("ports", []))
+    # PostgreSQL and Redis listen on the host's loopback only: the host's CLI reaches them, nobody else.
+    for name in ("postgres", "redis"):
+        assert all(str(p).startswith("127.0.0.1:") for p in services[name]["ports"])
+
+
+def test_commands_parse_with_the_real_cli(compose: dict) -> None:
+    server = parse_arena_command(compose["services"]["server"]["command"])
+    assert server.params["tcp"] == "0.0.0.0:50051" and server.params["web_addr"] == "0.0.0.0:8000"
+    assert server.params["unix_path"] == ""
+    worker = parse_arena_command(compose["services"]["worker"]["command"])
+    assert worker.params["concurrency"] == 1
+    for port in compose["services"]["server"]["ports"]:  # published ports are the ones it listens on
+        assert port.rsplit(":", 1)[1] in ("8000", "50051")
+    with pytest.raises(click.UsageError):  # the check itself can fail
+        parse_arena_command(["arena", "worker", "--concurrency", "0"])
+
+
+def test_environment_is_what_the_cli_reads(compose: dict) -> None:
+    from arena.store.db import arena_home, database_url
+    from arena.workers import celery_app
+
+    services = compose["services"]
+    pg = services["postgres"]["environment"]
+    for name in ARENA_SERVICES:
+        env = services[name]["environment"]
+        assert set(env) == {"ARENA_HOME", "ARENA_DATABASE_URL", "ARENA_BROKER_URL"}
+        assert env["ARENA_DATABASE_URL"] == (f"postgresql://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}"
+                                             f"@postgres:5432/{pg['POSTGRES_DB']}")
+        assert env["ARENA_BROKER_URL"].startswith("redis://redis:6379/")
+        # Bundles are named by absolute path: ARENA_HOME is mounted at the path it has on the host.
+        home = env["ARENA_HOME"]
+        assert any(str(v).split(":")[:2] == [home, home] for v in services[name]["volumes"]), name
+    # ... and the CLI really reads those names (what the host's `arena season run` relies on too).
+    env = services["worker"]["environment"]
+    mp = pytest.MonkeyPatch()
+    with mp.context() as m:
+        for key, value in env.items():
+            m.setenv(key, value)
+        assert database_url() == env["ARENA_DATABASE_URL"]
+        assert str(arena_home()) == env["ARENA_HOME"]
+        assert celery_app.broker_url() == env["ARENA_BROKER_URL"]
+
+
+def test_arena_home_must_be_given() -> None:
+    with pytest.raises(KeyError, match="ARENA_HOME"):
+        load_compose({})
+
+
+def test_worker_sandbox_settings(compose: dict) -> None:
+    worker = compose["services"]["worker"]
+    assert not worker.get("privileged")
+    assert sorted(worker["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]  # tests/deploy/test_topology.py shows why
+    assert "apparmor=unconfined" in worker["security_opt"]
+    assert not any(opt.startswith("seccomp") for opt in worker["security_opt"])  # Docker's default profile stays
+    # One uid pool for all replicas, at the directory the root launcher leases uids from.
+    from arena.sandbox.bwrap import BwrapLauncher
+
+    if os.geteuid() != 0 or shutil.which("bwrap") is None:
+        pytest.skip("the uid pool's directory is the root launcher's; needs root and bwrap")
+    pool = str(BwrapLauncher().state_dir / "uids")
+    assert any(str(v).endswith(f":{pool}") for v in worker["volumes"])
+
+
+def _copy_sources(dockerfile: str) -> list[str]:
+    sources = []
+    for line in dockerfile.splitlines():
+        m = re.match(r"\s*(COPY|ADD)\s+(?!--from)(.*)", line)
+        if m:
+            sources += m.group(2).split()[:-1]
+    return sources
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "docker").glob("*.Dockerfile")), ids=lambda p: p.name)
+def test_dockerfile_copy_sources_exist(path) -> None:
+    sources = _copy_sources(path.read_text())
+    assert sources, f"{path.name} copies nothing?"
+    for src in sources:
+        assert (REPO / src).exists(), f"{path.name}: COPY source {src} is not in the repository"
+    ignored = [ln.strip() for ln in (REPO / ".dockerignore").read_text().splitlines() if ln and not ln.startswith("#")]
+    assert not set(sources) & set(ignored), "a COPY source is excluded by .dockerignore"
+
+
+def test_compose_builds_the_arena_image(compose: dict) -> None:
+    build = compose["services"]["worker"]["build"]
+    assert (REPO / build["context"] / build["dockerfile"]).is_file()
+    assert compose["services"]["server"]["image"] == compose["services"]["worker"]["image"]
+
+
+@pytest.mark.skipif(shutil.which("docker") is None, reason="no docker client")
+def test_docker_compose_config() -> None:
+    """`docker compose config` validates the file against the Compose spec; needs the compose plugin."""
+    probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("the docker client here has no compose plugin (and no engine): `docker compose config` "
+                    "cannot run; the YAML is checked by the other tests in this file")
+    out = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
+                         text=True, env={"ARENA_HOME": "/srv/arena-home", "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
