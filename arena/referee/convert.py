@@ -6,7 +6,8 @@ from arena.engine import Match, Rules, TrickRecord, View, card_code
 from arena.engine.cards import SUITS, cards_of
 from arena.proto import referee_pb2 as pb
 
-_CODES = tuple(card_code(c) for c in range(32))
+CODES = tuple(card_code(c) for c in range(32))  # card -> its code, without building the string per call
+_CODES = CODES
 
 
 def codes(cards) -> list[str]:

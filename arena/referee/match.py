@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, parse_card
+from arena.engine import CardError, IllegalMove, Match, Rules, card_code, parse_card
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.referee import convert, streams
@@ -25,6 +25,7 @@ from arena.referee.handles import BotHandle
 from arena.referee.recorder import Recorder
 from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, LogLimits, Seat
 from arena.referee.streams import SeatStreams, _describe_exit
+from arena.referee.turns import DealTurns
 
 PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
@@ -75,8 +76,7 @@ class MatchRunner(SeatStreams):
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
-        self._carry: list[TrickRecord | None] = [None, None]  # per seat: the trick its next TurnRequest reports
-        self._tricks: list[pb.Trick] = []  # this deal's finished tricks, converted once
+        self._turns: DealTurns | None = None  # both seats' TurnRequests for the deal in progress
         self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
         self.done = asyncio.Event()
@@ -174,7 +174,7 @@ class MatchRunner(SeatStreams):
     async def _play_deal(self) -> None:
         m = self.match
         deal = m.start_deal()
-        self._tricks = []
+        turns = self._turns = DealTurns(m)
         self.recorder.deal_started(m)
         self._emit("deal_start", deal=deal.index + 1, dealer=deal.dealer)
         for seat in (0, 1):
@@ -184,14 +184,13 @@ class MatchRunner(SeatStreams):
             assert seat is not None
             trick = await self._turn(seat)
             if trick is not None:
-                self._tricks.append(convert.trick_to_proto(trick))
                 if deal.done:
                     for s in (0, 1):
                         await self._send(s, convert.trick_result(m, trick, s))
                 else:
                     # Each seat's TrickResult rides in its next TurnRequest (both move again in
                     # this deal): one message per move instead of two, on the match's hot path.
-                    self._carry = [trick, trick]
+                    turns.trick_done(trick)
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
         msg = convert.deal_result(m)
@@ -208,17 +207,8 @@ class MatchRunner(SeatStreams):
         self.turn_id += 1
         tid = self.turn_id
         self.where = (deal.index + 1, deal.trick_no, tid)
-        view = m.view(seat)
-        req = pb.RefereeMessage()
-        tr = req.turn_request
-        tr.turn_id = tid
-        convert.fill_view(tr.view, view, len(m.deals), self._tricks)
-        tr.legal_cards.extend(convert.codes(view.legal))
-        tr.move_ms, tr.bank_ms, tr.deadline_ms = int(clock.move * 1000), int(clock.bank * 1000), int(clock.deadline * 1000)
-        carried = self._carry[seat]
-        if carried is not None:
-            convert.fill_trick_result(tr.trick_result, m, carried, seat)
-            self._carry[seat] = None
+        assert self._turns is not None
+        req = self._turns.request(seat, tid, clock)
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
@@ -247,7 +237,7 @@ class MatchRunner(SeatStreams):
             trick = m.play(card)
         except IllegalMove as exc:
             self._fail_now(seat, V.ILLEGAL_MOVE, f"played {card_code(card)}: {exc.reason}")
-        self.recorder.play(seat, card_code(card), think)
+        self.recorder.play(seat, convert.CODES[card], think)
         if trick is not None:
             self._emit("trick", deal=deal.index + 1, trick=trick.no, winner=trick.winner)
         return trick
