@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import click
 import pytest
@@ -33,7 +34,7 @@ def test_services_and_their_dependencies(compose: dict) -> None:
     assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert services["worker"]["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "container_name" not in services["worker"]  # a fixed name would forbid --scale
-    assert not any(":" in str(p) and not str(p).startswith("127.0.0.1:") for p in services["worker"].get("ports", []))
+    assert "ports" not in services["worker"]  # a fixed host port would clash between replicas
     # PostgreSQL and Redis listen on the host's loopback only: the host's CLI reaches them, nobody else.
     for name in ("postgres", "redis"):
         assert all(str(p).startswith("127.0.0.1:") for p in services[name]["ports"])
@@ -132,3 +133,24 @@ def test_docker_compose_config() -> None:
     out = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
                          text=True, env={"ARENA_HOME": "/srv/arena-home", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
+
+
+def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
+    """docker/arena.Dockerfile installs the package non-editably: every tracked file under arena/
+    (templates, migrations, bench bundles...) must be in the wheel, not only the Python modules."""
+    import zipfile
+
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs the git checkout to list the tracked files")
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "arena", "pyproject.toml", "README.md"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    src = tmp_path / "src"
+    for name in tracked:  # what the Dockerfile's COPY lines bring in
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, src / name)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                            "-w", str(tmp_path / "wheel"), str(src)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    packaged = set(zipfile.ZipFile(wheel).namelist())
+    assert [n for n in tracked if n.startswith("arena/") and n not in packaged] == []
