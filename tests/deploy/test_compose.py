@@ -44,6 +44,8 @@ def test_commands_parse_with_the_real_cli(compose: dict) -> None:
     server = parse_arena_command(compose["services"]["server"]["command"])
     assert server.params["tcp"] == "0.0.0.0:50051" and server.params["web_addr"] == "0.0.0.0:8000"
     assert server.params["unix_path"] == ""
+    home = compose["services"]["server"]["environment"]["ARENA_HOME"]
+    assert server.params["replay_dir"].startswith(f"{home}/")  # kept in the mounted home, not the container
     worker = parse_arena_command(compose["services"]["worker"]["command"])
     assert worker.params["concurrency"] == 1
     for port in compose["services"]["server"]["ports"]:  # published ports are the ones it listens on

@@ -83,7 +83,7 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path) -> N
     client = _redis()
     home, queue = tmp_path / "home", f"arena-deploy-{uuid.uuid4().hex[:10]}"
     home.mkdir()
-    services = COMPOSE["services"]
+    services = load_compose({"ARENA_HOME": str(home)})["services"]
     # The compose services' variables, pointed at this machine's PostgreSQL schema and Redis db.
     local = {"ARENA_HOME": str(home), "ARENA_DATABASE_URL": database_url, "ARENA_BROKER_URL": REDIS}
     assert set(services["worker"]["environment"]) == set(local) == set(services["server"]["environment"])
