@@ -19,6 +19,7 @@ and so flatter the playout.
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable
 
@@ -26,7 +27,7 @@ from arena.bench.baseline import ListDeal
 from arena.engine import Deal, Rules, deal_deck
 
 POOL = 1024
-ROUNDS = 5
+ROUNDS = 15
 TARGET = 3.0  # issue 2 §5: the engine at least 3x the straightforward baseline
 
 
@@ -42,73 +43,94 @@ def _decks(seed: int) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
 
 
 def _runners(seed: int) -> dict[str, Callable[[int], int]]:
-    """name -> function(n) that plays n deals and returns a checksum (so no work can be skipped)."""
+    """name -> function(n) that plays the next n deals and returns a checksum (so no work can be skipped).
+
+    Each runner keeps its generator and its place in the deck pool between calls, so successive batches
+    play different deals (a batch that restarted would replay the same few deals, which the CPU's branch
+    predictors could learn).
+    """
     int_decks, tuple_decks = _decks(seed)
     rules = Rules()
+    base_bits = random.Random(seed).getrandbits
+    engine_bits = random.Random(seed).getrandbits
+    playout_rng = random.Random(seed)
+    at = dict.fromkeys(("baseline", "engine", "engine_playout", "shuffle"), 0)  # each runner's next deal
 
     def baseline(n: int) -> int:
-        bits = random.Random(seed).getrandbits
-        total = 0
-        for k in range(n):
+        total, first = 0, at["baseline"]
+        for k in range(first, first + n):
             deal = ListDeal(k & 1, tuple_decks[k % POOL])
             while not deal.done:
                 legal = deal.legal_cards()
-                deal.play(legal[bits(32) * len(legal) >> 32])
+                deal.play(legal[base_bits(32) * len(legal) >> 32])
             total += deal.honours[0]
+        at["baseline"] = first + n
         return total
 
     def engine(n: int) -> int:
-        bits = random.Random(seed).getrandbits
-        total = 0
-        for k in range(n):
+        total, first = 0, at["engine"]
+        for k in range(first, first + n):
             deal = Deal(rules, k & 1, int_decks[k % POOL])
             while not deal.done:
                 legal = deal.legal_cards()
-                deal.play(legal[bits(32) * len(legal) >> 32])
+                deal.play(legal[engine_bits(32) * len(legal) >> 32])
             total += deal.honours[0]
+        at["engine"] = first + n
         return total
 
     def engine_playout(n: int) -> int:
-        rng = random.Random(seed)
-        total = 0
-        for k in range(n):
-            total += Deal(rules, k & 1, int_decks[k % POOL]).playout(rng).honours[0]
+        total, first = 0, at["engine_playout"]
+        for k in range(first, first + n):
+            total += Deal(rules, k & 1, int_decks[k % POOL]).playout(playout_rng).honours[0]
+        at["engine_playout"] = first + n
         return total
 
     def shuffle(n: int) -> int:
-        total = 0
-        for k in range(n):
+        total, first = 0, at["shuffle"]
+        for k in range(first, first + n):
             total += deal_deck(seed, k)[0]
+        at["shuffle"] = first + n
         return total
 
     return {"baseline": baseline, "engine": engine, "engine_playout": engine_playout, "shuffle": shuffle}
 
 
 def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] | None = None) -> dict:
-    """Time every variant for about `seconds` CPU seconds in total; returns the figures as a dict."""
+    """Time every variant for about `seconds` CPU seconds in total; returns the figures as a dict.
+
+    The variants take turns in ROUNDS short slices (every other round in reverse order), and each
+    figure is the median of its per-slice rates: a burst of load from other jobs on a shared machine
+    then spoils a slice or two of every variant, not the whole figure of one.
+    """
     runners = _runners(seed)
     counts = {name: 0 for name in runners}
     spent = {name: 0.0 for name in runners}
+    rates: dict[str, list[float]] = {name: [] for name in runners}
     slice_s = max(seconds, 0.05) / (ROUNDS * len(runners))
     done = 0
-    for _ in range(ROUNDS):
-        for name, fn in runners.items():
-            batch = 20
+    for round_no in range(ROUNDS):
+        order = list(runners.items())
+        for name, fn in order if round_no % 2 == 0 else order[::-1]:
+            batch = 10
+            played = 0
             start = time.process_time()
             while True:
                 fn(batch)
-                counts[name] += batch
+                played += batch
                 elapsed = time.process_time() - start
                 if elapsed >= slice_s:
                     break
+            counts[name] += played
             spent[name] += elapsed
+            rates[name].append(played / elapsed)
             done += 1
             if progress:
                 progress(done / (ROUNDS * len(runners)))
-    rate = {name: counts[name] / spent[name] for name in runners}
+    rate = {name: statistics.median(r) for name, r in rates.items()}
     return {
         "benchmark": "engine",
         "cpu_seconds": round(sum(spent.values()), 2),
+        "rounds": ROUNDS,
         "rules": "default (6-card hands, no trumps)",
         "baseline_deals_per_s": round(rate["baseline"]),
         "engine_deals_per_s": round(rate["engine"]),
