@@ -67,29 +67,43 @@ def stream(seed: int, purpose: int, index: int) -> SplitMix64:
     return SplitMix64((seed & MASK64) ^ mix64((purpose << 32) | index))
 
 
+# LIMITS[n] = 2**32 - 2**32 % n: below(n) rejects a word at or above it (n = 2..32; precomputed for deal_deck).
+LIMITS = (0, TWO32, *(TWO32 - TWO32 % n for n in range(2, 33)))
+
+
 def deal_deck(seed: int, deal_index: int) -> list[int]:
     """The pack for deal `deal_index` (0-based), top card first: cards 0..31 ascending, then shuffled."""
-    # Exactly `stream(seed, PURPOSE_SHUFFLE, deal_index).shuffle(list(range(32)))`, inlined for speed:
-    # one 64-bit output serves two steps (high word, then low word). tests/engine/test_rng.py compares both.
+    # Exactly `stream(seed, PURPOSE_SHUFFLE, deal_index).shuffle(list(range(32)))` (_reference_deck), inlined
+    # for speed: each 64-bit output serves two steps, i (its high word) and i - 1 (its low word). A word that
+    # below() would reject (at or above LIMITS[n]; under 1 in 10 million per deck) shifts every later word
+    # by one, so that deck is redone by the reference. tests/engine/test_rng.py compares both.
     deck = list(range(32))
     state = (seed & MASK64) ^ mix64((PURPOSE_SHUFFLE << 32) | deal_index)
-    low = None
-    for i in range(31, 0, -1):
-        n = i + 1
-        limit = TWO32 - TWO32 % n
-        while True:
-            if low is None:
-                state = (state + GOLDEN) & MASK64
-                z = ((state ^ (state >> 30)) * MIX1) & MASK64
-                z = ((z ^ (z >> 27)) * MIX2) & MASK64
-                z ^= z >> 31
-                word, low = z >> 32, z & 0xFFFFFFFF
-            else:
-                word, low = low, None
-            if word < limit:
-                break
-        j = word % n
+    for i in range(31, 2, -2):  # steps 31 and 30, 29 and 28, ..., 3 and 2
+        state = (state + GOLDEN) & MASK64
+        z = ((state ^ (state >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        z ^= z >> 31
+        high, low = z >> 32, z & 0xFFFFFFFF
+        if high >= LIMITS[i + 1] or low >= LIMITS[i]:
+            return _reference_deck(seed, deal_index)
+        j = high % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+        j = low % i
+        deck[i - 1], deck[j] = deck[j], deck[i - 1]
+    # step 1 (n = 2, which never rejects): the high word of the 16th output
+    state = (state + GOLDEN) & MASK64
+    z = ((state ^ (state >> 30)) * MIX1) & MASK64
+    z = ((z ^ (z >> 27)) * MIX2) & MASK64
+    j = ((z ^ (z >> 31)) >> 32) % 2
+    deck[1], deck[j] = deck[j], deck[1]
+    return deck
+
+
+def _reference_deck(seed: int, deal_index: int) -> list[int]:
+    """deal_deck by the letter of docs/shuffle.md, word by word with rejection."""
+    deck = list(range(32))
+    stream(seed, PURPOSE_SHUFFLE, deal_index).shuffle(deck)
     return deck
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.engine import Match, Rules, SplitMix64, card_code, deal_deck, dealer_draw
 from arena.engine.rng import stream
 
@@ -82,3 +84,21 @@ def test_every_deck_vector_printed_in_the_docs(repo_root) -> None:
     assert len(vectors) == 4
     for seed, k, deck in vectors:
         assert codes(deal_deck(int(seed), int(k))) == deck
+
+
+
+@pytest.mark.parametrize("n", [32, 17, 3])
+def test_a_rejected_word_redoes_the_deck_by_the_reference(monkeypatch, n: int) -> None:
+    # Real rejections are too rare to meet in a test (under 1 in 10 million decks), so make step n
+    # "reject" every word: deal_deck must fall back to the word-by-word procedure and still give the deck.
+    from arena.engine import rng
+
+    expected = [deal_deck(seed, 2) for seed in range(20)]
+    limits = list(rng.LIMITS)
+    limits[n] = 0
+    monkeypatch.setattr(rng, "LIMITS", tuple(limits))
+    calls: list[int] = []
+    reference = rng._reference_deck
+    monkeypatch.setattr(rng, "_reference_deck", lambda s, k: calls.append(s) or reference(s, k))
+    assert [deal_deck(seed, 2) for seed in range(20)] == expected
+    assert calls == list(range(20))
