@@ -18,7 +18,7 @@ from arena.referee import TimeControl
 from arena.sdk import Bot, run
 
 TRANSPORTS = ["unix", "tcp"]
-TC = TimeControl(startup=20.0, move=0.5, bank=1.5)
+TC = TimeControl(startup=20.0, move=1.0, bank=3.0)
 
 
 class FirstLegal(Bot):

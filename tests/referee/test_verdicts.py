@@ -106,7 +106,7 @@ def test_log_lines_are_capped_and_kept(play_bots):
 
 
 def test_full_match_between_sample_bots(play_bots):
-    out = play_bots("random", "random", seed=11, tc=TimeControl(startup=20.0, move=0.5, bank=1.5))
+    out = play_bots("random", "random", seed=11, tc=TimeControl(startup=20.0, move=1.0, bank=3.0))
     assert out.verdicts == ("OK", "OK") and out.end_reason == "COMPLETED"
     assert out.winner in (0, 1) and max(out.flags) >= 1
     assert out.deals_played == len(out.record.deals) >= 1
