@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import math
+import re
 import sys
+from pathlib import Path
 
 import click
 
+from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
     SANDBOX_HELP,
     check_launcher,
@@ -37,7 +41,14 @@ def compare(bot_a: str, bot_b: str, elo0: float, elo1: float, alpha: float, beta
             rules: tuple[str, ...], time_text: str | None, fmt: str | None, seed: int | None,
             concurrency: int | None, launcher: str, as_json: bool) -> None:
     """Play paired (duplicate) matches of BOT_A against BOT_B until a sequential probability ratio test
-    decides between H0 (A is ELO0 better) and H1 (A is ELO1 better). Bots are NAME or NAME@VERSION.
+    decides between H0 (A is ELO0 better) and H1 (A is ELO1 better).
+
+    BOT_A and BOT_B are each a registered NAME or NAME@VERSION, or a PATH to a bundle: a directory
+    holding bot.toml, a .tar.gz/.tgz or a .zip. A path is built (in --sandbox) and submitted as
+    `arena bots submit` does, under its folder name (archive suffix dropped; characters other than
+    letters, digits, _ . - become -) and owned by you; the same content reuses the same version.
+    When an argument is both an existing path and a bot name, the path wins only if it is a bundle
+    (has bot.toml, or is an archive); otherwise the name is used.
 
     Defaults as fishtest: elo0=0, elo1=30, alpha=beta=0.05; each pair is a pentanomial observation.
     """
@@ -47,14 +58,14 @@ def compare(bot_a: str, bot_b: str, elo0: float, elo1: float, alpha: float, beta
     from arena.workers.execute import run_job
     from arena.workers.pool import default_concurrency
 
-    store = open_store()
-    with user_errors():
-        a, b = store.version(bot_a), store.version(bot_b)
-    if a.id == b.id:
-        raise click.UsageError(f"{bot_a} and {bot_b} are the same version; compare two different ones")
-    pairs = parse_rules(rules, fmt)
+    pairs = parse_rules(rules, fmt)  # the user's option mistakes first, before any bundle is built
     tc = parse_time(time_text)
     check_launcher(launcher)
+    store = open_store()
+    a = _resolve(store, bot_a, launcher)
+    b = _resolve(store, bot_b, launcher)
+    if a.id == b.id:
+        raise click.UsageError(f"{bot_a} and {bot_b} are the same version ({a.label}); compare two different ones")
     conc = concurrency or default_concurrency()
     sprt = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, pairs=True)
     source = CompareRun(store, a, b, rules=pairs, time_control=tc, sprt=sprt, max_pairs=max_pairs, seed=seed,
@@ -71,6 +82,76 @@ def compare(bot_a: str, bot_b: str, elo0: float, elo1: float, alpha: float, beta
     _report(source, as_json)
 
 
+def _is_bundle(path: Path) -> bool:
+    """A directory with a manifest, or an archive file: what `arena bots submit` accepts."""
+    from arena.sandbox.archive import is_archive
+    from arena.sandbox.bundle import MANIFEST
+
+    return (path.is_dir() and (path / MANIFEST).is_file()) or (path.is_file() and is_archive(path))
+
+
+def _bundle_bot_name(path: Path) -> str:
+    """The ladder name a bundle path is submitted under: its folder (or archive) name, sanitised."""
+    from arena.sandbox.archive import ARCHIVE_SUFFIXES
+
+    base = path.resolve().name
+    for suffix in ARCHIVE_SUFFIXES:
+        if base.lower().endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", base).lstrip("_.-")[:64]
+    return name or "bundle"
+
+
+def _resolve(store, arg: str, launcher: str):  # noqa: ANN001,ANN202 - lazily imported types
+    """BOT_A/BOT_B -> a built version: a bundle path is submitted (content-hashed), else a name is looked up."""
+    from arena.sandbox.archive import ARCHIVE_SUFFIXES
+    from arena.store import StoreError
+
+    path = Path(arg).expanduser()
+    if _is_bundle(path):
+        return _submit_path(store, path, arg, launcher)
+    try:
+        version = store.version(arg)
+    except StoreError as exc:
+        if path.is_dir():
+            raise UserError(f"{arg}: directory has no bot.toml and no bot is registered under that name; "
+                            "give a bundle folder (with bot.toml), a .tar.gz/.zip, or NAME[@VERSION]") from None
+        if path.exists():
+            raise UserError(f"{arg}: not a bot bundle (expected a folder with bot.toml, .tar.gz, .tgz or .zip) "
+                            "and no bot is registered under that name") from None
+        if "/" in arg or path.name.lower().endswith(ARCHIVE_SUFFIXES):
+            raise UserError(f"{arg}: no such bundle path (and no bot by that name); check the path") from None
+        raise UserError(f"{exc}; give NAME[@VERSION] or a path to a bundle") from None
+    if not version.build_ok:
+        raise UserError(f"{version.label} failed to build; see `arena bots show {arg.partition('@')[0]}`")
+    return version
+
+
+def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,ANN202
+    """Submit the bundle at `path` as `arena bots submit PATH --name <folder>` would, under your user."""
+    from arena.store import StoreError
+    from arena.workers.submit import submit_bundle
+
+    name, owner = _bundle_bot_name(path), getpass.getuser()
+    try:
+        existing = store.bot(name)
+    except StoreError:
+        existing = None
+    if existing is not None and existing.owner != owner:
+        raise UserError(f"{arg}: its folder name makes the bot name {name!r}, which belongs to {existing.owner!r}; "
+                        f"rename the folder, or `arena bots submit {arg} --name OTHER` and compare OTHER")
+    with user_errors():
+        done = submit_bundle(store, path, name=name, owner=owner, launcher=launcher)
+    v = done.version
+    if not v.build_ok:
+        tail = "\n".join(v.build_log.strip().splitlines()[-15:])
+        raise UserError(f"{arg}: {name}@{v.number} build FAILED; nothing compared. Build log tail:\n{tail}")
+    state = "submitted as new version" if done.new else "unchanged content, reusing"
+    click.echo(f"{arg}: {state} {name}@{v.number} (content {v.content_hash[:12]})", err=True)
+    return v
+
+
 def _report(source, as_json: bool) -> None:  # noqa: ANN001
     st = source.sprt.state()
     verdict = {"H1": f"H1 accepted: {source.a.label} is stronger (by at least ~{source.sprt.elo1:g} Elo)",
@@ -82,12 +163,14 @@ def _report(source, as_json: bool) -> None:  # noqa: ANN001
         return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
 
     if as_json:
-        click.echo(json.dumps({"a": source.a.label, "b": source.b.label, "verdict": st.verdict, "llr": st.llr,
+        click.echo(json.dumps({"a": source.a.label, "b": source.b.label, "a_content": source.a.content_hash,
+                               "b_content": source.b.content_hash, "verdict": st.verdict, "llr": st.llr,
                                "bounds": [st.lower, st.upper], "pairs": st.n, "voided_pairs": source.voided_pairs,
                                "pentanomial": source.sprt.counts, "elo": st.elo,
                                "elo_ci95": [None if math.isinf(x) else x for x in (st.elo_low, st.elo_high)]},
                               indent=1))
         return
+    click.echo(f"compared {source.a.label} (A) vs {source.b.label} (B)")
     click.echo(verdict)
     click.echo(f"Elo difference {show(st.elo)} (95% {show(st.elo_low)} .. {show(st.elo_high)}), "
                f"{st.n} pairs, pentanomial {source.sprt.counts}, LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}]"
