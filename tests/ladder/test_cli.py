@@ -6,27 +6,8 @@ import json
 import tarfile
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
-
-from arena.cli import cli
-
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_bots" / "python"
-
-
-@pytest.fixture
-def arena(tmp_path, monkeypatch):
-    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
-
-    def run(*args: str, ok: bool = True):
-        result = CliRunner().invoke(cli, list(args))
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return run
 
 
 def test_bots_submit_list_show_retire(arena, tmp_path) -> None:

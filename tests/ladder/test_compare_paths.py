@@ -11,30 +11,18 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from arena.cli import cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 QUICK = ("--format", "flags=1", "--seed", "5", "--sandbox", "local", "--concurrency", "2")
 
 
 @pytest.fixture
-def arena(tmp_path, monkeypatch):
-    """Run `arena ...` in tmp_path (where the bundle folders live) as user `me`, on a fresh home."""
-    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
+def arena(arena, tmp_path, monkeypatch):
+    """The ladder suite's `arena` runner, in tmp_path (where the bundle folders live) as user `me`."""
     for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
         monkeypatch.setenv(var, "me")
     monkeypatch.chdir(tmp_path)
-
-    def run(*args: str, ok: bool = True):
-        result = CliRunner().invoke(cli, list(args))
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return run
+    return arena
 
 
 def test_compare_two_bundle_folders(arena, tmp_path) -> None:
