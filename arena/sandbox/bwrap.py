@@ -17,17 +17,13 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from arena.sandbox import cgroups, seccomp, spawn, uids
+from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import (
     Bundle,
-    cached_build_log,
     chown_tree,
-    record_build,
-    restore_owner,
-    staged_for_build,
 )
 from arena.sandbox.bwrap_process import BwrapProcess
 from arena.sandbox.capture import OutputCapture
@@ -114,33 +110,13 @@ class BwrapLauncher:
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per bundle content, sandboxed, with the bundle writable; cache success."""
-        if not bundle.build:
-            return True, ""
-        bundle = staged_for_build(bundle)
-        cached = cached_build_log(bundle)
-        if cached is not None:
-            return True, cached
+        return build_once(bundle, limits, self._run_build)
+
+    def _run_build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         build_limits = Limits(**{**limits.__dict__, "cpu_seconds": limits.build_seconds})
-        proc = self.start(bundle, list(bundle.build), {}, build_limits, socket_path=None,
+        proc = self.start(bundle, list(bundle.build or ()), {}, build_limits, socket_path=None,
                           label="build", writable=True)
-        deadline = time.monotonic() + limits.build_seconds
-        while proc.exit_status() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        timed_out = proc.exit_status() is None
-        proc.kill()
-        if self.privileged:
-            restore_owner(bundle.path)
-        log = proc.output()
-        status = proc.exit_status()
-        if timed_out:
-            log += f"\n[arena] build timed out after {limits.build_seconds}s\n"
-        elif status != 0:
-            verdict = proc.failure_verdict()
-            log += f"\n[arena] build exited with status {status}" + (f" ({verdict})" if verdict else "") + "\n"
-        ok = not timed_out and status == 0
-        if ok:
-            record_build(bundle, log)
-        return ok, log
+        return await_build(proc, bundle, limits, restore=self.privileged, poll=0.02)
 
     def start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, *,
               socket_path: Path | None, label: str = "bot", writable: bool = False,

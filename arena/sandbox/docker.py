@@ -17,18 +17,14 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
 from arena.sandbox import cgroups, procstat, spawn, uids
+from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import (
     Bundle,
-    cached_build_log,
     chown_tree,
-    record_build,
-    restore_owner,
-    staged_for_build,
 )
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess, build_first
@@ -214,22 +210,9 @@ class DockerLauncher:
         return DockerProcess(self.docker, name, popen, OutputCapture(popen.stdout, limits.log_bytes), limits, lease)
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
-        if not bundle.build:
-            return True, ""
-        bundle = staged_for_build(bundle)
-        cached = cached_build_log(bundle)
-        if cached is not None:
-            return True, cached
-        proc = self._start(bundle, list(bundle.build), {}, limits, None, "build", writable=True)
-        deadline = time.monotonic() + limits.build_seconds
-        while proc.exit_status() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        timed_out = proc.exit_status() is None
-        proc.kill()
-        if os.geteuid() == 0:
-            restore_owner(bundle.path)
-        log = proc.output() + (f"\n[arena] build timed out after {limits.build_seconds}s\n" if timed_out else "")
-        ok = not timed_out and proc.exit_status() == 0
-        if ok:
-            record_build(bundle, log)
-        return ok, log
+        """Run `build` once per bundle content, in the bot's image, with the bundle writable."""
+        return build_once(bundle, limits, self._run_build)
+
+    def _run_build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+        proc = self._start(bundle, list(bundle.build or ()), {}, limits, None, "build", writable=True)
+        return await_build(proc, bundle, limits, restore=os.geteuid() == 0, poll=0.05)

@@ -10,7 +10,8 @@ import sys
 import warnings
 
 from arena.sandbox import procstat
-from arena.sandbox.bundle import Bundle, cached_build_log, record_build, staged_for_build
+from arena.sandbox.building import build_once
+from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import LaunchSpec, Limits
@@ -104,24 +105,18 @@ class LocalLauncher:
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per staged bundle content (unsandboxed!); success is recorded."""
-        if not bundle.build:
-            return True, ""
-        bundle = staged_for_build(bundle)
-        cached = cached_build_log(bundle)
-        if cached is not None:
-            return True, cached
-        try:
-            res = subprocess.run(
-                list(bundle.build), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
-            )
-        except subprocess.TimeoutExpired as exc:
-            out = (exc.stdout or b"") + (exc.stderr or b"")
-            return False, out.decode(errors="replace") + f"\nbuild timed out after {limits.build_seconds}s"
-        except OSError as exc:
-            return False, f"build command could not start: {exc}"
-        log = (res.stdout + res.stderr).decode(errors="replace")
-        if res.returncode == 0:
-            record_build(bundle, log)
-        else:
-            log += f"\n[arena] build exited with status {res.returncode}\n"
-        return res.returncode == 0, log
+        return build_once(bundle, limits, _run_build)
+
+
+def _run_build(bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+    try:
+        res = subprocess.run(list(bundle.build or ()), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds)
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"") + (exc.stderr or b"")
+        return False, out.decode(errors="replace") + f"\nbuild timed out after {limits.build_seconds}s"
+    except OSError as exc:
+        return False, f"build command could not start: {exc}"
+    log = (res.stdout + res.stderr).decode(errors="replace")
+    if res.returncode != 0:
+        log += f"\n[arena] build exited with status {res.returncode}\n"
+    return res.returncode == 0, log

@@ -1,0 +1,45 @@
+"""The build step every launcher shares: once per bundle content, in a staged copy (never the
+author's folder), with success recorded so later launches skip it. Launchers differ only in how they
+run the command, which they pass in."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from arena.sandbox.bundle import Bundle, cached_build_log, record_build, restore_owner, staged_for_build
+from arena.sandbox.launcher import BotProcess, Limits
+
+
+def build_once(bundle: Bundle, limits: Limits, run: Callable[[Bundle, Limits], tuple[bool, str]]) -> tuple[bool, str]:
+    """(ok, log) of the bundle's `build`, running `run(staged_bundle, limits)` only when not yet built."""
+    if not bundle.build:
+        return True, ""
+    staged = staged_for_build(bundle)
+    cached = cached_build_log(staged)
+    if cached is not None:
+        return True, cached
+    ok, log = run(staged, limits)
+    if ok:
+        record_build(staged, log)
+    return ok, log
+
+
+def await_build(proc: BotProcess, bundle: Bundle, limits: Limits, *, restore: bool, poll: float) -> tuple[bool, str]:
+    """Wait for a sandboxed build process (at most `limits.build_seconds`), kill it, give the staged
+    files back to us when the build ran under another uid, and explain a failure at the log's end."""
+    deadline = time.monotonic() + limits.build_seconds
+    while proc.exit_status() is None and time.monotonic() < deadline:
+        time.sleep(poll)
+    timed_out = proc.exit_status() is None
+    proc.kill()
+    if restore:
+        restore_owner(bundle.path)
+    log = proc.output()  # type: ignore[attr-defined]  # every sandboxed process keeps its whole capture
+    status = proc.exit_status()
+    if timed_out:
+        log += f"\n[arena] build timed out after {limits.build_seconds}s\n"
+    elif status != 0:
+        verdict = proc.failure_verdict()
+        log += f"\n[arena] build exited with status {status}" + (f" ({verdict})" if verdict else "") + "\n"
+    return not timed_out and status == 0, log
