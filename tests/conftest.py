@@ -15,6 +15,23 @@ def repo_root() -> Path:
     return REPO
 
 
+@pytest.fixture
+def redis_client():
+    """`redis_client(url)`: a connected client. Redis runs on every development and CI machine
+    (scripts/services.sh starts it), so an unreachable server fails the test instead of skipping it."""
+    import redis
+
+    def connect(url: str):
+        client = redis.Redis.from_url(url, socket_connect_timeout=2)
+        try:
+            client.ping()
+        except redis.exceptions.RedisError as exc:
+            pytest.fail(f"Redis not reachable at {url} ({exc}); start it with scripts/services.sh")
+        return client
+
+    return connect
+
+
 # ---- stores: every store test runs on SQLite and on PostgreSQL (its own schema, dropped after) ----
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -29,7 +46,9 @@ def _pg_schema_url() -> tuple[str, str]:
         with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True, connect_timeout=3) as c:
             c.execute(f"CREATE SCHEMA {schema}")
     except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL not reachable at 127.0.0.1:5432 ({exc}); start it with scripts/services.sh")
+        # PostgreSQL runs on every development and CI machine (scripts/services.sh starts it): a test
+        # that quietly skipped here would hide a broken database layer.
+        pytest.fail(f"PostgreSQL not reachable at 127.0.0.1:5432 ({exc}); start it with scripts/services.sh")
     return f"{PG_URL}?options=-csearch_path%3D{schema}", schema
 
 

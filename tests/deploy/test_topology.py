@@ -41,17 +41,6 @@ def _needs_root_bwrap() -> None:
         pytest.skip("reproducing the worker container needs root, bwrap, setpriv, unshare and mount")
 
 
-def _redis() -> object:
-    import redis
-
-    client = redis.Redis.from_url(REDIS, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.exceptions.RedisError as exc:
-        pytest.skip(f"Redis not reachable at {REDIS} ({exc}); start it with scripts/services.sh")
-    return client
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -78,9 +67,9 @@ def _stop(proc: subprocess.Popen) -> str:
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path) -> None:
+def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redis_client) -> None:
     _needs_root_bwrap()
-    client = _redis()
+    client = redis_client(REDIS)
     home, queue = tmp_path / "home", f"arena-deploy-{uuid.uuid4().hex[:10]}"
     home.mkdir()
     services = load_compose({"ARENA_HOME": str(home)})["services"]

@@ -21,19 +21,8 @@ ARENA = str(Path(sys.executable).parent / "arena")
 REDIS = "redis://127.0.0.1:6379/0"
 
 
-def _redis_or_skip():
-    import redis
-
-    client = redis.Redis.from_url(REDIS, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.exceptions.RedisError as exc:
-        pytest.skip(f"Redis not reachable at {REDIS} ({exc}); start it with scripts/services.sh")
-    return client
-
-
-def test_season_through_celery_workers(tmp_path: Path) -> None:
-    client = _redis_or_skip()
+def test_season_through_celery_workers(tmp_path: Path, redis_client) -> None:
+    client = redis_client(REDIS)
     queue = f"arena-test-{uuid.uuid4().hex[:10]}"
     env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
            "ARENA_BROKER_URL": REDIS, "ARENA_CELERY_QUEUE": queue}
