@@ -43,22 +43,18 @@ class Log(_message.Message):
     def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "deal_start", "turn_request", "trick_result", "deal_result", "match_result", "error")
+    __slots__ = ("welcome", "turn_request", "deal_result", "match_result", "error")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
-    DEAL_START_FIELD_NUMBER: _ClassVar[int]
     TURN_REQUEST_FIELD_NUMBER: _ClassVar[int]
-    TRICK_RESULT_FIELD_NUMBER: _ClassVar[int]
     DEAL_RESULT_FIELD_NUMBER: _ClassVar[int]
     MATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
-    deal_start: DealStart
     turn_request: TurnRequest
-    trick_result: TrickResult
     deal_result: DealResult
     match_result: MatchResult
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., deal_start: _Optional[_Union[DealStart, _Mapping]] = ..., turn_request: _Optional[_Union[TurnRequest, _Mapping]] = ..., trick_result: _Optional[_Union[TrickResult, _Mapping]] = ..., deal_result: _Optional[_Union[DealResult, _Mapping]] = ..., match_result: _Optional[_Union[MatchResult, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., turn_request: _Optional[_Union[TurnRequest, _Mapping]] = ..., deal_result: _Optional[_Union[DealResult, _Mapping]] = ..., match_result: _Optional[_Union[MatchResult, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Rules(_message.Message):
     __slots__ = ("scoring", "hand_size", "trumps", "must_head_phase2", "standoff", "next_dealer", "dealer_after_tie", "flags", "max_deals", "deck")
@@ -207,7 +203,7 @@ class View(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., trick_number: _Optional[int] = ..., phase: _Optional[int] = ..., dealer: _Optional[int] = ..., leader: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., lead_card: _Optional[str] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., honours: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., trump_card: _Optional[str] = ..., trump_suit: _Optional[str] = ..., drawn: _Optional[_Iterable[str]] = ..., opponent_hand_size: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., multiplier: _Optional[int] = ..., pot: _Optional[int] = ..., deals_played: _Optional[int] = ...) -> None: ...
 
 class TurnRequest(_message.Message):
-    __slots__ = ("turn_id", "view", "legal_cards", "move_ms", "bank_ms", "deadline_ms", "trick_result")
+    __slots__ = ("turn_id", "view", "legal_cards", "move_ms", "bank_ms", "deadline_ms", "trick_result", "deal_start")
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_CARDS_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +211,7 @@ class TurnRequest(_message.Message):
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TRICK_RESULT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_START_FIELD_NUMBER: _ClassVar[int]
     turn_id: int
     view: View
     legal_cards: _containers.RepeatedScalarFieldContainer[str]
@@ -222,7 +219,8 @@ class TurnRequest(_message.Message):
     bank_ms: int
     deadline_ms: int
     trick_result: TrickResult
-    def __init__(self, turn_id: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_cards: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., trick_result: _Optional[_Union[TrickResult, _Mapping]] = ...) -> None: ...
+    deal_start: DealStart
+    def __init__(self, turn_id: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_cards: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., trick_result: _Optional[_Union[TrickResult, _Mapping]] = ..., deal_start: _Optional[_Union[DealStart, _Mapping]] = ...) -> None: ...
 
 class TrickResult(_message.Message):
     __slots__ = ("deal_number", "trick", "honours", "drawn_card", "opponent_drew", "opponent_drawn_card", "stock_size")
@@ -243,7 +241,7 @@ class TrickResult(_message.Message):
     def __init__(self, deal_number: _Optional[int] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., honours: _Optional[_Iterable[int]] = ..., drawn_card: _Optional[str] = ..., opponent_drew: _Optional[bool] = ..., opponent_drawn_card: _Optional[str] = ..., stock_size: _Optional[int] = ...) -> None: ...
 
 class DealResult(_message.Message):
-    __slots__ = ("deal_number", "honours", "winner", "value", "lines", "flags", "multiplier", "pot")
+    __slots__ = ("deal_number", "honours", "winner", "value", "lines", "flags", "multiplier", "pot", "last_trick")
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     HONOURS_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
@@ -252,6 +250,7 @@ class DealResult(_message.Message):
     FLAGS_FIELD_NUMBER: _ClassVar[int]
     MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
     POT_FIELD_NUMBER: _ClassVar[int]
+    LAST_TRICK_FIELD_NUMBER: _ClassVar[int]
     deal_number: int
     honours: _containers.RepeatedScalarFieldContainer[int]
     winner: int
@@ -260,7 +259,8 @@ class DealResult(_message.Message):
     flags: _containers.RepeatedScalarFieldContainer[int]
     multiplier: int
     pot: int
-    def __init__(self, deal_number: _Optional[int] = ..., honours: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., value: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., multiplier: _Optional[int] = ..., pot: _Optional[int] = ...) -> None: ...
+    last_trick: TrickResult
+    def __init__(self, deal_number: _Optional[int] = ..., honours: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., value: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., multiplier: _Optional[int] = ..., pot: _Optional[int] = ..., last_trick: _Optional[_Union[TrickResult, _Mapping]] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("winner", "void", "verdicts", "details", "lines", "flags", "deals_played", "end_reason")

@@ -81,28 +81,18 @@ def _honours(card: int) -> int:
     return 1 if card & 7 >= 3 else 0
 
 
-def deal_start(match: Match, seat: int) -> pb.RefereeMessage:
+def fill_deal_start(out: pb.DealStart, match: Match, seat: int) -> None:
+    """What `seat` learns when a deal begins (it rides in the seat's first TurnRequest of the deal)."""
     deal = match.deal
     assert deal is not None
-    return pb.RefereeMessage(
-        deal_start=pb.DealStart(
-            deal_number=deal.index + 1,
-            dealer=deal.dealer,
-            hand=codes(cards_of(deal.hands[seat])),
-            trump_card="" if deal.trump_card is None else _CODES[deal.trump_card],
-            stock_size=deal.stock_count,
-            lines=list(match.lines),
-            multiplier=deal.multiplier,
-            pot=deal.pot,
-        )
-    )
-
-
-def trick_result(match: Match, trick: TrickRecord, seat: int) -> pb.RefereeMessage:
-    """What `seat` learns from a finished trick, as a message of its own."""
-    msg = pb.RefereeMessage()
-    fill_trick_result(msg.trick_result, match, trick, seat)
-    return msg
+    out.deal_number = deal.index + 1
+    out.dealer = deal.dealer
+    out.hand.extend(codes(cards_of(deal.hands[seat])))
+    out.trump_card = "" if deal.trump_card is None else _CODES[deal.trump_card]
+    out.stock_size = deal.stock_count
+    out.lines.extend(match.lines)
+    out.multiplier = deal.multiplier
+    out.pot = deal.pot
 
 
 def fill_trick_result(out: pb.TrickResult, match: Match, trick: TrickRecord, seat: int) -> None:
@@ -126,10 +116,11 @@ def fill_trick_result(out: pb.TrickResult, match: Match, trick: TrickRecord, sea
     out.stock_size = deal.stock_count
 
 
-def deal_result(match: Match) -> pb.RefereeMessage:
+def deal_result(match: Match, last: TrickRecord | None, seat: int) -> pb.RefereeMessage:
+    """The end of the deal just finished, with its last trick as `seat` saw it."""
     summary = match.deals[-1]
     out = summary.outcome
-    return pb.RefereeMessage(
+    msg = pb.RefereeMessage(
         deal_result=pb.DealResult(
             deal_number=summary.index + 1,
             honours=list(out.honours),
@@ -141,3 +132,6 @@ def deal_result(match: Match) -> pb.RefereeMessage:
             pot=match.pot,
         )
     )
+    if last is not None:
+        fill_trick_result(msg.deal_result.last_trick, match, last, seat)
+    return msg

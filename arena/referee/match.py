@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import CardError, IllegalMove, Match, Rules, card_code, parse_card
+from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, parse_card
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.referee import convert, streams
@@ -76,7 +76,8 @@ class MatchRunner(SeatStreams):
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
-        self._turns: DealTurns | None = None  # both seats' TurnRequests for the deal in progress
+        # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
+        self._unsettled: tuple[DealTurns, int, int, float, TrickRecord | None, int | None] | None = None
         self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
         self.done = asyncio.Event()
@@ -174,46 +175,42 @@ class MatchRunner(SeatStreams):
     async def _play_deal(self) -> None:
         m = self.match
         deal = m.start_deal()
-        turns = self._turns = DealTurns(m)
+        turns = DealTurns(m)
         self.recorder.deal_started(m)
         self._emit("deal_start", deal=deal.index + 1, dealer=deal.dealer)
-        for seat in (0, 1):
-            await self._send(seat, convert.deal_start(m, seat))
+        # One message per move on the hot path: each seat's DealStart rides in its first TurnRequest
+        # of the deal, each TrickResult in its next TurnRequest, the deal's last one in the DealResult.
+        last = None
         while not deal.done:
             seat = deal.to_move
             assert seat is not None
-            trick = await self._turn(seat)
+            trick = await self._turn(seat, turns)
             if trick is not None:
-                if deal.done:
-                    for s in (0, 1):
-                        await self._send(s, convert.trick_result(m, trick, s))
-                else:
-                    # Each seat's TrickResult rides in its next TurnRequest (both move again in
-                    # this deal): one message per move instead of two, on the match's hot path.
-                    turns.trick_done(trick)
+                last = trick
+        self._settle()
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
-        msg = convert.deal_result(m)
         for s in (0, 1):
-            await self._send(s, msg)
+            await self._send(s, convert.deal_result(m, last, s))
         self._emit("deal_end", deal=summary.index + 1, honours=list(summary.honours), winner=summary.winner,
                    lines=list(m.lines))  # fmt: skip
 
-    async def _turn(self, seat: int):
+    async def _turn(self, seat: int, turns: DealTurns) -> TrickRecord | None:
+        """One move: the TurnRequest out, the answer in, the card played. Between the two only what
+        the next TurnRequest needs is done; the rest waits for `_settle`, while the next bot thinks."""
         m = self.match
-        deal = m.deal
-        assert deal is not None
+        deal = turns.deal
         clock = self.clocks[seat]
         self.turn_id += 1
         tid = self.turn_id
         self.where = (deal.index + 1, deal.trick_no, tid)
-        assert self._turns is not None
-        req = self._turns.request(seat, tid, clock)
+        req = turns.request(seat, tid, clock)
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
         await self._send(seat, req)
         sent = time.perf_counter()
+        self._settle()
         deadline = sent + clock.deadline
         self.pending = (seat, tid)
         while True:
@@ -237,10 +234,27 @@ class MatchRunner(SeatStreams):
             trick = m.play(card)
         except IllegalMove as exc:
             self._fail_now(seat, V.ILLEGAL_MOVE, f"played {card_code(card)}: {exc.reason}")
-        self.recorder.play(seat, convert.CODES[card], think)
-        if trick is not None:
-            self._emit("trick", deal=deal.index + 1, trick=trick.no, winner=trick.winner)
+        later = None
+        if trick is not None and not deal.done:
+            nxt = deal.to_move
+            turns.trick_done(trick, nxt)  # the next mover's view now, the other seat's in _settle
+            later = 1 - nxt
+        self._unsettled = (turns, seat, card, think, trick, later)
         return trick
+
+    def _settle(self) -> None:
+        """The last move's bookkeeping: its replay entry, the finished trick in the other seat's view,
+        the display event. Run once the next TurnRequest is out, so it is off the per-move path."""
+        u = self._unsettled
+        if u is None:
+            return
+        self._unsettled = None
+        turns, seat, card, think, trick, later = u
+        self.recorder.play(seat, convert.CODES[card], think)
+        if later is not None:
+            turns.trick_done(trick, later)
+        if trick is not None:
+            self._emit("trick", deal=turns.deal.index + 1, trick=trick.no, winner=trick.winner)
 
     async def _handle_other(self, ev: Event) -> None:
         """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""
@@ -289,6 +303,7 @@ class MatchRunner(SeatStreams):
         self.details = [why, why]
 
     async def _finish(self) -> None:
+        self._settle()  # a move applied before the match stopped is still recorded
         failed = [i for i in (0, 1) if self.verdicts[i] != V.OK]
         if self.end_reason == V.COMPLETED:
             winner, void = (-1 if self.match.winner is None else self.match.winner), False

@@ -80,6 +80,7 @@ class SeatStreams:
             kind = msg.WhichOneof("msg")
             if kind == "action":
                 self.post(Event(ACTION, idx, turn_id=msg.action.turn_id, card=msg.action.card, t=t))
+                await asyncio.sleep(0)  # the runner answers first; re-arming this read can wait
             elif kind == "log":
                 self._log(seat, msg.log.text)
             else:

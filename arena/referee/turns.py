@@ -15,7 +15,7 @@ from arena.engine import Match, TrickRecord
 from arena.engine.cards import SUITS
 from arena.proto import referee_pb2 as pb
 from arena.referee.clock import SeatClock
-from arena.referee.convert import CODES, fill_trick_result
+from arena.referee.convert import CODES, fill_deal_start, fill_trick_result
 
 # The codes of the cards in each byte of a 32-bit card mask (card = suit * 8 + rank: one suit per byte).
 _BYTE_CODES = tuple(
@@ -33,7 +33,7 @@ class DealTurns:
     """Both seats' TurnRequests for the deal in progress of `match`. Create one per deal, after
     `start_deal`; call `trick_done` for every finished trick and `request` for every turn."""
 
-    __slots__ = ("match", "deal", "msgs", "_fresh")
+    __slots__ = ("match", "deal", "msgs", "_fresh", "_start")
 
     def __init__(self, match: Match) -> None:
         deal = match.deal
@@ -42,7 +42,9 @@ class DealTurns:
         self.deal = deal
         self.msgs = (pb.RefereeMessage(), pb.RefereeMessage())
         self._fresh = [False, False]  # per seat: its message holds a TrickResult not sent yet
+        self._start = [2, 2]  # per seat: 2 DealStart not sent yet, 1 sent with the last turn, 0 cleared
         for seat, msg in enumerate(self.msgs):
+            fill_deal_start(msg.turn_request.deal_start, match, seat)
             v = msg.turn_request.view
             v.seat = seat
             v.deal_number = deal.index + 1
@@ -60,13 +62,14 @@ class DealTurns:
             if deal.trump_suit is not None:
                 v.trump_suit = SUITS[deal.trump_suit]
 
-    def trick_done(self, t: TrickRecord) -> None:
-        """Append a finished trick (and the draws after it) to both seats' views; each seat's next
-        TurnRequest carries it as its TrickResult."""
+    def trick_done(self, t: TrickRecord, only: int | None = None) -> None:
+        """Append a finished trick (and the draws after it) to seat `only`'s view, or both seats'; each
+        seat's next TurnRequest carries it as its TrickResult. Call it for a seat before that seat's
+        next turn and before the deal moves on (it reads the deal's honours, stock and trick number)."""
         deal = self.deal
         lead, follow, honours, stock = CODES[t.lead], CODES[t.follow], deal.honours, deal.stock_count
         trick_no, phase, leader = deal.trick_no, deal.phase, deal.leader
-        for seat, msg in enumerate(self.msgs):
+        for seat, msg in enumerate(self.msgs) if only is None else ((only, self.msgs[only]),):
             tr = msg.turn_request
             tr.ClearField("trick_result")
             fill_trick_result(tr.trick_result, self.match, t, seat)
@@ -103,4 +106,9 @@ class DealTurns:
             self._fresh[seat] = False
         else:
             tr.ClearField("trick_result")  # sent with the previous turn
+        start = self._start[seat]
+        if start:
+            if start == 1:
+                tr.ClearField("deal_start")  # it rode in this seat's first turn of the deal
+            self._start[seat] = start - 1
         return msg

@@ -36,10 +36,12 @@ class Bot:
         raise NotImplementedError("implement play(view) and return one of view.legal")
 
     def on_deal_start(self, deal: pb.DealStart) -> None:
-        """A new deal: `deal.hand`, `deal.dealer`, `deal.trump_card`."""
+        """A new deal: `deal.hand`, `deal.dealer`, `deal.trump_card`. Called just before your first
+        `play()` of the deal (the referee sends it with that turn)."""
 
     def on_trick(self, result: pb.TrickResult) -> None:
-        """A trick ended: `result.trick` (lead, follow, winner), `result.drawn_card`."""
+        """A trick ended: `result.trick` (lead, follow, winner), `result.drawn_card`. Called before
+        your next `play()`, and for a deal's last trick before `on_deal_end()`."""
 
     def on_deal_end(self, result: pb.DealResult) -> None:
         """A deal ended: honours, winner, lines."""
@@ -73,16 +75,17 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> pb.Ma
                 kind = msg.WhichOneof("msg")
                 if kind == "turn_request":
                     req = msg.turn_request
-                    if req.HasField("trick_result"):
+                    if req.HasField("deal_start"):  # the first turn of a deal
+                        bot.on_deal_start(req.deal_start)
+                    elif req.HasField("trick_result"):
                         bot.on_trick(req.trick_result)
                     card = bot.play(View.from_request(req))
                     outbox.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=str(card))))
-                elif kind == "trick_result":
-                    bot.on_trick(msg.trick_result)
-                elif kind == "deal_start":
-                    bot.on_deal_start(msg.deal_start)
                 elif kind == "deal_result":
-                    bot.on_deal_end(msg.deal_result)
+                    ended = msg.deal_result
+                    if ended.HasField("last_trick"):
+                        bot.on_trick(ended.last_trick)
+                    bot.on_deal_end(ended)
                 elif kind == "welcome":
                     w = msg.welcome
                     bot.seat, bot.rules, bot.match_id, bot.opponent = w.seat, w.rules, w.match_id, w.opponent_name

@@ -34,10 +34,22 @@ def test_a_turn_request_is_one_line_with_every_field_in_proto_order() -> None:
     assert list(data["view"]) == [f.name for f in pb.View.DESCRIPTOR.fields]
 
 
-@pytest.mark.parametrize("kind", ["welcome", "deal_start", "trick_result", "deal_result", "match_result", "error"])
+@pytest.mark.parametrize("kind", [f.name for f in pb.RefereeMessage.DESCRIPTOR.oneofs_by_name["msg"].fields])
 def test_every_referee_message_kind_becomes_a_typed_line(kind: str) -> None:
     message = pb.RefereeMessage(**{kind: getattr(pb, pb.RefereeMessage.DESCRIPTOR.fields_by_name[kind].message_type.name)()})
     assert json.loads(referee_line(message))["type"] == kind
+
+
+def test_deal_start_and_last_trick_ride_in_the_lines_that_carry_them() -> None:
+    first = pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=1, legal_cards=["AS"],
+                                                           deal_start=pb.DealStart(deal_number=2, hand=["AS"])))  # fmt: skip
+    data = json.loads(referee_line(first))
+    assert data["deal_start"]["deal_number"] == 2 and data["deal_start"]["hand"] == ["AS"]
+    assert "trick_result" not in data, "an unset message field is left out, not printed empty"
+    later = json.loads(referee_line(pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=2, legal_cards=["AS"]))))
+    assert "deal_start" not in later
+    end = pb.RefereeMessage(deal_result=pb.DealResult(deal_number=2, last_trick=pb.TrickResult(deal_number=2)))
+    assert json.loads(referee_line(end))["last_trick"]["deal_number"] == 2
 
 
 def test_bot_lines_become_actions_and_logs() -> None:

@@ -23,7 +23,7 @@ VARIANTS = [
 ]
 
 
-def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried) -> pb.RefereeMessage:
+def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried, first: bool) -> pb.RefereeMessage:
     """The TurnRequest as the referee built it before turns.py: every field from `Match.view`."""
     view = m.view(seat)
     msg = pb.RefereeMessage()
@@ -34,6 +34,13 @@ def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried) -
     tr.move_ms, tr.bank_ms, tr.deadline_ms = int(clock.move * 1000), int(clock.bank * 1000), int(clock.deadline * 1000)
     if carried is not None:
         convert.fill_trick_result(tr.trick_result, m, carried, seat)
+    if first:  # the seat's first turn of the deal carries the DealStart, its hand still as dealt
+        ds = tr.deal_start
+        ds.deal_number, ds.dealer, ds.stock_size = view.deal_index + 1, view.dealer, view.stock_count
+        ds.hand.extend(convert.codes(view.hand))
+        ds.trump_card = "" if view.trump_card is None else convert.card_code(view.trump_card)
+        ds.lines.extend(view.lines)
+        ds.multiplier, ds.pot = view.multiplier, view.pot
     return msg
 
 
@@ -49,21 +56,27 @@ def test_incremental_turn_requests_equal_the_engine_view_at_every_turn(rules: Ru
             deal = m.start_deal()
             turns = DealTurns(m)
             carry = [None, None]
+            first = [True, True]
+            later = None  # as the runner does: the other seat's view gets the trick after the next request
             while not deal.done:
                 seat = deal.to_move
                 turn_id += 1
                 clocks[seat].charge(pick.random() * 0.5)
                 got = turns.request(seat, turn_id, clocks[seat])
-                want = from_scratch(m, seat, turn_id, clocks[seat], carry[seat])
-                carry[seat] = None
+                if later is not None:
+                    turns.trick_done(*later)
+                    later = None
+                want = from_scratch(m, seat, turn_id, clocks[seat], carry[seat], first[seat])
+                assert got.turn_request.HasField("deal_start") == first[seat]
+                carry[seat], first[seat] = None, False
                 assert got == want, f"seed {seed} deal {deal.index + 1} turn {turn_id} seat {seat}"
                 assert got.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
                 turns_checked += 1
                 trick = m.play(pick.choice(deal.legal_cards()))
-                if trick is not None:
-                    turns.trick_done(trick)
-                    if not deal.done:
-                        carry = [trick, trick]
+                if trick is not None and not deal.done:
+                    turns.trick_done(trick, deal.to_move)
+                    later = (trick, 1 - deal.to_move)
+                    carry = [trick, trick]
         assert turns_checked == 32 * len(m.deals) > 0  # every card of every deal was a checked turn
 
 

@@ -56,6 +56,7 @@ class Counting(Bot):
 
     def on_deal_start(self, deal):
         self.deals += 1
+        assert deal.deal_number == self.deals and len(deal.hand) == 6
         self.last_trick_seen = 0
 
     def on_trick(self, result):
@@ -65,12 +66,14 @@ class Counting(Bot):
 
     def on_deal_end(self, result):
         self.deal_ends += 1
+        assert result.deal_number == self.deals and self.last_trick_seen == 16  # the last trick came first
 
     def on_match_end(self, result):
         self.result = result
 
     def play(self, view):
         self.turns += 1
+        assert view.deal_number == self.deals, "on_deal_start comes before the deal's first play"
         assert view.trick_number == self.last_trick_seen + 1  # the previous trick came before the turn
         self.log(f"turn {view.turn_id}")
         return cards.by_rank(view.legal)[0]
