@@ -68,6 +68,9 @@ class MatchRunner(SeatStreams):
         self.clocks = [SeatClock(spec.time_control), SeatClock(spec.time_control)]
         self.events: collections.deque[Event] = collections.deque()
         self._waiter: asyncio.Future | None = None  # the runner waiting in _next_event
+        self._deadline = 0.0  # when that wait ends (time.perf_counter())
+        self._timer: asyncio.TimerHandle | None = None  # fires at _timer_at, at or before _deadline
+        self._timer_at = 0.0
         self._writing: tuple[int, float] | None = None  # (seat, since) while a write is in progress
         self._stalled: int | None = None  # the seat whose write the watchdog gave up on
         self.recorder = Recorder(spec.match_id, spec.rules, spec.seed, spec.time_control)
@@ -77,6 +80,7 @@ class MatchRunner(SeatStreams):
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
         # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
+        self._owed: tuple[list[pb.RefereeMessage], list[pb.RefereeMessage]] = ([], [])  # per seat, see _pay
         self._unsettled: tuple[DealTurns, int, int, float, TrickRecord | None, int | None] | None = None
         self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
@@ -119,6 +123,7 @@ class MatchRunner(SeatStreams):
             self._end_void(f"referee error: {exc!r}", V.ABORTED)
         finally:
             watchdog.cancel()
+            self._stop_timer()
         await self._finish()
         assert self.result is not None
         return self.result
@@ -190,8 +195,8 @@ class MatchRunner(SeatStreams):
         self._settle()
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
-        for s in (0, 1):
-            await self._send(s, convert.deal_result(m, last, s))
+        for s in (0, 1):  # sent before the seat's next message (_pay), the mover's first
+            self._owed[s].append(convert.deal_result(m, last, s))
         self._emit("deal_end", deal=summary.index + 1, honours=list(summary.honours), winner=summary.winner,
                    lines=list(m.lines))  # fmt: skip
 
@@ -205,12 +210,16 @@ class MatchRunner(SeatStreams):
         tid = self.turn_id
         self.where = (deal.index + 1, deal.trick_no, tid)
         req = turns.request(seat, tid, clock)
+        if self._owed[seat]:
+            await self._pay(seat)
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
         await self._send(seat, req)
         sent = time.perf_counter()
         self._settle()
+        if self._owed[1 - seat]:
+            await self._pay(1 - seat)  # the other seat's DealResult, while this one thinks
         deadline = sent + clock.deadline
         self.pending = (seat, tid)
         while True:
@@ -242,9 +251,19 @@ class MatchRunner(SeatStreams):
         self._unsettled = (turns, seat, card, think, trick, later)
         return trick
 
+    async def _pay(self, i: int, final: bool = False) -> None:
+        """Send what seat `i` is owed (a DealResult) before anything else goes to it."""
+        owed = self._owed[i]
+        while owed:
+            msg = owed.pop(0)
+            if final:
+                await self._send(i, msg, timeout=1.0, final=True)
+            else:
+                await self._send(i, msg)
+
     def _settle(self) -> None:
-        """The last move's bookkeeping: its replay entry, the finished trick in the other seat's view,
-        the display event. Run once the next TurnRequest is out, so it is off the per-move path."""
+        """The last move's bookkeeping: its replay entry and the finished trick in the other seat's
+        view. Run once the next TurnRequest is out, so it is off the per-move path."""
         u = self._unsettled
         if u is None:
             return
@@ -253,8 +272,6 @@ class MatchRunner(SeatStreams):
         self.recorder.play(seat, convert.CODES[card], think)
         if later is not None:
             turns.trick_done(trick, later)
-        if trick is not None:
-            self._emit("trick", deal=turns.deal.index + 1, trick=trick.no, winner=trick.winner)
 
     async def _handle_other(self, ev: Event) -> None:
         """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""
@@ -341,6 +358,7 @@ class MatchRunner(SeatStreams):
             if s.context is None or s.gone:
                 continue
             try:
+                await self._pay(s.index, final=True)
                 if self.verdicts[s.index] != V.OK:
                     await self._send(s.index, pb.RefereeMessage(error=pb.Error(
                         code=self.verdicts[s.index], message=self.details[s.index].split("\n")[0], fatal=True,

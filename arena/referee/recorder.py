@@ -27,10 +27,10 @@ class Recorder:
     def deal_started(self, match: Match) -> None:
         deal = match.deal
         assert deal is not None
-        self.record.deals.add(number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck))
+        self._plays = self.record.deals.add(number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck)).plays
 
     def play(self, seat: int, card: str, think: float) -> None:
-        self.record.deals[-1].plays.add(seat=seat, card=card, think_us=min(int(think * 1e6), 2**32 - 1))
+        self._plays.add(seat=seat, card=card, think_us=min(int(think * 1e6), 2**32 - 1))
 
     def deal_finished(self, summary: DealSummary) -> None:
         out = summary.outcome

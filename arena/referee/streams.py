@@ -1,6 +1,6 @@
 """The seat-stream side of a match: events from the stream handlers, reads, writes, logs, and telling
 a crash from a disconnect. `MatchRunner` (match.py) mixes this in and owns the attributes it uses:
-`spec`, `seats`, `handles`, `events`, `_waiter`, `_writing`, `_stalled`, `recorder`, `match`,
+`spec`, `seats`, `handles`, `events`, `_waiter`, `_deadline`, `_timer`, `_writing`, `_stalled`, `recorder`, `match`,
 `pause_idle`, `on_event`, and the verdict method `_fail_now`.
 """
 
@@ -20,11 +20,6 @@ EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to ex
 # A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
 # (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
 WRITE_STALL = 10.0
-
-
-def _expire(waiter: asyncio.Future) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 def _describe_exit(code: int) -> str:
@@ -80,7 +75,6 @@ class SeatStreams:
             kind = msg.WhichOneof("msg")
             if kind == "action":
                 self.post(Event(ACTION, idx, turn_id=msg.action.turn_id, card=msg.action.card, t=t))
-                await asyncio.sleep(0)  # the runner answers first; re-arming this read can wait
             elif kind == "log":
                 self._log(seat, msg.log.text)
             else:
@@ -123,20 +117,45 @@ class SeatStreams:
         return None if h is None else h.exit_status()
 
     async def _next_event(self, timeout: float) -> Event | None:
-        """The next event, or None after `timeout` seconds. A bare future and one timer handle:
-        this is on every move's path, so it avoids asyncio.Queue and asyncio.timeout()."""
+        """The next event, or None after `timeout` seconds. This is on every move's path, so it waits
+        on a bare future (no asyncio.Queue or asyncio.timeout()) and re-uses one timer (`_tick`)."""
         if self.events:
             return self.events.popleft()
         if timeout <= 0:
             return None
         loop = asyncio.get_running_loop()
+        deadline = self._deadline = time.perf_counter() + timeout
+        timer = self._timer
+        if timer is None or deadline < self._timer_at:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_later(timeout, self._tick)
+            self._timer_at = deadline
         waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(timeout, _expire, waiter)
         try:
             return await waiter
         finally:
-            timer.cancel()
             self._waiter = None
+
+    def _tick(self) -> None:
+        """The wait timer fired: end the wait if its deadline has passed, else sleep again until it.
+        Each move's deadline is later than the last one's when the clocks are alike, so one timer,
+        re-armed when it fires early, serves many moves instead of one set and cancelled per move."""
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        left = self._deadline - time.perf_counter()
+        if left > 0:
+            self._timer = asyncio.get_running_loop().call_later(left, self._tick)
+            self._timer_at = self._deadline
+        else:
+            waiter.set_result(None)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def _send(self, i: int, msg: pb.RefereeMessage, timeout: float | None = None, final: bool = False) -> None:
         """Write to a seat. A write that does not complete (the bot stopped reading its stream) ends
