@@ -35,7 +35,7 @@ BAD = "bad"  # a protocol violation on an established stream
 SHUTDOWN = "shutdown"
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     kind: str
     seat: int = -1
