@@ -7,6 +7,7 @@ from arena.engine.cards import SUITS, cards_of
 from arena.proto import referee_pb2 as pb
 
 CODES = tuple(card_code(c) for c in range(32))  # card -> its code, without building the string per call
+CARD_OF_CODE = {code: card for card, code in enumerate(CODES)}  # the reverse, for the codes the referee writes
 _CODES = CODES
 
 

@@ -82,11 +82,18 @@ class MatchRunner(SeatStreams):
         # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
         self._owed: tuple[list[pb.RefereeMessage], list[pb.RefereeMessage]] = ([], [])  # per seat, see _pay
         self._unsettled: tuple[DealTurns, int, int, float, TrickRecord | None, int | None] | None = None
-        self.where = (0, 0, 0)  # (deal, trick, turn) for verdict details
         self.state = "WAITING"
         self.done = asyncio.Event()
         self.result: pb.MatchResult | None = None
         self.record: rpb.MatchRecord | None = None
+
+    @property
+    def where(self) -> tuple[int, int, int]:
+        """(deal, trick, turn) of the turn in progress, or of the last one, for verdict details."""
+        deal = self.match.deal
+        if deal is None or not self.turn_id:
+            return (0, 0, 0)
+        return (deal.index + 1, deal.trick_no, self.turn_id)
 
     # -- API for the stream handlers (server.py) -----------------------------------------------------
     @property
@@ -208,7 +215,6 @@ class MatchRunner(SeatStreams):
         clock = self.clocks[seat]
         self.turn_id += 1
         tid = self.turn_id
-        self.where = (deal.index + 1, deal.trick_no, tid)
         req = turns.request(seat, tid, clock)
         if self._owed[seat]:
             await self._pay(seat)
@@ -235,10 +241,12 @@ class MatchRunner(SeatStreams):
         think = max(0.0, ev.t - sent)
         if not clock.charge(think):
             self._fail_now(seat, V.TIMEOUT, f"answered after {think:.3f} s; move {clock.move:g} s + bank allowed less")
-        try:
-            card = parse_card(ev.card)
-        except CardError:
-            self._fail_now(seat, V.PROTOCOL_ERROR, f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')")
+        card = convert.CARD_OF_CODE.get(ev.card)
+        if card is None:  # not a code as the referee writes them: the lenient parser, or PROTOCOL_ERROR
+            try:
+                card = parse_card(ev.card)
+            except CardError:
+                self._fail_now(seat, V.PROTOCOL_ERROR, f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')")
         try:
             trick = m.play(card)
         except IllegalMove as exc:

@@ -74,7 +74,8 @@ class SeatStreams:
                 return
             kind = msg.WhichOneof("msg")
             if kind == "action":
-                self.post(Event(ACTION, idx, turn_id=msg.action.turn_id, card=msg.action.card, t=t))
+                action = msg.action
+                self.post(Event(ACTION, idx, "", action.turn_id, action.card, t))
             elif kind == "log":
                 self._log(seat, msg.log.text)
             else:
