@@ -13,8 +13,8 @@ bot processes written alike (sync gRPC client, request queue):
 Fairness: one unmeasured warm-up round of each first; then rounds in ABBA order (baseline first in
 even rounds, the referee first in odd ones), so that a load trend does not favour either side; the
 echo server has the referee server's options; both CPU figures are the loop thread's, from the
-first message to the last. The referee's per-move figure honestly includes its deal-boundary
-messages (DealStart, the last TrickResult and DealResult to both seats: 6 more writes per 32 moves).
+first message to the last. The referee's per-move figure honestly includes what a match adds to
+its moves: the DealResult to both seats (2 more writes per 32 moves), the Welcome and MatchResult.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _referee_round(deals: int, seed: int) -> tuple[float, float, int]:
     return (w1 - w0) / moves, (c1 - c0) / moves, moves
 
 
-def run(rounds: int = 7, deals: int = 10, progress: Callable[[float], None] | None = None) -> dict:
+def run(rounds: int = 11, deals: int = 10, progress: Callable[[float], None] | None = None) -> dict:
     """Alternate baseline and referee rounds; medians, their ratio, and every round's figures."""
     template = typical_turn_request(Rules())
     rows = []

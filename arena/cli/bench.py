@@ -116,7 +116,7 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
 
 
 @bench.command("referee")
-@click.option("--rounds", type=click.IntRange(1, 100), default=7, show_default=True,
+@click.option("--rounds", type=click.IntRange(1, 100), default=11, show_default=True,
               help="Baseline/referee pairs, interleaved (medians are printed).")
 @click.option("--deals", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Deals per referee match (32 moves each); the baseline does as many round trips.")

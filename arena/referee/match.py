@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, parse_card
+from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck, parse_card
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.referee import convert, streams
@@ -80,6 +80,7 @@ class MatchRunner(SeatStreams):
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
         # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
+        self._next_deck: tuple[int, list[int]] | None = None  # (deal index, its deck), shuffled ahead
         self._owed: tuple[list[pb.RefereeMessage], list[pb.RefereeMessage]] = ([], [])  # per seat, see _pay
         self._unsettled: tuple[DealTurns, int, int, float, TrickRecord | None, int | None] | None = None
         self.state = "WAITING"
@@ -186,7 +187,9 @@ class MatchRunner(SeatStreams):
 
     async def _play_deal(self) -> None:
         m = self.match
-        deal = m.start_deal()
+        ready = self._next_deck
+        deal = m.start_deal(deck=ready[1] if ready is not None and ready[0] == len(m.deals) else None)
+        self._next_deck = None
         turns = DealTurns(m)
         self.recorder.deal_started(m)
         self._emit("deal_start", deal=deal.index + 1, dealer=deal.dealer)
@@ -280,6 +283,9 @@ class MatchRunner(SeatStreams):
         self.recorder.play(seat, convert.CODES[card], think)
         if later is not None:
             turns.trick_done(trick, later)
+        if self._next_deck is None:  # the next deal's shuffle, here rather than between two deals
+            index = turns.deal.index + 1
+            self._next_deck = (index, deal_deck(self.spec.seed, index))
 
     async def _handle_other(self, ev: Event) -> None:
         """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""

@@ -75,7 +75,12 @@ class SeatStreams:
             kind = msg.WhichOneof("msg")
             if kind == "action":
                 action = msg.action
-                self.post(Event(ACTION, idx, "", action.turn_id, action.card, t))
+                event = Event(ACTION, idx, "", action.turn_id, action.card, t)
+                waiter = self._waiter  # self.post(event), inlined: every move comes this way
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(event)
+                else:
+                    self.events.append(event)
             elif kind == "log":
                 self._log(seat, msg.log.text)
             else:

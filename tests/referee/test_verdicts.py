@@ -118,7 +118,7 @@ def test_matches_from_several_threads_at_once(play_bots):
 
     with ThreadPoolExecutor(3) as pool:
         outs = list(pool.map(lambda seed: play_bots("random", "random", seed=seed), [21, 22, 23]))
-    assert [o.verdicts for o in outs] == [("OK", "OK")] * 3
+    assert [o.verdicts for o in outs] == [("OK", "OK")] * 3, [o.verdict_details for o in outs]
     assert len({o.match_id for o in outs}) == 3
     assert len({tuple(o.record.deals[0].deck) for o in outs}) == 3
 
