@@ -1,20 +1,21 @@
 """`arena bench referee`: the referee's per-move round trip against a bare gRPC ping-pong.
 
-Both are measured in the same run, in the same process, over the same kind of Unix socket, with
-bot processes written alike (sync gRPC client, request queue):
+Both are measured in the same run, in the same process, over the same kind of Unix socket, with the
+same bot program (trivial_bot/: the SDK, first legal card), launched the same way (LocalLauncher):
 
-- referee: two trivial bots (trivial_bot/: the SDK, first legal card) play matches of `deals` deals; per move =
-  the wall time from the first Welcome to the MatchResult divided by the number of cards played.
-  It includes everything the referee does: engine, views, TrickResults to both seats, clocks.
-- baseline: one client process does ping-pong with a bare echo servicer; the reply is a
-  TurnRequest of the referee's average size and the request an Action, as in a match. The client
-  does the trivial bot's per-message work too (the SDK View, the first legal card).
+- referee: two trivial bots play matches of `deals` deals; per move = the wall time from the
+  first Welcome to the MatchResult divided by the number of cards played. It includes everything
+  the referee does: engine, views, TrickResults to both seats, clocks.
+- baseline: one trivial bot plays ping-pong with a bare echo servicer: its Join and every Action
+  are answered with the same TurnRequest of the referee's average size, and after as many round
+  trips as a match has moves, a MatchResult; per round trip = the wall time from the Join to the
+  MatchResult divided by the round trips. The bot does exactly what it does in a match per message.
 
 Fairness: one unmeasured warm-up round of each first; then rounds in ABBA order (baseline first in
 even rounds, the referee first in odd ones), so that a load trend does not favour either side; the
-echo server has the referee server's options; both CPU figures are the loop thread's, from the
-first message to the last. The referee's per-move figure honestly includes what a match adds to
-its moves: the DealResult to both seats (2 more writes per 32 moves), the Welcome and MatchResult.
+echo server has the referee server's options; both CPU figures are the loop thread's over the same
+window. The referee's per-move figure honestly includes what a match adds to its moves: the
+DealResult to both seats (2 more writes per 32 moves) and the second seat's Welcome and MatchResult.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -39,7 +38,6 @@ from arena.referee import TimeControl, convert
 from arena.referee.loop import run_sync
 
 TARGET = 1.25  # the referee may add at most 25% over the bare round trip
-REPO = Path(__file__).resolve().parents[2]
 TRIVIAL_BOT = Path(__file__).resolve().parent / "trivial_bot"
 
 
@@ -66,57 +64,72 @@ def typical_turn_request(rules: Rules, seed: int = 7) -> pb.TurnRequest:
 
 
 class _Echo(pbg.RefereeServicer):
-    """The bare server: answer every message with the template TurnRequest, nothing else."""
+    """The bare server: answer the Join and every Action with the template TurnRequest, nothing else;
+    after `rounds` round trips, a MatchResult (which ends the bot's run())."""
 
-    def __init__(self, template: pb.TurnRequest) -> None:
+    def __init__(self, template: pb.TurnRequest, rounds: int) -> None:
         self.template = template
+        self.rounds = rounds
         self.per_round: list[tuple[float, float]] = []  # (wall s, loop-thread CPU s) per round trip
+        self.done = asyncio.Event()
 
     async def Play(self, request_iterator, context):
         reply = pb.RefereeMessage(turn_request=self.template)
-        n = 0
-        t0 = c0 = t1 = c1 = 0.0
         try:
-            while True:
-                msg = await context.read()
-                if msg is grpc.aio.EOF:
-                    break
-                if n == 0:
-                    t0, c0 = time.perf_counter(), time.thread_time()
-                n += 1
+            if await context.read() is grpc.aio.EOF:  # the Join
+                return
+            t0, c0 = time.perf_counter(), time.thread_time()
+            for n in range(1, self.rounds + 1):
                 reply.turn_request.turn_id = n
                 await context.write(reply)
-                t1, c1 = time.perf_counter(), time.thread_time()
-        finally:  # the client may close its channel before we read its EOF: the call is then cancelled
-            if n > 1:  # first read to last write
-                self.per_round.append(((t1 - t0) / (n - 1), (c1 - c0) / (n - 1)))
+                if await context.read() is grpc.aio.EOF:
+                    return
+            await context.write(pb.RefereeMessage(match_result=pb.MatchResult(verdicts=["OK", "OK"])))
+            t1, c1 = time.perf_counter(), time.thread_time()
+            self.per_round.append(((t1 - t0) / self.rounds, (c1 - c0) / self.rounds))
+        finally:
+            self.done.set()
 
 
 async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[float, float]:
     from arena.referee.server import GRPC_RECEIVE_CAP, MAX_REFEREE_MESSAGE
+    from arena.sandbox.bundle import load_bundle
+    from arena.sandbox.launcher import LaunchSpec
 
     sock = tmp / "echo.sock"
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP), ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
         ("grpc.so_reuseport", 0),
     ])  # fmt: skip
-    echo = _Echo(template)
+    echo = _Echo(template, rounds)
     pbg.add_RefereeServicer_to_server(echo, server)
     server.add_insecure_port(f"unix://{sock}")
     await server.start()
-    argv = [sys.executable, "-m", "arena.bench.pingpong_client", f"unix://{sock}", str(rounds)]
-    # subprocess (vfork) from a worker thread, not the loop's spawn: forking next to gRPC's threads is unsafe
-    await asyncio.get_running_loop().run_in_executor(None, lambda: subprocess.run(argv, cwd=str(REPO), check=False))
-    await server.stop(0.5)
+    loop = asyncio.get_running_loop()
+    spec = LaunchSpec(bundle=load_bundle(TRIVIAL_BOT), socket_path=sock, env={"ARENA_TOKEN": "bench"}, label="bench-echo")
+    bot = await loop.run_in_executor(None, _local_launcher().launch, spec)  # from a thread, as play_match does
+    try:
+        async with asyncio.timeout(60):
+            await echo.done.wait()
+    finally:
+        await loop.run_in_executor(None, bot.kill)
+        await server.stop(0.5)
     if not echo.per_round:
-        raise RuntimeError("the ping-pong client did not complete")
+        raise RuntimeError(f"the ping-pong bot did not complete; its output:\n{bot.output_tail(12)}")
     return echo.per_round[-1]
+
+
+def _local_launcher():
+    from arena.sandbox.local import LocalLauncher
+
+    with warnings.catch_warnings():  # plain processes are the point here: the bench measures gRPC, not isolation
+        warnings.simplefilter("ignore")
+        return LocalLauncher(warn=False)
 
 
 def _referee_round(deals: int, seed: int) -> tuple[float, float, int]:
     """One match of two trivial bots: (wall s per move, referee loop CPU s per move, moves)."""
     from arena.sandbox.bundle import load_bundle
-    from arena.sandbox.local import LocalLauncher
     from arena.workers.match import play_match
 
     marks: dict[str, tuple[float, float]] = {}
@@ -125,9 +138,7 @@ def _referee_round(deals: int, seed: int) -> tuple[float, float, int]:
         if ev["event"] in ("started", "match_end"):
             marks[ev["event"]] = (time.perf_counter(), time.thread_time())
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        launcher = LocalLauncher(warn=False)
+    launcher = _local_launcher()
     bot = load_bundle(TRIVIAL_BOT)
     out = play_match(
         (bot, bot), rules=Rules(max_deals=deals), seed=seed, time_control=TimeControl(startup=30, move=5, bank=30),
