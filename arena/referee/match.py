@@ -79,9 +79,9 @@ class MatchRunner(SeatStreams):
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
-        # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
         self._next_deck: tuple[int, list[int]] | None = None  # (deal index, its deck), shuffled ahead
         self._owed: tuple[list[pb.RefereeMessage], list[pb.RefereeMessage]] = ([], [])  # per seat, see _pay
+        # the last move, applied but not yet recorded (see _settle): (turns, seat, card, think, trick, seat)
         self._unsettled: tuple[DealTurns, int, int, float, TrickRecord | None, int | None] | None = None
         self.state = "WAITING"
         self.done = asyncio.Event()
@@ -283,9 +283,9 @@ class MatchRunner(SeatStreams):
         self.recorder.play(seat, convert.CODES[card], think)
         if later is not None:
             turns.trick_done(trick, later)
-        if self._next_deck is None:  # the next deal's shuffle, here rather than between two deals
-            index = turns.deal.index + 1
-            self._next_deck = (index, deal_deck(self.spec.seed, index))
+        index = turns.deal.index + 1
+        if self._next_deck is None and index < (self.spec.rules.max_deals or index + 1):
+            self._next_deck = (index, deal_deck(self.spec.seed, index))  # here rather than between deals
 
     async def _handle_other(self, ev: Event) -> None:
         """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from arena.engine import deal_deck
 from arena.referee import TimeControl, streams
+from arena.referee.convert import codes
 
 
 @pytest.mark.parametrize(
@@ -111,6 +113,8 @@ def test_full_match_between_sample_bots(play_bots):
     assert out.winner in (0, 1) and max(out.flags) >= 1
     assert out.deals_played == len(out.record.deals) >= 1
     assert all(len(d.plays) == 32 for d in out.record.deals)
+    # each deal was dealt from the seeded deck (the referee shuffles the next one ahead of time)
+    assert [list(d.deck) for d in out.record.deals] == [codes(deal_deck(11, k)) for k in range(out.deals_played)]
 
 
 def test_matches_from_several_threads_at_once(play_bots):
