@@ -62,7 +62,7 @@ int main() {
         std::cerr << "referee error " << message.error().code() << ": " << message.error().message() << std::endl;
         break;
       default:
-        break;  // DealStart, TrickResult, DealResult: nothing to answer
+        break;  // DealResult: nothing to answer (DealStart and TrickResult ride in TurnRequest)
     }
   }
   stream->WritesDone();

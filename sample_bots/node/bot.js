@@ -75,7 +75,7 @@ function main() {
         console.error(`referee error ${message.error.code}: ${message.error.message}`);
         break;
       default:
-        break; // deal_start, trick_result, deal_result: nothing to answer
+        break; // deal_result: nothing to answer (deal_start and trick_result ride in turn_request)
     }
   });
   call.on('error', (err) => {
