@@ -283,9 +283,11 @@ class MatchRunner(SeatStreams):
         self.recorder.play(seat, convert.CODES[card], think)
         if later is not None:
             turns.trick_done(trick, later)
-        index = turns.deal.index + 1
-        if self._next_deck is None and index < (self.spec.rules.max_deals or index + 1):
-            self._next_deck = (index, deal_deck(self.spec.seed, index))  # here rather than between deals
+        if self._next_deck is None:  # the next deal's shuffle, here rather than between deals
+            index = turns.deal.index + 1
+            last = self.spec.rules.max_deals
+            if last is None or index < last:
+                self._next_deck = (index, deal_deck(self.spec.seed, index))
 
     async def _handle_other(self, ev: Event) -> None:
         """Any event that is not the awaited answer: a stale action, a failure, a shutdown."""

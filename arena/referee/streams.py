@@ -1,7 +1,7 @@
 """The seat-stream side of a match: events from the stream handlers, reads, writes, logs, and telling
 a crash from a disconnect. `MatchRunner` (match.py) mixes this in and owns the attributes it uses:
-`spec`, `seats`, `handles`, `events`, `_waiter`, `_deadline`, `_timer`, `_writing`, `_stalled`, `recorder`, `match`,
-`pause_idle`, `on_event`, and the verdict method `_fail_now`.
+`spec`, `seats`, `handles`, `events`, `_waiter`, `_deadline`, `_timer`, `_timer_at`, `_writing`, `_stalled`,
+`recorder`, `match`, `pause_idle`, `on_event`, and the verdict method `_fail_now`.
 """
 
 from __future__ import annotations
