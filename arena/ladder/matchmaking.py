@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.verdicts import FAULTS
+
 SPREAD = 100.0  # standard deviation of the random offset, Elo points
-#: verdicts that are the bot's own fault (the issue names the first three; the rest are kin)
-FAULTS = ("CRASH", "TIMEOUT", "ILLEGAL_MOVE", "MEMORY_LIMIT", "PROTOCOL_ERROR", "STARTUP_FAILED", "DISCONNECT")
 RECENT = 10  # how many recent matches suspension looks at
 MIN_RECENT = 4  # and how many it needs before judging
 

@@ -1,16 +1,16 @@
-"""Verdict names: how a seat's match ended. The sandbox adds its own (MEMORY_LIMIT, ...) by name."""
+"""The referee's names for how a seat's match ended (`arena.verdicts.Verdict`) and how a match ended."""
 
 from __future__ import annotations
 
-OK = "OK"
-TIMEOUT = "TIMEOUT"
-ILLEGAL_MOVE = "ILLEGAL_MOVE"
-CRASH = "CRASH"
-DISCONNECT = "DISCONNECT"
-PROTOCOL_ERROR = "PROTOCOL_ERROR"
-STARTUP_FAILED = "STARTUP_FAILED"
+from arena.verdicts import Verdict
 
-VERDICTS = (OK, TIMEOUT, ILLEGAL_MOVE, CRASH, DISCONNECT, PROTOCOL_ERROR, STARTUP_FAILED)
+OK = Verdict.OK
+TIMEOUT = Verdict.TIMEOUT
+ILLEGAL_MOVE = Verdict.ILLEGAL_MOVE
+CRASH = Verdict.CRASH
+DISCONNECT = Verdict.DISCONNECT
+PROTOCOL_ERROR = Verdict.PROTOCOL_ERROR
+STARTUP_FAILED = Verdict.STARTUP_FAILED
 
 # MatchResult.end_reason
 COMPLETED = "COMPLETED"

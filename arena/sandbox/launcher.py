@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.sandbox.bundle import Bundle
+from arena.verdicts import Verdict
 
 #: Where the referee's socket appears inside a sandbox; launchers set ARENA_ADDRESS to it.
 SANDBOX_SOCKET = "/run/arena/referee.sock"
@@ -18,10 +19,10 @@ SANDBOX_SOCKET = "/run/arena/referee.sock"
 SANDBOX_BUNDLE = "/bot"
 
 # Verdicts a launcher can name through BotProcess.failure_verdict() (see referee.proto).
-MEMORY_LIMIT = "MEMORY_LIMIT"   # killed by the memory cgroup's OOM killer, or died of an allocation failure
-CPU_LIMIT = "CPU_LIMIT"         # RLIMIT_CPU (SIGXCPU / SIGKILL) or the cgroup CPU budget of the match
-PIDS_LIMIT = "PIDS_LIMIT"       # the pids cap refused a fork or thread
-BUILD_FAILED = "BUILD_FAILED"   # the bundle's build step failed or timed out
+MEMORY_LIMIT = Verdict.MEMORY_LIMIT  # killed by the memory cgroup's OOM killer, or died of an allocation failure
+CPU_LIMIT = Verdict.CPU_LIMIT  # RLIMIT_CPU (SIGXCPU / SIGKILL) or the cgroup CPU budget of the match
+PIDS_LIMIT = Verdict.PIDS_LIMIT  # the pids cap refused a fork or thread
+BUILD_FAILED = Verdict.BUILD_FAILED  # the bundle's build step failed or timed out
 
 
 @dataclass(frozen=True)

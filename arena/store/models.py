@@ -131,12 +131,15 @@ class Match(Base):
     entry1_id: Mapped[int | None] = mapped_column(ForeignKey("entries.id"), nullable=True)
     rules: Mapped[list] = mapped_column(JSON, default=list)
     time_control: Mapped[dict] = mapped_column(JSON, default=dict)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger)  # private until this match and its twin are over
+    salt: Mapped[str] = mapped_column(String(32), default="", server_default="")  # hex; private likewise
+    commitment: Mapped[str] = mapped_column(String(64), default="", server_default="")  # public from the start
     status: Mapped[str] = mapped_column(String(16), default="queued")  # queued running done
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[float | None] = mapped_column(Float, nullable=True)  # epoch seconds
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # when last claimed to play
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     record_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)  # order of recording
     winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
