@@ -11,6 +11,7 @@ from arena.engine.cards import (
     mask_of,
     parse_card,
 )
+from arena.engine.commitment import CommitmentError, check_commitment, deck_commitment
 from arena.engine.deal import (
     Deal,
     DealOutcome,
@@ -27,9 +28,12 @@ from arena.engine.rules import Rules, RulesError
 from arena.engine.view import View
 
 __all__ = [
+    "check_commitment",
+    "deck_commitment",
     "RANKS",
     "SUITS",
     "CardError",
+    "CommitmentError",
     "Deal",
     "DealOutcome",
     "DealSummary",
