@@ -68,7 +68,11 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         fresh = {p.name: p.read_text(encoding="utf-8") for p in generate(Path(tmp))}
-    current = {p.name: p.read_text(encoding="utf-8") for p in OUT_DIR.iterdir() if p.name.endswith(GENERATED_SUFFIXES)}
+    current = {
+        p.name: p.read_text(encoding="utf-8")
+        for p in OUT_DIR.iterdir()
+        if p.name.endswith(GENERATED_SUFFIXES)
+    }
     stale = sorted(n for n in fresh.keys() | current.keys() if fresh.get(n) != current.get(n))
     if stale:
         print(f"gen_protos: stale generated code: {', '.join(stale)}; run `make protos`", file=sys.stderr)

@@ -43,7 +43,9 @@ def _pg_schema_url() -> tuple[str, str]:
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
     try:
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True, connect_timeout=3) as c:
+        with psycopg.connect(
+            "postgresql://postgres@127.0.0.1:5432/test", autocommit=True, connect_timeout=3
+        ) as c:
             c.execute(f"CREATE SCHEMA {schema}")
     except psycopg.OperationalError as exc:
         # PostgreSQL runs on every development and CI machine (scripts/services.sh starts it): a test

@@ -30,8 +30,10 @@ class AdminToken:
     def of(cls, value: str, source: str = "") -> AdminToken:
         value = value.strip()
         if len(value) < MIN_LENGTH:
-            raise AdminTokenError(f"the admin token from {source or 'the caller'} is shorter than {MIN_LENGTH} "
-                                  "characters; make one with `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+            raise AdminTokenError(
+                f"the admin token from {source or 'the caller'} is shorter than {MIN_LENGTH} "
+                "characters; make one with `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`"
+            )
         return cls(hashlib.sha256(value.encode()).digest(), source)
 
     @classmethod

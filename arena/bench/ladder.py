@@ -27,8 +27,9 @@ def _sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 
 
-def run_ladder(matches: int = 12, launcher: str = "bwrap",
-               progress: Callable[[float], None] = lambda f: None) -> dict:
+def run_ladder(
+    matches: int = 12, launcher: str = "bwrap", progress: Callable[[float], None] = lambda f: None
+) -> dict:
     """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2."""
     from arena.engine import Rules
     from arena.ladder.runner import SeasonRun
@@ -60,12 +61,23 @@ def run_ladder(matches: int = 12, launcher: str = "bwrap",
         start = time.perf_counter()
         for i in range(matches):
             a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
-            play_match((a, b), rules=Rules(), seed=1000 + i, time_control=TimeControl(), launcher=the_launcher,
-                       match_id=f"bench{i}")
+            play_match(
+                (a, b),
+                rules=Rules(),
+                seed=1000 + i,
+                time_control=TimeControl(),
+                launcher=the_launcher,
+                match_id=f"bench{i}",
+            )
             tick()
         baseline = time.perf_counter() - start
-        result = {"bots": bots, "matches": matches, "launcher": launcher, "rules": "default (flags=1)",
-                  "baseline_matches_per_min": round(60 * matches / baseline, 1)}
+        result = {
+            "bots": bots,
+            "matches": matches,
+            "launcher": launcher,
+            "rules": "default (flags=1)",
+            "baseline_matches_per_min": round(60 * matches / baseline, 1),
+        }
         for conc in (1, 2):
             name = f"bench-c{conc}"
             create_season(store, name, seed=conc)
@@ -73,14 +85,20 @@ def run_ladder(matches: int = 12, launcher: str = "bwrap",
             source = SeasonRun(store, name, matches=matches, launcher=launcher)
             start = time.perf_counter()
             base = finished
-            run_pool(source, run_job, concurrency=conc, on_progress=lambda p, base=base: progress(
-                min(1.0, (base + p.done) / steps)))
+            run_pool(
+                source,
+                run_job,
+                concurrency=conc,
+                on_progress=lambda p, base=base: progress(min(1.0, (base + p.done) / steps)),
+            )
             elapsed = time.perf_counter() - start
             finished += matches
             result[f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
         store.close()
     result["c2_vs_c1"] = round(result["ladder_c2_matches_per_min"] / result["ladder_c1_matches_per_min"], 2)
-    result["c1_vs_baseline"] = round(result["ladder_c1_matches_per_min"] / result["baseline_matches_per_min"], 2)
+    result["c1_vs_baseline"] = round(
+        result["ladder_c1_matches_per_min"] / result["baseline_matches_per_min"], 2
+    )
     result["cores"] = len(os.sched_getaffinity(0))
     return result
 
@@ -98,8 +116,12 @@ def synthetic_season(bots: int = 200, matches: int = 100_000, seed: int = 2026):
     return true, a, b, score
 
 
-def run_ratings(bots: int = 200, matches: int = 100_000, repeats: int = 3,
-                progress: Callable[[float], None] = lambda f: None) -> dict:
+def run_ratings(
+    bots: int = 200,
+    matches: int = 100_000,
+    repeats: int = 3,
+    progress: Callable[[float], None] = lambda f: None,
+) -> dict:
     """Time the Newton fit (best of `repeats`) and the plain-Python MM baseline on the same season."""
     from arena.ladder.ratings import fit_ratings, naive_fit
 
@@ -119,12 +141,16 @@ def run_ratings(bots: int = 200, matches: int = 100_000, repeats: int = 3,
     best = min(times)
     centred = true - true.mean() + 1500
     return {
-        "bots": bots, "matches": matches,
-        "fit_s": round(best, 4), "fit_newton_iterations": fit.iterations,
-        "naive_s": round(naive_s, 3), "naive_iterations": iterations,
+        "bots": bots,
+        "matches": matches,
+        "fit_s": round(best, 4),
+        "fit_newton_iterations": fit.iterations,
+        "naive_s": round(naive_s, 3),
+        "naive_iterations": iterations,
         "speedup": round(naive_s / best, 1),
         "max_abs_diff_elo": round(float(np.abs(np.array(naive) - fit.ratings).max()), 4),
         "rmse_vs_true_elo": round(float(np.sqrt(np.mean((fit.ratings - centred) ** 2))), 2),
         "mean_ci95_elo": round(float(fit.ci95.mean()), 1),
-        "target_s": RATINGS_TARGET_S, "target_met": best < RATINGS_TARGET_S,
+        "target_s": RATINGS_TARGET_S,
+        "target_met": best < RATINGS_TARGET_S,
     }

@@ -106,8 +106,12 @@ async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[f
     server.add_insecure_port(f"unix://{sock}")
     await server.start()
     loop = asyncio.get_running_loop()
-    spec = LaunchSpec(bundle=load_bundle(TRIVIAL_BOT), socket_path=sock, env={"ARENA_TOKEN": "bench"}, label="bench-echo")
-    bot = await loop.run_in_executor(None, _local_launcher().launch, spec)  # from a thread, as play_match does
+    spec = LaunchSpec(
+        bundle=load_bundle(TRIVIAL_BOT), socket_path=sock, env={"ARENA_TOKEN": "bench"}, label="bench-echo"
+    )
+    bot = await loop.run_in_executor(
+        None, _local_launcher().launch, spec
+    )  # from a thread, as play_match does
     try:
         async with asyncio.timeout(60):
             await echo.done.wait()
@@ -122,7 +126,9 @@ async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[f
 def _local_launcher():
     from arena.sandbox.local import LocalLauncher
 
-    with warnings.catch_warnings():  # plain processes are the point here: the bench measures gRPC, not isolation
+    with (
+        warnings.catch_warnings()
+    ):  # plain processes are the point here: the bench measures gRPC, not isolation
         warnings.simplefilter("ignore")
         return LocalLauncher(warn=False)
 

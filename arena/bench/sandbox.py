@@ -113,8 +113,10 @@ def launch_overhead(rounds: int = 10, progress: Callable[[float], None] | None =
         sock = Path(tmp) / "referee.sock"  # bound into the sandbox like a referee's; nobody connects
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(str(sock))
-        bundles = {label: load_bundle(_write_bundle(Path(tmp) / f"p{i}", f"p{i}", code))
-                   for i, (label, code) in enumerate(PROGRAMS.items())}
+        bundles = {
+            label: load_bundle(_write_bundle(Path(tmp) / f"p{i}", f"p{i}", code))
+            for i, (label, code) in enumerate(PROGRAMS.items())
+        }
         samples: dict[tuple[str, str], list[float]] = {}
         cleanup: dict[str, list[float]] = {}
         steps = rounds * len(PROGRAMS) * (1 + len(launchers))
@@ -136,8 +138,11 @@ def launch_overhead(rounds: int = 10, progress: Callable[[float], None] | None =
     for (label, name), values in samples.items():
         med = statistics.median(values)
         bare = statistics.median(samples[(label, "bare")])
-        results.setdefault(label, {})[name] = {"median_ms": med * 1000, "overhead_ms": (med - bare) * 1000,
-                                               "ratio": med / bare}
+        results.setdefault(label, {})[name] = {
+            "median_ms": med * 1000,
+            "overhead_ms": (med - bare) * 1000,
+            "ratio": med / bare,
+        }
     results["cleanup_ms"] = {name: statistics.median(v) * 1000 for name, v in cleanup.items()}
     results["launchers"] = list(launchers)
     results["rounds"] = rounds
@@ -169,8 +174,14 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
             outcomes: list[Any] = [None] * n
             cpu: list[float] = [0.0] * n
 
-            def one(k: int, opp: str = opp, pause: bool = pause, outcomes: list[Any] = outcomes,
-                    cpu: list[float] = cpu, i: int = i) -> None:
+            def one(
+                k: int,
+                opp: str = opp,
+                pause: bool = pause,
+                outcomes: list[Any] = outcomes,
+                cpu: list[float] = cpu,
+                i: int = i,
+            ) -> None:
                 label = f"bench{i}-{k}"
                 at_start: list[float] = []
 
@@ -178,9 +189,16 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
                     if ev["event"] == "started":  # both joined: the worker's start-up CPU is behind it
                         at_start.append(launcher.handle(f"{ev['match_id']}-seat0").cpu_seconds() or 0.0)
 
-                outcomes[k] = play_match((worker, worker if opp == "worker" else ponderer), rules=Rules(max_deals=deals),
-                                         seed=100 + k, time_control=tc, launcher=launcher, pause_idle=pause,
-                                         on_event=on_event, match_id=label)
+                outcomes[k] = play_match(
+                    (worker, worker if opp == "worker" else ponderer),
+                    rules=Rules(max_deals=deals),
+                    seed=100 + k,
+                    time_control=tc,
+                    launcher=launcher,
+                    pause_idle=pause,
+                    on_event=on_event,
+                    match_id=label,
+                )
                 end = launcher.handle(f"{label}-seat0").cpu_seconds() or 0.0
                 moves = max(1, outcomes[k].record.timing.moves[0])
                 cpu[k] = (end - (at_start[0] if at_start else 0.0)) / moves * 1000
@@ -192,9 +210,18 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
                 t.join()
             charged = [_charged_per_move(o, 0) for o in outcomes]
             bad = [o.verdicts for o in outcomes if o.verdicts != ("OK", "OK")]
-            rows.append({"opponent": opp, "matches": n, "pause_idle": pause, "work_ms": WORK_MS,
-                         "charged_ms": statistics.mean(charged), "cpu_ms": statistics.mean(cpu),
-                         "verdicts_not_ok": bad, "loadavg": os.getloadavg()[0]})
+            rows.append(
+                {
+                    "opponent": opp,
+                    "matches": n,
+                    "pause_idle": pause,
+                    "work_ms": WORK_MS,
+                    "charged_ms": statistics.mean(charged),
+                    "cpu_ms": statistics.mean(cpu),
+                    "verdicts_not_ok": bad,
+                    "loadavg": os.getloadavg()[0],
+                }
+            )
             if progress:
                 progress((i + 1) / len(scenarios))
     return rows
@@ -220,7 +247,9 @@ class _HandleKeeper:
         return self._handles[label]
 
 
-def run(rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None) -> dict[str, Any]:
+def run(
+    rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None
+) -> dict[str, Any]:
     launch = launch_overhead(rounds, (lambda f: progress("launch", f)) if progress else None)
     clocks = fair_clocks(deals, (lambda f: progress("clocks", f)) if progress else None)
     return {"launch": launch, "fair_clocks": clocks}

@@ -17,11 +17,23 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("arena.cli.serve", "serve", "Run the gRPC referee server on a Unix socket and/or TCP."),
     "sandbox": ("arena.cli.sandbox", "sandbox", "Check what the bot sandbox enforces on this machine."),
     "web": ("arena.cli.web", "web", "Serve standings, bots, matches and the replay viewer in a browser."),
-    "bots": ("arena.cli.bots", "bots", "Submit, list, show and retire ladder bots (content-hashed versions)."),
+    "bots": (
+        "arena.cli.bots",
+        "bots",
+        "Submit, list, show and retire ladder bots (content-hashed versions).",
+    ),
     "season": ("arena.cli.season", "season", "Create, start, run, freeze and close ladder seasons."),
     "standings": ("arena.cli.standings", "standings", "A season's standings: Elo with 95% intervals, W/D/L."),
-    "compare": ("arena.cli.compare", "compare", "Is bot A better than bot B? Paired matches until an SPRT decides."),
-    "worker": ("arena.cli.worker", "worker", "A Celery worker playing ladder matches (scale-out, Redis broker)."),
+    "compare": (
+        "arena.cli.compare",
+        "compare",
+        "Is bot A better than bot B? Paired matches until an SPRT decides.",
+    ),
+    "worker": (
+        "arena.cli.worker",
+        "worker",
+        "A Celery worker playing ladder matches (scale-out, Redis broker).",
+    ),
 }
 
 

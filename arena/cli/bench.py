@@ -67,10 +67,16 @@ def engine(seconds: float, as_json: bool) -> None:
         f"engine benchmark: random legal deals, {r['rules']}, one core, {r['cpu_seconds']} CPU s",
         [
             ("baseline  list-based, card by card", f"{r['baseline_deals_per_s']:,} deals/s", ""),
-            ("engine    Deal.play, card by card", f"{r['engine_deals_per_s']:,} deals/s",
-             f"{r['engine_vs_baseline']}x baseline"),
-            ("engine    Deal.playout", f"{r['engine_playout_deals_per_s']:,} deals/s",
-             f"{r['playout_vs_baseline']}x baseline"),
+            (
+                "engine    Deal.play, card by card",
+                f"{r['engine_deals_per_s']:,} deals/s",
+                f"{r['engine_vs_baseline']}x baseline",
+            ),
+            (
+                "engine    Deal.playout",
+                f"{r['engine_playout_deals_per_s']:,} deals/s",
+                f"{r['playout_vs_baseline']}x baseline",
+            ),
             ("engine    seeded shuffle (deal_deck)", f"{r['seeded_shuffles_per_s']:,} decks/s", ""),
         ],  # fmt: skip
         f"target {TARGET}x baseline: {'met' if best >= TARGET else 'NOT met'} (best {best}x)",
@@ -78,10 +84,20 @@ def engine(seconds: float, as_json: bool) -> None:
 
 
 @bench.command("sandbox")
-@click.option("--rounds", type=click.IntRange(1, 200), default=10, show_default=True,
-              help="Launches per launcher and program (medians are printed).")
-@click.option("--deals", type=click.IntRange(1, 50), default=2, show_default=True,
-              help="Deals per match in the fair-clock scenarios.")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="Launches per launcher and program (medians are printed).",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(1, 50),
+    default=2,
+    show_default=True,
+    help="Deals per match in the fair-clock scenarios.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     """Launch overhead of each available launcher against a bare process start, and the time a bot
@@ -102,24 +118,44 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
         rows.append((f"{program}: bare process", f"{bare:.1f} ms", "baseline"))
         for name in r["launch"]["launchers"]:
             f = figures[name]
-            rows.append((f"{program}: {name}", f"{f['median_ms']:.1f} ms",
-                         f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)"))
+            rows.append(
+                (
+                    f"{program}: {name}",
+                    f"{f['median_ms']:.1f} ms",
+                    f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)",
+                )
+            )
     for name, ms in r["launch"]["cleanup_ms"].items():
         rows.append((f"kill + cleanup: {name}", f"{ms:.1f} ms", ""))
     for c in r["fair_clocks"]:
         label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {'on' if c['pause_idle'] else 'off'}"
-        note = (f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}"
-                + (f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""))
+        note = f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}" + (
+            f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""
+        )
         rows.append((label, f"{c['charged_ms']:.1f} ms", note))
-    emit(r, as_json, f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
-         rows)
+    emit(
+        r,
+        as_json,
+        f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
+        rows,
+    )
 
 
 @bench.command("referee")
-@click.option("--rounds", type=click.IntRange(1, 100), default=11, show_default=True,
-              help="Baseline/referee pairs, interleaved (medians are printed).")
-@click.option("--deals", type=click.IntRange(1, 200), default=10, show_default=True,
-              help="Deals per referee match (32 moves each); the baseline does as many round trips.")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 100),
+    default=11,
+    show_default=True,
+    help="Baseline/referee pairs, interleaved (medians are printed).",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="Deals per referee match (32 moves each); the baseline does as many round trips.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 def referee(rounds: int, deals: int, as_json: bool) -> None:
     """The referee's per-move round trip with two trivial bots against a bare gRPC ping-pong of
@@ -148,9 +184,16 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
 
 
 @bench.command("ladder")
-@click.option("--matches", type=click.IntRange(2, 500), default=20, show_default=True,
-              help="Matches per measurement (baseline, concurrency 1, concurrency 2).")
-@click.option("--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local).")
+@click.option(
+    "--matches",
+    type=click.IntRange(2, 500),
+    default=20,
+    show_default=True,
+    help="Matches per measurement (baseline, concurrency 1, concurrency 2).",
+)
+@click.option(
+    "--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
@@ -170,9 +213,16 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
         f"{r['cores']} cores",
         [
             ("baseline  play_match in a loop", f"{r['baseline_matches_per_min']} matches/min", ""),
-            ("ladder    concurrency 1", f"{r['ladder_c1_matches_per_min']} matches/min",
-             f"{r['c1_vs_baseline']}x baseline"),
-            ("ladder    concurrency 2", f"{r['ladder_c2_matches_per_min']} matches/min", f"{r['c2_vs_c1']}x c1"),
+            (
+                "ladder    concurrency 1",
+                f"{r['ladder_c1_matches_per_min']} matches/min",
+                f"{r['c1_vs_baseline']}x baseline",
+            ),
+            (
+                "ladder    concurrency 2",
+                f"{r['ladder_c2_matches_per_min']} matches/min",
+                f"{r['c2_vs_c1']}x c1",
+            ),
         ],  # fmt: skip
     )
 
@@ -189,17 +239,30 @@ def ratings(bots: int, matches: int, as_json: bool) -> None:
     """
     from arena.bench.ladder import run_ratings
 
-    r = with_progress("ratings benchmark", lambda progress: run_ratings(bots, matches, progress=progress), as_json)
+    r = with_progress(
+        "ratings benchmark", lambda progress: run_ratings(bots, matches, progress=progress), as_json
+    )
     emit(
         r,
         as_json,
         f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots",
         [
-            ("baseline  MM iteration, plain Python", f"{r['naive_s']} s", f"{r['naive_iterations']} iterations"),
-            ("fit       Newton + covariance (numpy)", f"{r['fit_s']} s",
-             f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations"),
+            (
+                "baseline  MM iteration, plain Python",
+                f"{r['naive_s']} s",
+                f"{r['naive_iterations']} iterations",
+            ),
+            (
+                "fit       Newton + covariance (numpy)",
+                f"{r['fit_s']} s",
+                f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
+            ),
             ("agreement max |fit - baseline|", f"{r['max_abs_diff_elo']} Elo", ""),
-            ("accuracy  RMSE vs true strengths", f"{r['rmse_vs_true_elo']} Elo", f"mean ±95% {r['mean_ci95_elo']}"),
+            (
+                "accuracy  RMSE vs true strengths",
+                f"{r['rmse_vs_true_elo']} Elo",
+                f"mean ±95% {r['mean_ci95_elo']}",
+            ),
         ],  # fmt: skip
         f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}",
     )

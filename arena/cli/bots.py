@@ -20,7 +20,13 @@ def bots() -> None:
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--name", required=True, help="The bot's ladder name (letters, digits, _ . -).")
 @click.option("--owner", default=None, help="Who the bot belongs to (default: your user name).")
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help="Where the build step runs. " + SANDBOX_HELP)
+@click.option(
+    "--sandbox",
+    "launcher",
+    default="bwrap",
+    show_default=True,
+    help="Where the build step runs. " + SANDBOX_HELP,
+)
 def submit(path: str, name: str, owner: str | None, launcher: str) -> None:
     """Validate, build and register the bundle at PATH (a directory, .tar.gz, .tgz or .zip)."""
     from arena.workers.submit import submit_bundle
@@ -46,11 +52,23 @@ def list_(as_json: bool, show_all: bool) -> None:
     rows = []
     for bot in open_store().bots(include_retired=show_all):
         latest = bot.versions[-1] if bot.versions else None
-        state = "retired" if bot.retired else "suspended" if bot.suspended else (
-            "build failed" if latest and not latest.build_ok else "active")
-        rows.append({"name": bot.name, "owner": bot.owner, "version": latest.number if latest else None,
-                     "language": latest.language if latest else "", "state": state,
-                     "hash": latest.content_hash[:12] if latest else ""})
+        state = (
+            "retired"
+            if bot.retired
+            else "suspended"
+            if bot.suspended
+            else ("build failed" if latest and not latest.build_ok else "active")
+        )
+        rows.append(
+            {
+                "name": bot.name,
+                "owner": bot.owner,
+                "version": latest.number if latest else None,
+                "language": latest.language if latest else "",
+                "state": state,
+                "hash": latest.content_hash[:12] if latest else "",
+            }
+        )
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
@@ -76,13 +94,28 @@ def show(name: str, as_json: bool) -> None:
         bot = store.bot(name)
         notices = store.notices(name)
     data = {
-        "name": bot.name, "owner": bot.owner, "retired": bot.retired, "suspended": bot.suspended,
+        "name": bot.name,
+        "owner": bot.owner,
+        "retired": bot.retired,
+        "suspended": bot.suspended,
         "suspension_reason": bot.suspension_reason,
-        "versions": [{"number": v.number, "hash": v.content_hash, "language": v.language, "protocol": v.protocol,
-                      "build_ok": v.build_ok, "build_log": v.build_log, "path": v.path,
-                      "submitted": v.created_at.isoformat(timespec="seconds")} for v in bot.versions],
-        "notices": [{"at": n.created_at.isoformat(timespec="seconds"), "kind": n.kind, "message": n.message}
-                    for n in notices],
+        "versions": [
+            {
+                "number": v.number,
+                "hash": v.content_hash,
+                "language": v.language,
+                "protocol": v.protocol,
+                "build_ok": v.build_ok,
+                "build_log": v.build_log,
+                "path": v.path,
+                "submitted": v.created_at.isoformat(timespec="seconds"),
+            }
+            for v in bot.versions
+        ],
+        "notices": [
+            {"at": n.created_at.isoformat(timespec="seconds"), "kind": n.kind, "message": n.message}
+            for n in notices
+        ],
     }
     if as_json:
         click.echo(json.dumps(data, indent=1))
@@ -93,7 +126,9 @@ def show(name: str, as_json: bool) -> None:
         click.echo(f"  {bot.suspension_reason}")
     for v in data["versions"]:
         build = "built" if v["build_ok"] else "BUILD FAILED"
-        click.echo(f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}")
+        click.echo(
+            f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}"
+        )
         if v["build_log"].strip():
             for line in v["build_log"].strip().splitlines()[-10:]:
                 click.echo(f"      | {line}")

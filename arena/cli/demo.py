@@ -39,26 +39,60 @@ def _launcher() -> str:
     if bwrap_available():
         return "bwrap"
     cmd = "apt-get install -y bubblewrap" if os.geteuid() == 0 else "sudo apt-get install -y bubblewrap"
-    click.echo(f"note: the bwrap sandbox is not available here; running the trusted sample bots unsandboxed "
-               f"(--sandbox local). To sandbox them: `{cmd}` (or `make setup`).", err=True)
+    click.echo(
+        f"note: the bwrap sandbox is not available here; running the trusted sample bots unsandboxed "
+        f"(--sandbox local). To sandbox them: `{cmd}` (or `make setup`).",
+        err=True,
+    )
     return "local"
 
 
 @click.command()
-@click.option("--match", "one_match", is_flag=True, help="Instead: one in-process match printed deal by deal.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
-              help="The season seed (with --match: the match seed).")
-@click.option("-r", "--rule", "rules", multiple=True, metavar="NAME=VALUE", help="A rules option (see docs/engine.md).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="With --match: write elfern/1 JSON.")
-@click.option("--matches", type=click.IntRange(2), default=None,
-              help="Ladder matches before the final round robin (default: 4 per bot).")
-@click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=Path("var"), show_default=True,
-              help="Where the SQLite store, bundles and replays go.")
-@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option(
+    "--match", "one_match", is_flag=True, help="Instead: one in-process match printed deal by deal."
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=1,
+    show_default=True,
+    help="The season seed (with --match: the match seed).",
+)
+@click.option(
+    "-r", "--rule", "rules", multiple=True, metavar="NAME=VALUE", help="A rules option (see docs/engine.md)."
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="With --match: write elfern/1 JSON."
+)
+@click.option(
+    "--matches",
+    type=click.IntRange(2),
+    default=None,
+    help="Ladder matches before the final round robin (default: 4 per bot).",
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("var"),
+    show_default=True,
+    help="Where the SQLite store, bundles and replays go.",
+)
+@click.option(
+    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+)
 @click.option("--sandbox", "launcher", default=None, help="bwrap (default when available) or local.")
 @click.pass_context
-def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...], out: str | None,
-         matches: int | None, home: Path, concurrency: int | None, launcher: str | None) -> None:
+def demo(
+    ctx: click.Context,
+    one_match: bool,
+    seed: int,
+    rules: tuple[str, ...],
+    out: str | None,
+    matches: int | None,
+    home: Path,
+    concurrency: int | None,
+    launcher: str | None,
+) -> None:
     """Run a short sandboxed season of the sample bots and print the standings (a few minutes)."""
     if one_match:
         ctx.invoke(match_demo, seed=seed, rules=rules, out=out)
@@ -90,7 +124,9 @@ def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...],
                 from arena.sandbox.bundle import load_bundle
 
                 name = load_bundle(path).name
-                done = submit_bundle(store, path, name=name, owner=f"{getpass.getuser()}-{name}", launcher=launcher)
+                done = submit_bundle(
+                    store, path, name=name, owner=f"{getpass.getuser()}-{name}", launcher=launcher
+                )
             except (BundleError, StoreError) as exc:
                 click.echo(f"   skipped {path.relative_to(SAMPLES.parent)}: {exc}", err=True)
                 continue
@@ -100,12 +136,16 @@ def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...],
         if v.build_ok:
             names.append(name)
     if len(names) < 2:
-        raise UserError("fewer than two sample bots could be built; run `make setup` and see `arena bots list`")
+        raise UserError(
+            "fewer than two sample bots could be built; run `make setup` and see `arena bots list`"
+        )
 
     season = _fresh_season(store, create_season, seed, pairs)
     start_season(store, season)
     goal = matches or 4 * len(names)
-    click.echo(f"2. season {season}: {len(names)} bots, duplicate pairs, {goal} ladder matches, then the final")
+    click.echo(
+        f"2. season {season}: {len(names)} bots, duplicate pairs, {goal} ladder matches, then the final"
+    )
     try:
         source = SeasonRun(store, season, matches=goal, launcher=launcher)
         run_with_progress(source, run_job, concurrency=concurrency, label=f"ladder {season}", total=goal)
@@ -114,8 +154,11 @@ def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...],
         final = SeasonRun(store, season, launcher=launcher)
         run_with_progress(final, run_job, concurrency=concurrency, label=f"final {season}", total=pending)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted; nothing recorded is lost. Continue with `ARENA_HOME={home} arena season run "
-                   f"{season} --matches {goal}` and `arena season close {season}`", err=True)
+        click.echo(
+            f"\ninterrupted; nothing recorded is lost. Continue with `ARENA_HOME={home} arena season run "
+            f"{season} --matches {goal}` and `arena season close {season}`",
+            err=True,
+        )
         sys.exit(130)
     maybe_finish_close(store, season)
     for bot in dict.fromkeys(source.suspended + final.suspended):
@@ -131,14 +174,20 @@ def demo(ctx: click.Context, one_match: bool, seed: int, rules: tuple[str, ...],
     out_dir, count = export_replays(store, season)
     rel = os.path.relpath(out_dir)
     example = sorted(out_dir.glob("final-*"))[:1] or sorted(out_dir.iterdir())[:1]
-    click.echo(f"ratings recomputed from the {count} stored replays: "
-               f"{'identical' if not problems else f'{len(problems)} MISMATCHES'}")
+    click.echo(
+        f"ratings recomputed from the {count} stored replays: "
+        f"{'identical' if not problems else f'{len(problems)} MISMATCHES'}"
+    )
     click.echo(f"replays: {rel}/ ({count} files; also inside {os.path.relpath(home / 'arena.db')})")
     if example:
         click.echo(f"   watch one:   arena replay show {os.path.relpath(example[0])}")
-        click.echo(f"   check one:   arena replay export --json {os.path.relpath(example[0])} --out m.json "
-                   f"&& arena replay verify m.json")
-    click.echo(f"   in a browser: ARENA_HOME={os.path.relpath(home)} arena web   (standings, matches, replay viewer)")
+        click.echo(
+            f"   check one:   arena replay export --json {os.path.relpath(example[0])} --out m.json "
+            f"&& arena replay verify m.json"
+        )
+    click.echo(
+        f"   in a browser: ARENA_HOME={os.path.relpath(home)} arena web   (standings, matches, replay viewer)"
+    )
     click.echo(f"   more:         ARENA_HOME={os.path.relpath(home)} arena standings {season} --los")
     if shutil.which("arena") is None:
         click.echo("   (`arena` is .venv/bin/arena: `source .venv/bin/activate` puts it on your PATH)")

@@ -79,7 +79,9 @@ def play_demo(seed: int, rules: Rules) -> tuple[Match, list[str]]:
 
 
 @click.command()
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="The match seed.")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="The match seed."
+)
 @click.option("-r", "--rule", "rules", multiple=True, metavar="NAME=VALUE",
               help="A rules option, e.g. -r scoring=altenburg -r flags=2 (see docs/engine.md).")  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
@@ -99,4 +101,6 @@ def match_demo(seed: int, rules: tuple[str, ...], out: str | None) -> None:
         save(match_to_json(m, ["greedy", "random"]), out)
         click.echo(f"record: {out} (check it: arena replay verify {out})")
     else:
-        click.echo(f"same match again: arena demo --match --seed {seed}; as elfern/1 JSON: add --out match.json")
+        click.echo(
+            f"same match again: arena demo --match --seed {seed}; as elfern/1 JSON: add --out match.json"
+        )

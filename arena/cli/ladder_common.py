@@ -51,8 +51,10 @@ def check_launcher(name: str) -> str:
     except LauncherUnavailable as exc:
         raise UserError(str(exc)) from None
     if name == "local":
-        click.echo("warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
-                   err=True)
+        click.echo(
+            "warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
+            err=True,
+        )
     return name
 
 
@@ -107,14 +109,25 @@ def executor_factory(name: str):  # noqa: ANN201
         try:
             redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
         except redis.exceptions.RedisError as exc:
-            raise UserError(f"--executor celery: cannot reach the broker at {broker_url()} ({exc}); "
-                            "set ARENA_BROKER_URL and start `arena worker`") from None
+            raise UserError(
+                f"--executor celery: cannot reach the broker at {broker_url()} ({exc}); "
+                "set ARENA_BROKER_URL and start `arena worker`"
+            ) from None
         return lambda _n: CeleryExecutor()
     raise UserError(f"--executor {name!r}: use local or celery")
 
 
-def run_with_progress(source, execute, *, concurrency: int | None, label: str, target_done: int = 0,
-                      total: int | None = None, quiet: bool = False, executor: str = "local"):  # noqa: ANN001,ANN201
+def run_with_progress(
+    source,
+    execute,
+    *,
+    concurrency: int | None,
+    label: str,
+    target_done: int = 0,
+    total: int | None = None,
+    quiet: bool = False,
+    executor: str = "local",
+):  # noqa: ANN001,ANN201
     """Run the pool under a live bar: matches done, running, rate per minute, ETA. `target_done` is how
     many the season already had, `total` the goal in the same count (None: open-ended)."""
     from rich.console import Console
@@ -132,13 +145,22 @@ def run_with_progress(source, execute, *, concurrency: int | None, label: str, t
     factory = executor_factory(executor)
     if quiet:
         return run_pool(source, execute, concurrency=concurrency, executor_factory=factory)
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("running {task.fields[running]}"), TextColumn("{task.fields[rate]:.1f}/min"),
-               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("running {task.fields[running]}"),
+        TextColumn("{task.fields[rate]:.1f}/min"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    ]
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
         task = bar.add_task(label, total=total, completed=target_done, running=0, rate=0.0)
 
         def update(p) -> None:  # noqa: ANN001
             bar.update(task, completed=target_done + p.done, running=p.running, rate=p.rate)
 
-        return run_pool(source, execute, concurrency=concurrency, on_progress=update, executor_factory=factory)
+        return run_pool(
+            source, execute, concurrency=concurrency, on_progress=update, executor_factory=factory
+        )

@@ -24,8 +24,10 @@ def make_launcher(name: str) -> Any:
     from arena.sandbox.launchers import LauncherUnavailable, get_launcher
 
     if name == "local":
-        click.echo("warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
-                   err=True)
+        click.echo(
+            "warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
+            err=True,
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -96,22 +98,61 @@ def _elo(p: float, n: int) -> float:
 @click.command()
 @click.argument("bot_a", type=click.Path(file_okay=False))
 @click.argument("bot_b", type=click.Path(file_okay=False), required=False)
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Match seed (default: random, printed).")
-@click.option("--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A rules option, e.g. --rules scoring=altenburg (repeat, or separate with commas).")
-@click.option("--flags", type=click.IntRange(1), default=None, help="Play until a bot has F flags (4 lines each).")
-@click.option("--deals", type=click.IntRange(1), default=None, help="Play exactly N deals instead (a draw is possible).")
-@click.option("--time", "time_text", default="move=1s,bank=10s", show_default=True, metavar="SPEC",
-              help="Clocks: move=1s,bank=10s,startup=10s (any subset).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: winner, verdicts, lines, replay, ...")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write the replay here (default var/replays/).")
-@click.option("--sandbox", type=click.Choice(["bwrap", "docker", "local"]), default="bwrap", show_default=True,
-              help="How bots run: bwrap (isolated, the default), docker, or local processes (no isolation).")
-@click.option("--remote", is_flag=True,
-              help="Play BOT_A against a bot you start yourself: prints an address and a token, then waits.")
-@click.option("--listen", default="127.0.0.1:0", show_default=True, metavar="HOST:PORT",
-              help="With --remote: the TCP address to listen on as well as the Unix socket.")
-def play(bot_a, bot_b, seed, rule_pairs, flags, deals, time_text, as_json, out, sandbox, remote, listen) -> None:
+@click.option(
+    "--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Match seed (default: random, printed)."
+)
+@click.option(
+    "--rules",
+    "rule_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A rules option, e.g. --rules scoring=altenburg (repeat, or separate with commas).",
+)
+@click.option(
+    "--flags", type=click.IntRange(1), default=None, help="Play until a bot has F flags (4 lines each)."
+)
+@click.option(
+    "--deals", type=click.IntRange(1), default=None, help="Play exactly N deals instead (a draw is possible)."
+)
+@click.option(
+    "--time",
+    "time_text",
+    default="move=1s,bank=10s",
+    show_default=True,
+    metavar="SPEC",
+    help="Clocks: move=1s,bank=10s,startup=10s (any subset).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object: winner, verdicts, lines, replay, ..."
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the replay here (default var/replays/).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "local"]),
+    default="bwrap",
+    show_default=True,
+    help="How bots run: bwrap (isolated, the default), docker, or local processes (no isolation).",
+)
+@click.option(
+    "--remote",
+    is_flag=True,
+    help="Play BOT_A against a bot you start yourself: prints an address and a token, then waits.",
+)
+@click.option(
+    "--listen",
+    default="127.0.0.1:0",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="With --remote: the TCP address to listen on as well as the Unix socket.",
+)
+def play(
+    bot_a, bot_b, seed, rule_pairs, flags, deals, time_text, as_json, out, sandbox, remote, listen
+) -> None:
     """Play one match between two bot bundles (folders with a bot.toml) and write its replay.
 
     \b
@@ -222,25 +263,33 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
     con = Console(soft_wrap=True)
     a, b = s["players"]
     if s["void"]:
-        why = {"SHUTDOWN": "the referee shut down", "ABORTED": "the match was aborted"}.get(s["end_reason"], "both bots failed")
+        why = {"SHUTDOWN": "the referee shut down", "ABORTED": "the match was aborted"}.get(
+            s["end_reason"], "both bots failed"
+        )
         head = f"[yellow]void match[/] ({why})"
     elif s["winner"] is None:
         head = "[yellow]draw[/]"
     else:
         head = f"[bold green]{escape(s['winner_name'])}[/] (seat {s['winner']}) wins"
     con.print(f"{escape(a)} vs {escape(b)}: {head}")
-    con.print(f"  lines {s['lines'][0]}-{s['lines'][1]}, flags {s['flags'][0]}-{s['flags'][1]}, "
-              f"{s['deals_played']} deal(s), deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
-              + (f", {s['standoffs']} standoff(s)" if s["standoffs"] else ""))
+    con.print(
+        f"  lines {s['lines'][0]}-{s['lines'][1]}, flags {s['flags'][0]}-{s['flags'][1]}, "
+        f"{s['deals_played']} deal(s), deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
+        + (f", {s['standoffs']} standoff(s)" if s["standoffs"] else "")
+    )
     if s.get("elo") is not None and s["deals_played"] >= 10:
         lo, hi = s["elo_interval"]
-        con.print(f"  {escape(a)} per deal: score {s['score']:.3f}, Elo {s['elo']:+.0f} (95% {lo:+.0f} .. {hi:+.0f})")
+        con.print(
+            f"  {escape(a)} per deal: score {s['score']:.3f}, Elo {s['elo']:+.0f} (95% {lo:+.0f} .. {hi:+.0f})"
+        )
     for seat, verdict in enumerate(s["verdicts"]):
         if verdict == "OK" or s["end_reason"] in ("SHUTDOWN", "ABORTED"):
             continue
         at = s["failed_at"]
-        con.print(f"[bold red]{verdict}[/] for {escape(s['players'][seat])} (seat {seat})"
-                  + (f" at deal {at['deal']}, trick {at['trick']}, turn {at['turn']}" if at["turn"] else ""))
+        con.print(
+            f"[bold red]{verdict}[/] for {escape(s['players'][seat])} (seat {seat})"
+            + (f" at deal {at['deal']}, trick {at['trick']}, turn {at['turn']}" if at["turn"] else "")
+        )
         con.print(escape(s["details"][seat]), highlight=False)
         again = ["arena play", bot_a, bot_b or "--remote", "--seed", str(s["seed"])]
         again += [f"--rules {p}" for p in rule_pairs]

@@ -40,8 +40,12 @@ def show(replay: str, seat: int | None, only_deal: int | None) -> None:
 
 @click.command()
 @click.argument("replay", default="last", metavar="FILE|last")
-@click.option("--json", "as_json", is_flag=True, required=True, help="Write elfern/1 JSON (the only format so far).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to this file instead of stdout.")
+@click.option(
+    "--json", "as_json", is_flag=True, required=True, help="Write elfern/1 JSON (the only format so far)."
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file instead of stdout."
+)
 def export(replay: str, as_json: bool, out: str | None) -> None:
     """Convert a binary replay to elfern/1 JSON, which `arena replay verify` checks."""
     from arena.replay.export import record_to_json

@@ -40,15 +40,24 @@ def check(as_json: bool) -> None:
         console = Console()
         with console.status("running probe bots in the sandbox..."):
             rows = run_checks(launcher)
-        table = Table(title=f"bwrap sandbox ({'root: a uid per bot' if launcher.privileged else 'unprivileged'})")
+        table = Table(
+            title=f"bwrap sandbox ({'root: a uid per bot' if launcher.privileged else 'unprivileged'})"
+        )
         for col in ("area", "check", "result", "detail"):
             table.add_column(col)
         for r in rows:
-            result = "[green]enforced[/]" if r.ok else ("[red]NOT ENFORCED[/]" if r.essential else "[yellow]missing[/]")
+            result = (
+                "[green]enforced[/]"
+                if r.ok
+                else ("[red]NOT ENFORCED[/]" if r.essential else "[yellow]missing[/]")
+            )
             table.add_row(r.area, r.check, result, r.detail)
         console.print(table)
         failed = [r.check for r in rows if r.essential and not r.ok]
-        console.print(f"[red]essential isolation failing: {', '.join(failed)}[/]" if failed
-                      else "[green]every essential isolation holds[/]")
+        console.print(
+            f"[red]essential isolation failing: {', '.join(failed)}[/]"
+            if failed
+            else "[green]every essential isolation holds[/]"
+        )
     if any(r.essential and not r.ok for r in rows):
         sys.exit(1)

@@ -36,23 +36,37 @@ def season() -> None:
 
 @season.command("create")
 @click.argument("name")
-@click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. --rules scoring=altenburg.")
+@click.option(
+    "--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. --rules scoring=altenburg."
+)
 @click.option("--time", "time_text", default=None, metavar="move=1s,bank=10s", help="Time control per match.")
-@click.option("--format", "fmt", default=None, metavar="flags=N|deals=N", help="First to N flags, or exactly N deals.")
+@click.option(
+    "--format", "fmt", default=None, metavar="flags=N|deals=N", help="First to N flags, or exactly N deals."
+)
 @click.option("--duplicate", is_flag=True, help="Play every pairing twice, same cards, seats swapped.")
 @click.option("--seed", type=int, default=None, help="Season seed (default: random); fixes every match seed.")
-def create(name: str, rules: tuple[str, ...], time_text: str | None, fmt: str | None, duplicate: bool,
-           seed: int | None) -> None:
+def create(
+    name: str,
+    rules: tuple[str, ...],
+    time_text: str | None,
+    fmt: str | None,
+    duplicate: bool,
+    seed: int | None,
+) -> None:
     """Create a draft season NAME."""
     from arena.ladder.seasons import create_season
 
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
     with user_errors():
-        created = create_season(open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed)
-    click.echo(f"season {created.name} created (draft): rules {' '.join(pairs) or 'default'}, "
-               f"time {time_text or 'default'}{', duplicate' if duplicate else ''}; "
-               f"next: `arena season start {name}`")
+        created = create_season(
+            open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
+        )
+    click.echo(
+        f"season {created.name} created (draft): rules {' '.join(pairs) or 'default'}, "
+        f"time {time_text or 'default'}{', duplicate' if duplicate else ''}; "
+        f"next: `arena season start {name}`"
+    )
 
 
 @season.command("start")
@@ -71,31 +85,62 @@ def start(name: str) -> None:
         click.echo("note: fewer than two bots; submit some with `arena bots submit`", err=True)
 
 
-def _play(store, name: str, *, matches: int | None, until_stable: bool, concurrency: int | None,  # noqa: ANN001
-          launcher: str, stable_ci: float, max_matches: int, quiet: bool, executor: str = "local") -> None:
+def _play(
+    store,
+    name: str,
+    *,
+    matches: int | None,
+    until_stable: bool,
+    concurrency: int | None,  # noqa: ANN001
+    launcher: str,
+    stable_ci: float,
+    max_matches: int,
+    quiet: bool,
+    executor: str = "local",
+) -> None:
     from arena.ladder.runner import SeasonRun
     from arena.workers.execute import run_job
 
     with user_errors():
-        source = SeasonRun(store, name, matches=matches, until_stable=until_stable, stable_ci=stable_ci,
-                           max_matches=max_matches, launcher=launcher)
+        source = SeasonRun(
+            store,
+            name,
+            matches=matches,
+            until_stable=until_stable,
+            stable_ci=stable_ci,
+            max_matches=max_matches,
+            launcher=launcher,
+        )
     done_before, _ = source.counts()
     total = matches if matches is not None else (max_matches if until_stable else None)
     if source_status(store, name) == "closing":
         done_before, total = 0, None
     try:
-        progress = run_with_progress(source, run_job, concurrency=concurrency, label=f"season {name}",
-                                     target_done=done_before, total=total, quiet=quiet, executor=executor)
+        progress = run_with_progress(
+            source,
+            run_job,
+            concurrency=concurrency,
+            label=f"season {name}",
+            target_done=done_before,
+            total=total,
+            quiet=quiet,
+            executor=executor,
+        )
     except KeyboardInterrupt:
-        click.echo("\ninterrupted: recorded matches are kept, unfinished ones went back to the queue; "
-                   "run the same command again to continue", err=True)
+        click.echo(
+            "\ninterrupted: recorded matches are kept, unfinished ones went back to the queue; "
+            "run the same command again to continue",
+            err=True,
+        )
         sys.exit(130)
     for bot in dict.fromkeys(source.suspended):
         click.echo(f"suspended {bot}: see `arena bots show {bot}`", err=True)
     for err in source.errors:
         click.echo(f"warning: {err}", err=True)
-    click.echo(f"played {progress.done} matches in {progress.elapsed:.0f}s ({progress.rate:.1f}/min)"
-               + (f", {progress.failed} failed" if progress.failed else ""))
+    click.echo(
+        f"played {progress.done} matches in {progress.elapsed:.0f}s ({progress.rate:.1f}/min)"
+        + (f", {progress.failed} failed" if progress.failed else "")
+    )
 
 
 def source_status(store, name: str) -> str:  # noqa: ANN001
@@ -104,27 +149,67 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
 
 @season.command("run")
 @click.argument("name")
-@click.option("--matches", type=click.IntRange(1), default=None,
-              help="Play until the season has N recorded ladder matches (whole pairs when duplicate).")
-@click.option("--until-stable", is_flag=True,
-              help="Play until every bot is past provisional and every 95%% interval is within --stable-ci.")
-@click.option("--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable.")
-@click.option("--max-matches", type=click.IntRange(1), default=2000, show_default=True,
-              help="Stop --until-stable at this many ladder matches anyway.")
-@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option(
+    "--matches",
+    type=click.IntRange(1),
+    default=None,
+    help="Play until the season has N recorded ladder matches (whole pairs when duplicate).",
+)
+@click.option(
+    "--until-stable",
+    is_flag=True,
+    help="Play until every bot is past provisional and every 95%% interval is within --stable-ci.",
+)
+@click.option(
+    "--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable."
+)
+@click.option(
+    "--max-matches",
+    type=click.IntRange(1),
+    default=2000,
+    show_default=True,
+    help="Stop --until-stable at this many ladder matches anyway.",
+)
+@click.option(
+    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+)
 @click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option("--executor", type=click.Choice(["local", "celery"]), default="local", show_default=True,
-              help=EXECUTOR_HELP)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "celery"]),
+    default="local",
+    show_default=True,
+    help=EXECUTOR_HELP,
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run(name: str, matches: int | None, until_stable: bool, stable_ci: float, max_matches: int,
-        concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
+def run(
+    name: str,
+    matches: int | None,
+    until_stable: bool,
+    stable_ci: float,
+    max_matches: int,
+    concurrency: int | None,
+    launcher: str,
+    executor: str,
+    quiet: bool,
+) -> None:
     """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
     if (matches is None) == (not until_stable):
         raise UserError("give exactly one goal: --matches N or --until-stable")
     store = open_store()
     check_launcher(launcher)
-    _play(store, name, matches=matches, until_stable=until_stable, concurrency=concurrency, launcher=launcher,
-          stable_ci=stable_ci, max_matches=max_matches, quiet=quiet, executor=executor)
+    _play(
+        store,
+        name,
+        matches=matches,
+        until_stable=until_stable,
+        concurrency=concurrency,
+        launcher=launcher,
+        stable_ci=stable_ci,
+        max_matches=max_matches,
+        quiet=quiet,
+        executor=executor,
+    )
 
 
 @season.command("freeze")
@@ -140,10 +225,17 @@ def freeze(name: str) -> None:
 
 @season.command("close")
 @click.argument("name")
-@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option(
+    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+)
 @click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option("--executor", type=click.Choice(["local", "celery"]), default="local", show_default=True,
-              help=EXECUTOR_HELP)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "celery"]),
+    default="local",
+    show_default=True,
+    help=EXECUTOR_HELP,
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def close(name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
     """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable."""
@@ -154,8 +246,18 @@ def close(name: str, concurrency: int | None, launcher: str, executor: str, quie
     with user_errors():
         pending = close_season(store, name)
     click.echo(f"season {name}: final round robin, {pending} matches to play")
-    _play(store, name, matches=None, until_stable=False, concurrency=concurrency, launcher=launcher,
-          stable_ci=0, max_matches=0, quiet=quiet, executor=executor)
+    _play(
+        store,
+        name,
+        matches=None,
+        until_stable=False,
+        concurrency=concurrency,
+        launcher=launcher,
+        stable_ci=0,
+        max_matches=0,
+        quiet=quiet,
+        executor=executor,
+    )
     if maybe_finish_close(store, name):
         click.echo(f"season {name} closed and frozen; `arena standings {name}`")
     else:
@@ -166,16 +268,27 @@ def close(name: str, concurrency: int | None, launcher: str, executor: str, quie
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(as_json: bool) -> None:
     """All seasons with their state and match counts."""
-    rows = [{"name": s.name, "status": s.status, "rules": s.rules, "time": s.time_control,
-             "duplicate": s.duplicate, "recorded": s.recorded} for s in open_store().seasons()]
+    rows = [
+        {
+            "name": s.name,
+            "status": s.status,
+            "rules": s.rules,
+            "time": s.time_control,
+            "duplicate": s.duplicate,
+            "recorded": s.recorded,
+        }
+        for s in open_store().seasons()
+    ]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
     if not rows:
         click.echo("no seasons yet; `arena season create NAME`")
     for r in rows:
-        click.echo(f"{r['name']:<16} {r['status']:<8} {r['recorded']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
-                   f"{'  duplicate' if r['duplicate'] else ''}")
+        click.echo(
+            f"{r['name']:<16} {r['status']:<8} {r['recorded']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
+            f"{'  duplicate' if r['duplicate'] else ''}"
+        )
 
 
 @season.command("verify")
@@ -195,8 +308,13 @@ def verify(name: str) -> None:
 
 @season.command("export")
 @click.argument("name")
-@click.option("--dir", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to write the replays (default: $ARENA_HOME/replays/NAME).")
+@click.option(
+    "--dir",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the replays (default: $ARENA_HOME/replays/NAME).",
+)
 def export(name: str, out_dir: Path | None) -> None:
     """Write NAME's replays as files that `arena replay show FILE` and `arena replay verify` read."""
     from arena.ladder.export import export_replays

@@ -12,19 +12,54 @@ from arena.cli.errors import UserError
 
 
 @click.command()
-@click.option("--unix", "unix_path", default="var/run/referee.sock", show_default=True, metavar="PATH",
-              help="Unix socket to listen on ('' for none).")
-@click.option("--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051.")
+@click.option(
+    "--unix",
+    "unix_path",
+    default="var/run/referee.sock",
+    show_default=True,
+    metavar="PATH",
+    help="Unix socket to listen on ('' for none).",
+)
+@click.option(
+    "--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051."
+)
 @click.option("--create", is_flag=True, help="Create one match at start and print its two seat tokens.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="Seed of --create's match.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=0,
+    show_default=True,
+    help="Seed of --create's match.",
+)
 @click.option("--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE", help="Rules of --create's match.")
-@click.option("--time", "time_text", default="move=1s,bank=10s,startup=600s", show_default=True, metavar="SPEC",
-              help="Clocks of --create's match.")
-@click.option("--replays", "replay_dir", default="var/replays", show_default=True, metavar="DIR",
-              help="Where finished matches' replays are written.")
-@click.option("--web", "web_addr", default=None, metavar="HOST:PORT", is_flag=False, flag_value="127.0.0.1:8000",
-              help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.")
-@click.option("--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`).")
+@click.option(
+    "--time",
+    "time_text",
+    default="move=1s,bank=10s,startup=600s",
+    show_default=True,
+    metavar="SPEC",
+    help="Clocks of --create's match.",
+)
+@click.option(
+    "--replays",
+    "replay_dir",
+    default="var/replays",
+    show_default=True,
+    metavar="DIR",
+    help="Where finished matches' replays are written.",
+)
+@click.option(
+    "--web",
+    "web_addr",
+    default=None,
+    metavar="HOST:PORT",
+    is_flag=False,
+    flag_value="127.0.0.1:8000",
+    help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.",
+)
+@click.option(
+    "--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`)."
+)
 def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir, web_addr, db_url) -> None:
     """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -83,7 +118,9 @@ async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path, web_
         path = replay_dir / f"{runner.spec.match_id}.replay"
         path.write_bytes(encode_record(runner.record))
         r = runner.result
-        click.echo(f"match {runner.spec.match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; replay {path}")
+        click.echo(
+            f"match {runner.spec.match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; replay {path}"
+        )
 
     server = RefereeServer(unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay)
     await server.start()

@@ -20,7 +20,9 @@ def _default_season(store) -> str:  # noqa: ANN001
 
 @click.command()
 @click.argument("season", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix)."
+)
 @click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
 def standings(season: str | None, as_json: bool, los: bool) -> None:
     """SEASON's standings (default: the newest running season).
@@ -37,8 +39,12 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
         info, rows = compute(store, name)
         labels, matrix = los_table(store, name)
     if as_json:
-        out = {"season": info.name, "status": info.status, "standings": [r.to_dict() for r in rows],
-            "los": {"bots": labels, "matrix": [[round(float(x), 4) for x in row] for row in matrix]}}
+        out = {
+            "season": info.name,
+            "status": info.status,
+            "standings": [r.to_dict() for r in rows],
+            "los": {"bots": labels, "matrix": [[round(float(x), 4) for x in row] for row in matrix]},
+        }
         click.echo(json.dumps(out, indent=1))
         return
     from rich.console import Console
@@ -51,8 +57,17 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
         mark = "*" if r.provisional else ""
         name_cell = r.bot + ("" if r.active else " (inactive)")
         ci = "—" if r.ci95 is None else f"{r.ci95:.0f}"
-        table.add_row(str(r.rank), name_cell, f"{r.elo:.0f}{mark}", ci, str(r.games), str(r.wins), str(r.draws),
-                      str(r.losses), f"{r.live_elo:.0f}")
+        table.add_row(
+            str(r.rank),
+            name_cell,
+            f"{r.elo:.0f}{mark}",
+            ci,
+            str(r.games),
+            str(r.wins),
+            str(r.draws),
+            str(r.losses),
+            f"{r.live_elo:.0f}",
+        )
     console = Console()
     console.print(table)
     console.print("* provisional: fewer than 20 rated matches")

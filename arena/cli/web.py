@@ -18,14 +18,18 @@ def _check_port(host: str, port: int) -> None:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise UserError(f"--host {host!r} is not an address this machine can serve on ({exc.strerror})") from None
+        raise UserError(
+            f"--host {host!r} is not an address this machine can serve on ({exc.strerror})"
+        ) from None
     family, _, _, _, addr = infos[0]
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(addr)
         except OSError as exc:
-            raise UserError(f"cannot serve on {host}:{port} ({exc.strerror}); pick another with --port") from None
+            raise UserError(
+                f"cannot serve on {host}:{port} ({exc.strerror}); pick another with --port"
+            ) from None
 
 
 def _demo_home(url: str | None) -> Path | None:
@@ -40,13 +44,25 @@ def _demo_home(url: str | None) -> Path | None:
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all).")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all)."
+)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
-@click.option("--db", "url", default=None, metavar="URL",
-              help="Database URL (default: ARENA_DATABASE_URL, else $ARENA_HOME/arena.db, else ./arena.db, "
-                   "else the demo's var/arena.db).")
-@click.option("--owner-token", "owner", default=None, metavar="OWNER",
-              help="Print the token that shows OWNER's bot logs on the web, and exit.")
+@click.option(
+    "--db",
+    "url",
+    default=None,
+    metavar="URL",
+    help="Database URL (default: ARENA_DATABASE_URL, else $ARENA_HOME/arena.db, else ./arena.db, "
+    "else the demo's var/arena.db).",
+)
+@click.option(
+    "--owner-token",
+    "owner",
+    default=None,
+    metavar="OWNER",
+    help="Print the token that shows OWNER's bot logs on the web, and exit.",
+)
 def web(host: str, port: int, url: str | None, owner: str | None) -> None:
     """Serve the arena's web pages and JSON API (standings, bots, matches, replay viewer).
 
@@ -67,8 +83,12 @@ def web(host: str, port: int, url: str | None, owner: str | None) -> None:
     try:
         app = create_app(url, home)
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
-        raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL") from None
+        raise UserError(
+            f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL"
+        ) from None
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    click.echo(f"Elfern Arena web: http://{shown}:{port}/  (API docs: http://{shown}:{port}/api/docs; Ctrl-C stops)")
+    click.echo(
+        f"Elfern Arena web: http://{shown}:{port}/  (API docs: http://{shown}:{port}/api/docs; Ctrl-C stops)"
+    )
     click.echo(f"store: {app.state.data.store.engine.url.render_as_string(hide_password=True)}")
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -8,7 +8,9 @@ from arena.cli.errors import UserError
 
 
 @click.command()
-@click.option("--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core).")
+@click.option(
+    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+)
 @click.option("--queue", default=None, help="Queue to consume (default: ARENA_CELERY_QUEUE, else 'arena').")
 @click.option("--loglevel", default="warning", show_default=True, help="Celery log level.")
 def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
@@ -26,6 +28,15 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
         redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
     except redis.exceptions.RedisError as exc:
         raise UserError(f"cannot reach the broker at {broker_url()} ({exc}); set ARENA_BROKER_URL") from None
-    app.worker_main(["worker", f"--concurrency={concurrency or default_concurrency()}", "--pool=prefork",
-                     f"--queues={queue or queue_name()}", f"--loglevel={loglevel}", "--without-gossip",
-                     "--without-mingle", "--without-heartbeat"])
+    app.worker_main(
+        [
+            "worker",
+            f"--concurrency={concurrency or default_concurrency()}",
+            "--pool=prefork",
+            f"--queues={queue or queue_name()}",
+            f"--loglevel={loglevel}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+    )

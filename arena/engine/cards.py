@@ -30,7 +30,9 @@ HONOUR = tuple(1 if c & 7 >= HONOUR_RANK else 0 for c in range(32))
 HONOUR_MASK = sum(1 << c for c in range(32) if HONOUR[c])
 
 # CARDS_IN_BYTE[k][b]: the cards of suit k whose bits are set in the 8-bit value b, ascending.
-CARDS_IN_BYTE = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4))
+CARDS_IN_BYTE = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4)
+)
 
 
 def _cards_in_chunk(first: int, width: int) -> tuple[tuple[int, ...], ...]:

@@ -220,7 +220,9 @@ class Deal:
         else:
             winner_draw = loser_draw = None
         records = self._records
-        trick = _new_trick(TrickRecord, (len(records) + 1, leader, lead, card, winner, won, winner_draw, loser_draw))
+        trick = _new_trick(
+            TrickRecord, (len(records) + 1, leader, lead, card, winner, won, winner_draw, loser_draw)
+        )
         records.append(trick)
         self.table = None
         self.leader = self.to_move = winner
@@ -342,10 +344,14 @@ class Deal:
             self.outcome = _new_tuple(DealOutcome, ((a, b), None, 0, (0, 0), multiplier, pot))
         elif a > b:
             value = self.rules.deal_value(a)
-            self.outcome = _new_tuple(DealOutcome, ((a, b), 0, value, (value * multiplier + pot, 0), multiplier, pot))
+            self.outcome = _new_tuple(
+                DealOutcome, ((a, b), 0, value, (value * multiplier + pot, 0), multiplier, pot)
+            )
         else:
             value = self.rules.deal_value(b)
-            self.outcome = _new_tuple(DealOutcome, ((a, b), 1, value, (0, value * multiplier + pot), multiplier, pot))
+            self.outcome = _new_tuple(
+                DealOutcome, ((a, b), 1, value, (0, value * multiplier + pot), multiplier, pot)
+            )
 
     def _illegal_reason(self, card: object, legal: int) -> str:
         deck = self.rules.deck

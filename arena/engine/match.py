@@ -164,7 +164,9 @@ class Match:
         rule = self.rules.next_dealer
         if out.winner is None:
             if self.rules.dealer_after_tie == "same":
-                self._set_dealer(deal.dealer, True, f"after the Ständer in deal {n} the same dealer deals again")
+                self._set_dealer(
+                    deal.dealer, True, f"after the Ständer in deal {n} the same dealer deals again"
+                )
             else:
                 dealer, draws = dealer_draw(self.seed, n)
                 self._set_dealer(dealer, False, f"the draw after the Ständer in deal {n}", draws)

@@ -86,7 +86,9 @@ class Rules:
             key, sep, text = pair.partition("=")
             key, text = key.strip(), text.strip()
             if not sep or not key:
-                raise RulesError(f"rules option {pair!r} is not of the form name=value, e.g. scoring=altenburg")
+                raise RulesError(
+                    f"rules option {pair!r} is not of the form name=value, e.g. scoring=altenburg"
+                )
             data[key] = _parse_value(key, text)
         return cls.from_dict(data)
 

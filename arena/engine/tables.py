@@ -51,7 +51,8 @@ FOLLOWER_WINS = {t: _beats_table(t) for t in (None, 0, 1, 2, 3)}
 PAIR_HONOURS = tuple(HONOUR[i >> 5] + HONOUR[i & 31] for i in range(1024))
 # TRICK_RESULT[trump][lead << 5 | follow] = (follower wins, honour points in the trick): one lookup per trick.
 TRICK_RESULT = {
-    t: tuple((wins[i], HONOUR[i >> 5] + HONOUR[i & 31]) for i in range(1024)) for t, wins in FOLLOWER_WINS.items()
+    t: tuple((wins[i], HONOUR[i >> 5] + HONOUR[i & 31]) for i in range(1024))
+    for t, wins in FOLLOWER_WINS.items()
 }
 
 

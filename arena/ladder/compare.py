@@ -23,12 +23,28 @@ from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew
 class CompareRun:
     """The `JobSource` for a compare: schedules pairs while the SPRT is undecided."""
 
-    def __init__(self, store: Store, a: BotVersion, b: BotVersion, *, rules: list[str], time_control: dict,
-                 sprt: Sprt, max_pairs: int = 200, seed: int | None = None, launcher: str = "bwrap",
-                 parallel_pairs: int = 1) -> None:
+    def __init__(
+        self,
+        store: Store,
+        a: BotVersion,
+        b: BotVersion,
+        *,
+        rules: list[str],
+        time_control: dict,
+        sprt: Sprt,
+        max_pairs: int = 200,
+        seed: int | None = None,
+        launcher: str = "bwrap",
+        parallel_pairs: int = 1,
+    ) -> None:
         self.parallel_pairs = parallel_pairs
         self.store, self.a, self.b, self.sprt = store, a, b, sprt
-        self.rules, self.time_control, self.max_pairs, self.launcher = rules, time_control, max_pairs, launcher
+        self.rules, self.time_control, self.max_pairs, self.launcher = (
+            rules,
+            time_control,
+            max_pairs,
+            launcher,
+        )
         self.seed = secrets.randbits(63) if seed is None else seed
         self.owner = lease_owner()
         self.pairs_started = 0
@@ -39,8 +55,12 @@ class CompareRun:
     def next_job(self) -> MatchJob | None:
         with self.store.tx() as s:
             m = claim(s, self.owner, ids=self.match_ids, ttl=LEASE_SECONDS)
-            if m is None and self.sprt.state().verdict is None and self.pairs_started < self.max_pairs \
-                    and self._open() < 2 * self.parallel_pairs:
+            if (
+                m is None
+                and self.sprt.state().verdict is None
+                and self.pairs_started < self.max_pairs
+                and self._open() < 2 * self.parallel_pairs
+            ):
                 self._queue_pair(s)
                 m = claim(s, self.owner, ids=self.match_ids, ttl=LEASE_SECONDS)
             return job_for(s, m, self.launcher) if m is not None else None
@@ -52,8 +72,16 @@ class CompareRun:
     def _queue_pair(self, s) -> None:  # noqa: ANN001
         seed = derive_seed(self.seed, self.pairs_started)
         for x, y in ((self.a, self.b), (self.b, self.a)):
-            m = Match(season_id=None, kind="compare", pair=self.pairs_started, version0_id=x.id, version1_id=y.id,
-                      rules=list(self.rules), time_control=dict(self.time_control), seed=seed)
+            m = Match(
+                season_id=None,
+                kind="compare",
+                pair=self.pairs_started,
+                version0_id=x.id,
+                version1_id=y.id,
+                rules=list(self.rules),
+                time_control=dict(self.time_control),
+                seed=seed,
+            )
             s.add(m)
             s.flush()
             self.match_ids.append(m.id)

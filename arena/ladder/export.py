@@ -19,8 +19,12 @@ def export_replays(store: Store, name: str, out_dir: Path | None = None) -> tupl
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with store.tx() as s:
-        rows = s.execute(select(Match, Replay.data).join(Replay, Replay.match_id == Match.id)
-                         .where(Match.season_id == season.id).order_by(Match.record_seq)).all()
+        rows = s.execute(
+            select(Match, Replay.data)
+            .join(Replay, Replay.match_id == Match.id)
+            .where(Match.season_id == season.id)
+            .order_by(Match.record_seq)
+        ).all()
         for m, data in rows:
             v0, v1 = s.get_one(BotVersion, m.version0_id), s.get_one(BotVersion, m.version1_id)
             path = out / f"{m.kind}-{m.id:05d}-{v0.bot.name}-vs-{v1.bot.name}{SUFFIX}"

@@ -37,7 +37,9 @@ def _waiting_order(c: Candidate) -> tuple:
     return (c.busy, c.games > 0, c.last_scheduled, c.entry_id)
 
 
-def pick_pairing(cands: Sequence[Candidate], rng: random.Random, spread: float = SPREAD) -> tuple[Candidate, Candidate] | None:
+def pick_pairing(
+    cands: Sequence[Candidate], rng: random.Random, spread: float = SPREAD
+) -> tuple[Candidate, Candidate] | None:
     """The next pairing (first = the longest-waiting bot), or None if no two bots may meet."""
     for first in sorted(cands, key=_waiting_order):
         others = [c for c in cands if c.entry_id != first.entry_id and c.owner != first.owner]
@@ -50,7 +52,9 @@ def pick_pairing(cands: Sequence[Candidate], rng: random.Random, spread: float =
     return None
 
 
-def suspension_reason(recent: Sequence[tuple[str, str]], *, window: int = RECENT, minimum: int = MIN_RECENT) -> str | None:
+def suspension_reason(
+    recent: Sequence[tuple[str, str]], *, window: int = RECENT, minimum: int = MIN_RECENT
+) -> str | None:
     """Given a bot's own (verdict, detail) in its matches, oldest first, say why to suspend it, or None."""
     last = list(recent)[-window:]
     if len(last) < minimum:

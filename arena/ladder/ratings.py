@@ -63,7 +63,9 @@ def elo_update(a: float, rated_a: int, b: float, rated_b: int, score_a: float) -
     )
 
 
-def replay_elo(results: Iterable[tuple[int, int, float | None]]) -> tuple[dict[int, float], list[tuple[EloChange, EloChange] | None]]:
+def replay_elo(
+    results: Iterable[tuple[int, int, float | None]],
+) -> tuple[dict[int, float], list[tuple[EloChange, EloChange] | None]]:
     """Recompute live Elo from scratch: `results` are (player_a, player_b, score_a or None for void) in
     recording order. Returns final ratings and each match's changes (None for voids)."""
     rating: dict[int, float] = {}
@@ -73,7 +75,9 @@ def replay_elo(results: Iterable[tuple[int, int, float | None]]) -> tuple[dict[i
         if score is None:
             changes.append(None)
             continue
-        ca, cb = elo_update(rating.get(a, INITIAL), rated.get(a, 0), rating.get(b, INITIAL), rated.get(b, 0), score)
+        ca, cb = elo_update(
+            rating.get(a, INITIAL), rated.get(a, 0), rating.get(b, INITIAL), rated.get(b, 0), score
+        )
         rating[a], rating[b] = ca.after, cb.after
         rated[a], rated[b] = rated.get(a, 0) + 1, rated.get(b, 0) + 1
         changes.append((ca, cb))
@@ -107,21 +111,35 @@ class Fit:
         return out
 
 
-def pair_table(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
-               score_a: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pair_table(
+    n: int,
+    a: Sequence[int] | np.ndarray,
+    b: Sequence[int] | np.ndarray,
+    score_a: Sequence[float] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Aggregate matches into games N[i, j] (symmetric) and points W[i, j] (i's points against j)."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     s = np.asarray(score_a, dtype=np.float64)
     games = np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(np.float64)
     games += games.T
-    won = np.bincount(a * n + b, weights=s, minlength=n * n) + np.bincount(b * n + a, weights=1.0 - s, minlength=n * n)
+    won = np.bincount(a * n + b, weights=s, minlength=n * n) + np.bincount(
+        b * n + a, weights=1.0 - s, minlength=n * n
+    )
     return games, won.reshape(n, n)
 
 
-def fit_ratings(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
-                score_a: Sequence[float] | np.ndarray, *, anchor: float = INITIAL, prior: float = PRIOR,
-                tol: float = 1e-9, max_iter: int = 100) -> Fit:
+def fit_ratings(
+    n: int,
+    a: Sequence[int] | np.ndarray,
+    b: Sequence[int] | np.ndarray,
+    score_a: Sequence[float] | np.ndarray,
+    *,
+    anchor: float = INITIAL,
+    prior: float = PRIOR,
+    tol: float = 1e-9,
+    max_iter: int = 100,
+) -> Fit:
     """Maximum-likelihood Bradley–Terry ratings for players 0..n-1.
 
     `prior` gives every bot that many virtual drawn games, spread over the opponents it met, so an
@@ -153,8 +171,13 @@ def fit_ratings(n: int, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.nda
     w = games * p * (1.0 - p)
     info = np.diag(w.sum(axis=1)) - w
     cov = np.linalg.pinv(info, hermitian=True) * ELO_PER_UNIT**2
-    return Fit(theta * ELO_PER_UNIT + anchor, cov, (games - virtual).sum(axis=1),
-               points - 0.5 * virtual.sum(axis=1), iterations)
+    return Fit(
+        theta * ELO_PER_UNIT + anchor,
+        cov,
+        (games - virtual).sum(axis=1),
+        points - 0.5 * virtual.sum(axis=1),
+        iterations,
+    )
 
 
 def virtual_draws(met: np.ndarray, prior: float) -> np.ndarray:
@@ -164,8 +187,15 @@ def virtual_draws(met: np.ndarray, prior: float) -> np.ndarray:
     return prior * 0.5 * (inverse[:, None] + inverse[None, :]) * met
 
 
-def naive_fit(n: int, matches: Sequence[tuple[int, int, float]], *, anchor: float = INITIAL, prior: float = PRIOR,
-              tol: float = 0.01, max_iter: int = 10_000) -> tuple[list[float], int]:
+def naive_fit(
+    n: int,
+    matches: Sequence[tuple[int, int, float]],
+    *,
+    anchor: float = INITIAL,
+    prior: float = PRIOR,
+    tol: float = 0.01,
+    max_iter: int = 10_000,
+) -> tuple[list[float], int]:
     """The classical minorisation–maximisation (Zermelo/Hunter) iteration over the raw match list in
     plain Python: the simple baseline `arena bench ratings` measures the Newton fit against. Same
     model and prior as `fit_ratings`."""
@@ -176,8 +206,12 @@ def naive_fit(n: int, matches: Sequence[tuple[int, int, float]], *, anchor: floa
         points[b] += 1.0 - s
         opponents[a].add(b)
         opponents[b].add(a)
-    virtual = [(a, b, prior * 0.5 * (1 / len(opponents[a]) + 1 / len(opponents[b])))
-               for a in range(n) for b in opponents[a] if a < b]
+    virtual = [
+        (a, b, prior * 0.5 * (1 / len(opponents[a]) + 1 / len(opponents[b])))
+        for a in range(n)
+        for b in opponents[a]
+        if a < b
+    ]
     for a, b, w in virtual:
         points[a] += 0.5 * w
         points[b] += 0.5 * w

@@ -62,7 +62,12 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
 def _rate(s: Session, m: Match, score0: float | None) -> None:
     # lock both entries in id order so concurrent recorders on PostgreSQL cannot deadlock
     ids = sorted({m.entry0_id, m.entry1_id})
-    locked = {e.id: e for e in s.scalars(select(Entry).where(Entry.id.in_(ids)).order_by(Entry.id).with_for_update(of=Entry))}
+    locked = {
+        e.id: e
+        for e in s.scalars(
+            select(Entry).where(Entry.id.in_(ids)).order_by(Entry.id).with_for_update(of=Entry)
+        )
+    }
     e0, e1 = locked[m.entry0_id], locked[m.entry1_id]
     if score0 is None:
         e0.voids += 1
@@ -78,17 +83,35 @@ def _rate(s: Session, m: Match, score0: float | None) -> None:
             entry.losses += 1
         else:
             entry.draws += 1
-        s.add(RatingChange(match_id=m.id, entry_id=entry.id, before=change.before, after=change.after,
-                           k=change.k, score=change.score))
+        s.add(
+            RatingChange(
+                match_id=m.id,
+                entry_id=entry.id,
+                before=change.before,
+                after=change.after,
+                k=change.k,
+                score=change.score,
+            )
+        )
 
 
 def _check_suspension(s: Session, entry_id: int) -> str | None:
     entry = s.get_one(Entry, entry_id)
-    recent = list(s.scalars(
-        select(Match).where(Match.status == "done", or_(Match.entry0_id == entry_id, Match.entry1_id == entry_id))
-        .order_by(Match.record_seq.desc(), Match.id.desc()).limit(RECENT)))
-    own = [(m.verdicts[0 if m.entry0_id == entry_id else 1],
-            (m.verdict_details or ["", ""])[0 if m.entry0_id == entry_id else 1]) for m in reversed(recent)]
+    recent = list(
+        s.scalars(
+            select(Match)
+            .where(Match.status == "done", or_(Match.entry0_id == entry_id, Match.entry1_id == entry_id))
+            .order_by(Match.record_seq.desc(), Match.id.desc())
+            .limit(RECENT)
+        )
+    )
+    own = [
+        (
+            m.verdicts[0 if m.entry0_id == entry_id else 1],
+            (m.verdict_details or ["", ""])[0 if m.entry0_id == entry_id else 1],
+        )
+        for m in reversed(recent)
+    ]
     reason = suspension_reason(own)
     if reason is None or entry.version.bot.suspended:
         return None

@@ -28,16 +28,31 @@ REQUEUE_EVERY = 15.0
 
 def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
     paths = [s.get_one(BotVersion, vid).path for vid in (m.version0_id, m.version1_id)]
-    return MatchJob(match_id=m.id, bundles=(paths[0], paths[1]), rules=tuple(m.rules), seed=m.seed,
-                    time_control=dict(m.time_control), launcher=launcher)
+    return MatchJob(
+        match_id=m.id,
+        bundles=(paths[0], paths[1]),
+        rules=tuple(m.rules),
+        seed=m.seed,
+        time_control=dict(m.time_control),
+        launcher=launcher,
+    )
 
 
 class SeasonRun:
     """The `JobSource` for `arena season run` and `arena season close`."""
 
-    def __init__(self, store: Store, name: str, *, matches: int | None = None, until_stable: bool = False,
-                 stable_ci: float = 50.0, max_matches: int = 2000, launcher: str = "bwrap",
-                 ttl: float = LEASE_SECONDS) -> None:
+    def __init__(
+        self,
+        store: Store,
+        name: str,
+        *,
+        matches: int | None = None,
+        until_stable: bool = False,
+        stable_ci: float = 50.0,
+        max_matches: int = 2000,
+        launcher: str = "bwrap",
+        ttl: float = LEASE_SECONDS,
+    ) -> None:
         self.store, self.name, self.launcher, self.ttl = store, name, launcher, ttl
         self.matches, self.until_stable = matches, until_stable
         self.stable_ci, self.max_matches = stable_ci, max_matches
@@ -106,8 +121,11 @@ class SeasonRun:
             return self._counts(s)
 
     def _counts(self, s) -> tuple[int, int]:  # noqa: ANN001
-        base = select(func.count()).select_from(Match).where(Match.season_id == self.season_id,
-                                                             Match.kind == "ladder")
+        base = (
+            select(func.count())
+            .select_from(Match)
+            .where(Match.season_id == self.season_id, Match.kind == "ladder")
+        )
         done = s.scalar(base.where(Match.status == "done")) or 0
         open_ = s.scalar(base.where(Match.status.in_(("queued", "running")))) or 0
         return done, open_
@@ -143,5 +161,11 @@ class SeasonRun:
 def active_entries(store: Store, name: str) -> int:
     with store.tx() as s:
         season = s.scalar(select(Season).where(Season.name == name))
-        return s.scalar(select(func.count()).select_from(Entry).where(
-            Entry.season_id == season.id, Entry.active.is_(True))) or 0
+        return (
+            s.scalar(
+                select(func.count())
+                .select_from(Entry)
+                .where(Entry.season_id == season.id, Entry.active.is_(True))
+            )
+            or 0
+        )

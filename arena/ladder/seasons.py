@@ -37,14 +37,28 @@ def derive_seed(season_seed: int, index: int) -> int:
     return (z ^ (z >> 31)) & MASK63
 
 
-def create_season(store: Store, name: str, *, rules: list[str] | None = None, time_control: dict | None = None,
-                  duplicate: bool = False, seed: int | None = None) -> Season:
+def create_season(
+    store: Store,
+    name: str,
+    *,
+    rules: list[str] | None = None,
+    time_control: dict | None = None,
+    duplicate: bool = False,
+    seed: int | None = None,
+) -> Season:
     """A new draft season. `rules` are "key=value" pairs for the engine's Rules (format included)."""
     with store.tx() as s:
         if s.scalar(select(Season).where(Season.name == name)) is not None:
-            raise SeasonError(f"season {name!r} already exists; pick another name or `arena season start {name}`")
-        season = Season(name=name, rules=list(rules or []), time_control=dict(time_control or {}),
-                        duplicate=duplicate, seed=secrets.randbits(63) if seed is None else seed & MASK63)
+            raise SeasonError(
+                f"season {name!r} already exists; pick another name or `arena season start {name}`"
+            )
+        season = Season(
+            name=name,
+            rules=list(rules or []),
+            time_control=dict(time_control or {}),
+            duplicate=duplicate,
+            seed=secrets.randbits(63) if seed is None else seed & MASK63,
+        )
         s.add(season)
         s.flush()
         return season
@@ -99,11 +113,19 @@ def close_season(store: Store, name: str) -> int:
             raise SeasonError(f"season {name!r} never started; `arena season start {name}` first")
         if season.status == "running":
             sync_entries(s, season)
-            for m in s.scalars(select(Match).where(Match.season_id == season.id, Match.status == "queued",
-                                                   Match.kind == "ladder")):
+            for m in s.scalars(
+                select(Match).where(
+                    Match.season_id == season.id, Match.status == "queued", Match.kind == "ladder"
+                )
+            ):
                 s.delete(m)
-            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))
-                                     .order_by(Entry.id)))
+            entries = list(
+                s.scalars(
+                    select(Entry)
+                    .where(Entry.season_id == season.id, Entry.active.is_(True))
+                    .order_by(Entry.id)
+                )
+            )
             for a, b in combinations(entries, 2):
                 if a.version.bot.owner == b.version.bot.owner:
                     continue
@@ -114,8 +136,14 @@ def close_season(store: Store, name: str) -> int:
 
 def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "final")) -> int:
     """Matches of the season not yet recorded (queued or running)."""
-    return s.scalar(select(func.count()).select_from(Match).where(
-        Match.season_id == season_id, Match.status.in_(OPEN), Match.kind.in_(kinds))) or 0
+    return (
+        s.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(Match.season_id == season_id, Match.status.in_(OPEN), Match.kind.in_(kinds))
+        )
+        or 0
+    )
 
 
 def sync_entries(s: Session, season: Season) -> None:
@@ -133,16 +161,26 @@ def sync_entries(s: Session, season: Season) -> None:
     s.flush()
 
 
-def _queue_pair(s: Session, season: Season, a: Entry, b: Entry, *, kind: str, duplicate: bool,
-                swap: bool = False) -> list[Match]:
+def _queue_pair(
+    s: Session, season: Season, a: Entry, b: Entry, *, kind: str, duplicate: bool, swap: bool = False
+) -> list[Match]:
     index = season.scheduled
     seed = derive_seed(season.seed, index)
     seats = [(b, a), (a, b)] if swap else [(a, b), (b, a)]
     out = []
     for x, y in seats[: 2 if duplicate else 1]:
-        m = Match(season_id=season.id, kind=kind, pair=index, version0_id=x.version_id, version1_id=y.version_id,
-                  entry0_id=x.id, entry1_id=y.id, rules=list(season.rules), time_control=dict(season.time_control),
-                  seed=seed)
+        m = Match(
+            season_id=season.id,
+            kind=kind,
+            pair=index,
+            version0_id=x.version_id,
+            version1_id=y.version_id,
+            entry0_id=x.id,
+            entry1_id=y.id,
+            rules=list(season.rules),
+            time_control=dict(season.time_control),
+            seed=seed,
+        )
         s.add(m)
         out.append(m)
     a.last_scheduled = b.last_scheduled = index
@@ -158,16 +196,32 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     sync_entries(s, season)
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
     by_id = {e.id: e for e in entries}
-    open_matches = s.execute(select(Match.entry0_id, Match.entry1_id).where(
-        Match.season_id == season.id, Match.status.in_(OPEN))).all()
+    open_matches = s.execute(
+        select(Match.entry0_id, Match.entry1_id).where(Match.season_id == season.id, Match.status.in_(OPEN))
+    ).all()
     busy = Counter(i for row in open_matches for i in row)
-    failed = Counter(i for row in s.execute(select(Match.entry0_id, Match.entry1_id).where(
-        Match.season_id == season.id, Match.status == "failed")).all() for i in row)
+    failed = Counter(
+        i
+        for row in s.execute(
+            select(Match.entry0_id, Match.entry1_id).where(
+                Match.season_id == season.id, Match.status == "failed"
+            )
+        ).all()
+        for i in row
+    )
     # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
     # failed ones count so that a bot whose matches keep breaking is not "new" forever
-    cands = {e.id: Candidate(e.id, e.version.bot.owner, e.rating,
-                             e.wins + e.draws + e.losses + e.voids + busy[e.id] + failed[e.id],
-                             e.last_scheduled, e.id in busy) for e in entries}
+    cands = {
+        e.id: Candidate(
+            e.id,
+            e.version.bot.owner,
+            e.rating,
+            e.wins + e.draws + e.losses + e.voids + busy[e.id] + failed[e.id],
+            e.last_scheduled,
+            e.id in busy,
+        )
+        for e in entries
+    }
     created: list[Match] = []
     for _ in range(pairings):
         rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
@@ -176,10 +230,19 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
             break
         first, second = pick
         swap = rng.random() < 0.5
-        created += _queue_pair(s, season, by_id[first.entry_id], by_id[second.entry_id], kind="ladder",
-                               duplicate=season.duplicate, swap=swap)
+        created += _queue_pair(
+            s,
+            season,
+            by_id[first.entry_id],
+            by_id[second.entry_id],
+            kind="ladder",
+            duplicate=season.duplicate,
+            swap=swap,
+        )
         for c in (first, second):
-            cands[c.entry_id] = Candidate(c.entry_id, c.owner, c.rating, c.games + 1, season.scheduled - 1, True)
+            cands[c.entry_id] = Candidate(
+                c.entry_id, c.owner, c.rating, c.games + 1, season.scheduled - 1, True
+            )
     return created
 
 

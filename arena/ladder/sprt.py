@@ -85,4 +85,6 @@ class Sprt:
         llr = total * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
         verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
         half = Z95 * math.sqrt(var / total)
-        return SprtState(llr, lower, upper, verdict, elo_of(mean), elo_of(mean - half), elo_of(mean + half), n)
+        return SprtState(
+            llr, lower, upper, verdict, elo_of(mean), elo_of(mean - half), elo_of(mean + half), n
+        )

@@ -36,9 +36,16 @@ class Standing:
 
 def season_results(s: Session, season_id: int) -> list[tuple[int, int, float]]:
     """(entry0, entry1, score of entry0) for every counted (non-void) match, in recording order."""
-    rows = s.execute(select(Match.entry0_id, Match.entry1_id, Match.winner).where(
-        Match.season_id == season_id, Match.status == "done", Match.void.is_(False),
-        Match.entry0_id.is_not(None)).order_by(Match.record_seq)).all()
+    rows = s.execute(
+        select(Match.entry0_id, Match.entry1_id, Match.winner)
+        .where(
+            Match.season_id == season_id,
+            Match.status == "done",
+            Match.void.is_(False),
+            Match.entry0_id.is_not(None),
+        )
+        .order_by(Match.record_seq)
+    ).all()
     return [(a, b, 0.5 if w is None else float(w == 0)) for a, b, w in rows]
 
 
@@ -61,9 +68,23 @@ def compute_standings(s: Session, season: Season) -> list[Standing]:
             continue
         rows.append((e, float(fit.ratings[i]), round(float(fit.ci95[i]), 1) if games else None, games))
     rows.sort(key=lambda r: (-r[1] if r[3] else float("inf"), r[0].id))
-    return [Standing(rank, f"{e.version.bot.name}@{e.version.number}", e.version.bot.owner, round(elo, 1),
-                     ci, round(e.rating, 1), games, e.wins, e.draws, e.losses, is_provisional(e.rated), e.active)
-            for rank, (e, elo, ci, games) in enumerate(rows, 1)]
+    return [
+        Standing(
+            rank,
+            f"{e.version.bot.name}@{e.version.number}",
+            e.version.bot.owner,
+            round(elo, 1),
+            ci,
+            round(e.rating, 1),
+            games,
+            e.wins,
+            e.draws,
+            e.losses,
+            is_provisional(e.rated),
+            e.active,
+        )
+        for rank, (e, elo, ci, games) in enumerate(rows, 1)
+    ]
 
 
 def standings(store: Store, name: str) -> tuple[Season, list[Standing]]:
@@ -96,8 +117,13 @@ def verify_ratings(store: Store, name: str) -> list[str]:
     problems: list[str] = []
     with store.read() as s:
         season = s.scalar(select(Season).where(Season.name == name))
-        matches = list(s.scalars(select(Match).where(Match.season_id == season.id, Match.status == "done",
-                                                     Match.entry0_id.is_not(None)).order_by(Match.record_seq)))
+        matches = list(
+            s.scalars(
+                select(Match)
+                .where(Match.season_id == season.id, Match.status == "done", Match.entry0_id.is_not(None))
+                .order_by(Match.record_seq)
+            )
+        )
         results: list[tuple[int, int, float | None]] = []
         for m in matches:
             record = decode_record(s.get_one(Replay, m.id).data)
@@ -117,9 +143,13 @@ def verify_ratings(store: Store, name: str) -> list[str]:
             for entry_id, c in ((m.entry0_id, change[0]), (m.entry1_id, change[1])):
                 rc = got.get(entry_id)
                 if rc is None or rc.before != c.before or rc.after != c.after:
-                    problems.append(f"match {m.id} entry {entry_id}: stored "
-                                    f"{(rc.before, rc.after) if rc else None} != recomputed {(c.before, c.after)}")
+                    problems.append(
+                        f"match {m.id} entry {entry_id}: stored "
+                        f"{(rc.before, rc.after) if rc else None} != recomputed {(c.before, c.after)}"
+                    )
         for e in s.scalars(select(Entry).where(Entry.season_id == season.id)):
             if e.rating != final.get(e.id, 1500.0):
-                problems.append(f"entry {e.id}: stored rating {e.rating} != recomputed {final.get(e.id, 1500.0)}")
+                problems.append(
+                    f"entry {e.id}: stored rating {e.rating} != recomputed {final.get(e.id, 1500.0)}"
+                )
     return problems

@@ -22,7 +22,9 @@ class TimeControl:
 
     def to_proto(self) -> pb.TimeControl:
         return pb.TimeControl(
-            startup_ms=round(self.startup * 1000), move_ms=round(self.move * 1000), bank_ms=round(self.bank * 1000)
+            startup_ms=round(self.startup * 1000),
+            move_ms=round(self.move * 1000),
+            bank_ms=round(self.bank * 1000),
         )
 
     @classmethod

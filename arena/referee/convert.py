@@ -7,7 +7,9 @@ from arena.engine.cards import SUITS, cards_of
 from arena.proto import referee_pb2 as pb
 
 CODES = tuple(card_code(c) for c in range(32))  # card -> its code, without building the string per call
-CARD_OF_CODE = {code: card for card, code in enumerate(CODES)}  # the reverse, for the codes the referee writes
+CARD_OF_CODE = {
+    code: card for card, code in enumerate(CODES)
+}  # the reverse, for the codes the referee writes
 _CODES = CODES
 
 
@@ -105,7 +107,12 @@ def fill_trick_result(out: pb.TrickResult, match: Match, trick: TrickRecord, sea
     theirs = trick.loser_draw if trick.winner == seat else trick.winner_draw
     out.deal_number = deal.index + 1
     t = out.trick
-    t.number, t.leader, t.lead_card, t.follow_card = trick.no, trick.leader, _CODES[trick.lead], _CODES[trick.follow]
+    t.number, t.leader, t.lead_card, t.follow_card = (
+        trick.no,
+        trick.leader,
+        _CODES[trick.lead],
+        _CODES[trick.follow],
+    )
     t.winner, t.honours = trick.winner, trick.honours
     out.honours.extend(deal.honours)
     if mine is not None:

@@ -32,7 +32,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             if request.match_id in self._server.runners:
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS, f"match {request.match_id} exists")
             kwargs["match_id"] = request.match_id
-        spec = MatchSpec(rules=rules, seed=request.seed, time_control=TimeControl.from_proto(request.time_control), **kwargs)
+        spec = MatchSpec(
+            rules=rules,
+            seed=request.seed,
+            time_control=TimeControl.from_proto(request.time_control),
+            **kwargs,
+        )
         runner = self._server.create_match(spec)
         self._server.start_match(runner)
         return arena_pb2.CreateMatchResponse(match_id=spec.match_id, tokens=list(runner.tokens))

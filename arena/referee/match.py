@@ -236,20 +236,28 @@ class MatchRunner(SeatStreams):
             if ev is None:
                 allowed = clock.deadline
                 clock.charge(allowed + 1.0)
-                self._fail_now(seat, V.TIMEOUT, f"no answer within {allowed:.3g} s (move {clock.move:g} s + bank)")
+                self._fail_now(
+                    seat, V.TIMEOUT, f"no answer within {allowed:.3g} s (move {clock.move:g} s + bank)"
+                )
             if ev.kind == ACTION and ev.seat == seat and ev.turn_id == tid:
                 break
             await self._handle_other(ev)
         self.pending = None
         think = max(0.0, ev.t - sent)
         if not clock.charge(think):
-            self._fail_now(seat, V.TIMEOUT, f"answered after {think:.3f} s; move {clock.move:g} s + bank allowed less")
+            self._fail_now(
+                seat, V.TIMEOUT, f"answered after {think:.3f} s; move {clock.move:g} s + bank allowed less"
+            )
         card = convert.CARD_OF_CODE.get(ev.card)
         if card is None:  # not a code as the referee writes them: the lenient parser, or PROTOCOL_ERROR
             try:
                 card = parse_card(ev.card)
             except CardError:
-                self._fail_now(seat, V.PROTOCOL_ERROR, f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')")
+                self._fail_now(
+                    seat,
+                    V.PROTOCOL_ERROR,
+                    f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')",
+                )
         try:
             trick = m.play(card)
         except IllegalMove as exc:
@@ -295,9 +303,15 @@ class MatchRunner(SeatStreams):
             seat = self.seats[ev.seat]
             seat.stale += 1
             if seat.stale > MAX_STALE:
-                self._fail_now(ev.seat, V.PROTOCOL_ERROR, f"more than {MAX_STALE} actions for stale or unknown turns")
+                self._fail_now(
+                    ev.seat, V.PROTOCOL_ERROR, f"more than {MAX_STALE} actions for stale or unknown turns"
+                )
             pending = self.pending
-            expect = f"turn {pending[1]} is open" if pending and pending[0] == ev.seat else "no turn of yours is open"
+            expect = (
+                f"turn {pending[1]} is open"
+                if pending and pending[0] == ev.seat
+                else "no turn of yours is open"
+            )
             await self._send(ev.seat, pb.RefereeMessage(error=pb.Error(
                 code="STALE_TURN", fatal=False, turn_id=ev.turn_id,
                 message=f"Action for turn {ev.turn_id} rejected: {expect}",
@@ -380,7 +394,9 @@ class MatchRunner(SeatStreams):
                         code=self.verdicts[s.index], message=self.details[s.index].split("\n")[0], fatal=True,
                         turn_id=self.where[2],
                     )), timeout=1.0, final=True)  # fmt: skip
-                await self._send(s.index, pb.RefereeMessage(match_result=self.result), timeout=1.0, final=True)
+                await self._send(
+                    s.index, pb.RefereeMessage(match_result=self.result), timeout=1.0, final=True
+                )
             except _MatchOver:
                 pass
         self.state = "OVER"

@@ -14,7 +14,11 @@ from arena.referee.convert import codes, rules_to_proto
 class Recorder:
     def __init__(self, match_id: str, rules: Rules, seed: int, tc: TimeControl) -> None:
         self.record = rpb.MatchRecord(
-            format=FORMAT, match_id=match_id, seed=seed, rules=rules_to_proto(rules), time_control=tc.to_proto()
+            format=FORMAT,
+            match_id=match_id,
+            seed=seed,
+            rules=rules_to_proto(rules),
+            time_control=tc.to_proto(),
         )
         self._t0 = time.perf_counter()
         self.record.timing.started_unix_ms = int(time.time() * 1000)
@@ -27,7 +31,9 @@ class Recorder:
     def deal_started(self, match: Match) -> None:
         deal = match.deal
         assert deal is not None
-        self._plays = self.record.deals.add(number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck)).plays
+        self._plays = self.record.deals.add(
+            number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck)
+        ).plays
 
     def play(self, seat: int, card: str, think: float) -> None:
         self._plays.add(seat=seat, card=card, think_us=min(int(think * 1e6), 2**32 - 1))

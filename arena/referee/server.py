@@ -41,6 +41,8 @@ def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage:
     if len(data) > MAX_BOT_MESSAGE:
         raise MessageTooLarge(f"a message of {len(data)} bytes; the cap is {MAX_BOT_MESSAGE}")
     return referee_pb2.BotMessage.FromString(data)
+
+
 JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
 
 
@@ -66,7 +68,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         if first.WhichOneof("msg") != "join":
             got = first.WhichOneof("msg") or "an empty message"
             await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, f"the first message must be Join (with your ARENA_TOKEN), got {got}"
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"the first message must be Join (with your ARENA_TOKEN), got {got}",
             )
         try:
             runner, seat = self._server.claim(first.join)
@@ -196,7 +199,10 @@ class RefereeServer:
         """Check a Join: the token must be known and unused, the protocol version supported."""
         entry = self._tokens.get(join.token)
         if entry is None:
-            raise _Claim(grpc.StatusCode.PERMISSION_DENIED, "unknown seat token: pass ARENA_TOKEN unchanged in Join.token")
+            raise _Claim(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "unknown seat token: pass ARENA_TOKEN unchanged in Join.token",
+            )
         runner, seat = entry
         if seat.claimed:
             raise _Claim(
@@ -207,7 +213,9 @@ class RefereeServer:
             raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, f"match {runner.spec.match_id} is over")
         version = join.protocol_version or PROTOCOL_VERSION
         if version != PROTOCOL_VERSION:
-            seat.join_error = f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
+            seat.join_error = (
+                f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
+            )
             raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, seat.join_error)
         seat.claimed = True
         return runner, seat

@@ -70,7 +70,9 @@ class Seat:
         now = time.monotonic()
         if self._tokens < 0:
             self._tokens, self._refill_at = float(limits.burst), now
-        self._tokens = min(float(limits.burst), self._tokens + (now - self._refill_at) * limits.lines_per_second)
+        self._tokens = min(
+            float(limits.burst), self._tokens + (now - self._refill_at) * limits.lines_per_second
+        )
         self._refill_at = now
         if self.logs_kept >= limits.max_lines or self._tokens < 1:
             self.logs_dropped += 1

@@ -98,7 +98,9 @@ class SeatStreams:
         text, cut = cap_text(text, limits.max_line_bytes)
         seat.logs_truncated += cut
         deal = self.match.deal
-        self.recorder.log(seat.index, 0 if deal is None else deal.index + 1, 0 if deal is None else deal.trick_no, text)
+        self.recorder.log(
+            seat.index, 0 if deal is None else deal.index + 1, 0 if deal is None else deal.trick_no, text
+        )
 
     async def _classify_gone(self, i: int, reason: str) -> tuple[str, str]:
         seat = self.seats[i]
@@ -163,7 +165,9 @@ class SeatStreams:
             self._timer.cancel()
             self._timer = None
 
-    async def _send(self, i: int, msg: pb.RefereeMessage, timeout: float | None = None, final: bool = False) -> None:
+    async def _send(
+        self, i: int, msg: pb.RefereeMessage, timeout: float | None = None, final: bool = False
+    ) -> None:
         """Write to a seat. A write that does not complete (the bot stopped reading its stream) ends
         the seat with TIMEOUT: after `timeout` if given, else when the watchdog sees it stalled."""
         seat = self.seats[i]

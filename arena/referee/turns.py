@@ -19,7 +19,8 @@ from arena.referee.convert import CODES, fill_deal_start
 
 # The codes of the cards in each byte of a 32-bit card mask (card = suit * 8 + rank: one suit per byte).
 _BYTE_CODES = tuple(
-    tuple(tuple(CODES[base + r] for r in range(8) if m >> r & 1) for m in range(256)) for base in (0, 8, 16, 24)
+    tuple(tuple(CODES[base + r] for r in range(8) if m >> r & 1) for m in range(256))
+    for base in (0, 8, 16, 24)
 )
 
 
@@ -78,12 +79,16 @@ class DealTurns:
                              winner=t.winner, honours=t.honours)  # fmt: skip
             # merged into a view: appends the trick, sets the non-zero scalars (leader and a stock of
             # 0 are set apart: merging skips zeros)
-            delta = pb.View(trick_number=deal.trick_no, phase=deal.phase, tricks=(trick,), stock_size=deal.stock_count)
+            delta = pb.View(
+                trick_number=deal.trick_no, phase=deal.phase, tricks=(trick,), stock_size=deal.stock_count
+            )
             shared = self._shared = (t, trick, delta, tuple(deal.honours), deal.stock_count, deal.leader,
                                      deal.index + 1, deal.trump_card)  # fmt: skip
         _, trick, delta, honours, stock, leader, number, trump = shared
         for seat in (0, 1) if only is None else (only,):
-            mine, theirs = (t.winner_draw, t.loser_draw) if t.winner == seat else (t.loser_draw, t.winner_draw)
+            mine, theirs = (
+                (t.winner_draw, t.loser_draw) if t.winner == seat else (t.loser_draw, t.winner_draw)
+            )
             tr = self._trs[seat]
             tr.trick_result.CopyFrom(pb.TrickResult(
                 deal_number=number, trick=trick, honours=honours, stock_size=stock,
@@ -120,7 +125,11 @@ class DealTurns:
         bank = clock.bank
         if bank != self._bank[seat]:  # the clock fields change only when the bank does
             self._bank[seat] = bank
-            tr.move_ms, tr.bank_ms, tr.deadline_ms = int(clock.move * 1000), int(bank * 1000), int(clock.deadline * 1000)
+            tr.move_ms, tr.bank_ms, tr.deadline_ms = (
+                int(clock.move * 1000),
+                int(bank * 1000),
+                int(clock.deadline * 1000),
+            )
         if self._fresh[seat]:
             self._fresh[seat] = False
         else:

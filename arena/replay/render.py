@@ -11,7 +11,9 @@ from arena.proto import replay_pb2
 from arena.replay.record import rules_of
 
 
-def render(record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: int | None = None) -> list[str]:
+def render(
+    record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: int | None = None
+) -> list[str]:
     """Lines of text. `seat` None shows everything; 0 or 1 shows only what that seat knew."""
     rules = rules_of(record)
     deck_style = rules.deck
@@ -30,7 +32,8 @@ def render(record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: i
     out = [
         f"match {record.match_id}  seed {record.seed}  rules: {changed}  "
         f"clocks: move {tc.move_ms} ms, bank {tc.bank_ms} ms",
-        "  " + "   ".join(f"seat {s}: {names.get(s, '?')}" for s in (0, 1))
+        "  "
+        + "   ".join(f"seat {s}: {names.get(s, '?')}" for s in (0, 1))
         + (f"   (as seat {seat} saw it)" if seat is not None else "   (everything shown)"),
     ]
     m = Match(rules, record.seed)
@@ -84,8 +87,14 @@ def render(record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: i
             out.append(f"      {who(s1)} led {card_label(c1, deck_style)}; the match ended before the answer")
         if show and deal.done and deal.outcome is not None:
             o = deal.outcome
-            res = "standoff (10-10)" if o.winner is None else f"{who(o.winner)} win{'s' if seat is None else ''} {max(o.lines)} line(s)"
-            out.append(f"  honours {o.honours[0]}-{o.honours[1]}: {res}; match lines {m.lines[0]}-{m.lines[1]}")
+            res = (
+                "standoff (10-10)"
+                if o.winner is None
+                else f"{who(o.winner)} win{'s' if seat is None else ''} {max(o.lines)} line(s)"
+            )
+            out.append(
+                f"  honours {o.honours[0]}-{o.honours[1]}: {res}; match lines {m.lines[0]}-{m.lines[1]}"
+            )
     r = record.result
     out.append("")
     if r.void:
@@ -101,7 +110,9 @@ def render(record: replay_pb2.MatchRecord, seat: int | None = None, only_deal: i
             out.append(f"  seat {s}: {verdict}: {r.details[s]}")
     for st in record.stats:
         if st.stale_actions or st.logs_dropped:
-            out.append(f"  seat {st.seat}: {st.stale_actions} stale action(s), {st.logs_dropped} log line(s) dropped")
+            out.append(
+                f"  seat {st.seat}: {st.stale_actions} stale action(s), {st.logs_dropped} log line(s) dropped"
+            )
     logs = [x for x in record.logs if seat is None or x.seat == seat]
     if logs:
         out.append(f"logs ({len(logs)}):")

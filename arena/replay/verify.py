@@ -144,7 +144,8 @@ def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: boo
             )
         if not m.dealer_is_fixed and dealer != m.dealer:
             raise RecordFailure(
-                f"seat {dealer} deals, but with seed {seed} the draw ({m.dealer_reason}) makes seat {m.dealer} deal", n
+                f"seat {dealer} deals, but with seed {seed} the draw ({m.dealer_reason}) makes seat {m.dealer} deal",
+                n,
             )
     try:
         deal = m.start_deal(deck=deck, dealer=dealer)
@@ -162,7 +163,9 @@ def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: boo
         except CardError as exc:
             raise RecordFailure(str(exc), n, k) from None
         if deal.done:
-            raise RecordFailure(f"too many plays: the deal ended with play 32, but {len(plays)} are recorded", n, k)
+            raise RecordFailure(
+                f"too many plays: the deal ended with play 32, but {len(plays)} are recorded", n, k
+            )
         seat = deal.to_move
         try:
             m.play(card)
@@ -216,7 +219,7 @@ def _unfinished(m: Match) -> str:
         return f"the match is not over: {n} of max_deals={m.rules.max_deals} deals are recorded"
     return (
         f"the match is not over after {n} deal(s): lines {m.lines[0]}-{m.lines[1]}, it ends at "
-        f"{4 * m.rules.flags} lines (flags={m.rules.flags}); add the missing deals or a \"verdict\""
+        f'{4 * m.rules.flags} lines (flags={m.rules.flags}); add the missing deals or a "verdict"'
     )
 
 

@@ -34,13 +34,17 @@ def _safe_name(archive: Path, name: str) -> str:
         raise BundleError(f"{archive}: member {name!r} has an absolute path; archive paths must be relative")
     parts = [p for p in clean.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise BundleError(f"{archive}: member {name!r} contains '..'; archive paths must stay inside the bundle")
+        raise BundleError(
+            f"{archive}: member {name!r} contains '..'; archive paths must stay inside the bundle"
+        )
     return "/".join(parts)
 
 
 def _check_link(archive: Path, name: str, target: str) -> None:
     if target.startswith("/"):
-        raise BundleError(f"{archive}: link {name!r} -> {target!r} points outside the bundle (absolute target)")
+        raise BundleError(
+            f"{archive}: link {name!r} -> {target!r} points outside the bundle (absolute target)"
+        )
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
     if resolved == ".." or resolved.startswith("../"):
         raise BundleError(f"{archive}: link {name!r} -> {target!r} points outside the bundle")
@@ -65,7 +69,9 @@ def _place(archive: Path, dest: Path, rel: str) -> Path:
     parts = rel.split("/")
     for i in range(1, len(parts)):
         if (dest / "/".join(parts[:i])).is_symlink():
-            raise BundleError(f"{archive}: member {rel!r} lies under a symlink; links may not be used as folders")
+            raise BundleError(
+                f"{archive}: member {rel!r} lies under a symlink; links may not be used as folders"
+            )
     out = dest / rel
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise BundleError(f"{archive}: member {rel!r} appears twice")
@@ -95,9 +101,13 @@ def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
         for m in members:
             rel = _safe_name(archive, m.name)
             if m.ischr() or m.isblk() or m.isfifo() or m.isdev():
-                raise BundleError(f"{archive}: member {m.name!r} is a device or FIFO; bundles hold files only")
+                raise BundleError(
+                    f"{archive}: member {m.name!r} is a device or FIFO; bundles hold files only"
+                )
             if m.islnk():
-                raise BundleError(f"{archive}: member {m.name!r} is a hard link; use a copy or a relative symlink")
+                raise BundleError(
+                    f"{archive}: member {m.name!r} is a hard link; use a copy or a relative symlink"
+                )
             if m.issym():
                 _check_link(archive, rel, m.linkname)
             elif not (m.isfile() or m.isdir()):
@@ -131,7 +141,9 @@ def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
             mode = info.external_attr >> 16
             kind = stat.S_IFMT(mode) if mode else 0
             if kind in (stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK):
-                raise BundleError(f"{archive}: member {info.filename!r} is a device or FIFO; bundles hold files only")
+                raise BundleError(
+                    f"{archive}: member {info.filename!r} is a device or FIFO; bundles hold files only"
+                )
             if kind == stat.S_IFLNK:
                 _check_link(archive, rel, zf.read(info).decode("utf-8", "replace"))
             plan.append((rel, info, kind, mode))

@@ -11,7 +11,9 @@ from arena.sandbox.bundle import Bundle, cached_build_log, record_build, restore
 from arena.sandbox.launcher import BotProcess, Limits
 
 
-def build_once(bundle: Bundle, limits: Limits, run: Callable[[Bundle, Limits], tuple[bool, str]]) -> tuple[bool, str]:
+def build_once(
+    bundle: Bundle, limits: Limits, run: Callable[[Bundle, Limits], tuple[bool, str]]
+) -> tuple[bool, str]:
     """(ok, log) of the bundle's `build`, running `run(staged_bundle, limits)` only when not yet built."""
     if not bundle.build:
         return True, ""
@@ -25,7 +27,9 @@ def build_once(bundle: Bundle, limits: Limits, run: Callable[[Bundle, Limits], t
     return ok, log
 
 
-def await_build(proc: BotProcess, bundle: Bundle, limits: Limits, *, restore: bool, poll: float) -> tuple[bool, str]:
+def await_build(
+    proc: BotProcess, bundle: Bundle, limits: Limits, *, restore: bool, poll: float
+) -> tuple[bool, str]:
     """Wait for a sandboxed build process (at most `limits.build_seconds`), kill it, give the staged
     files back to us when the build ran under another uid, and explain a failure at the log's end."""
     deadline = time.monotonic() + limits.build_seconds

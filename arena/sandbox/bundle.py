@@ -35,8 +35,19 @@ STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
 #: A `protocol = "stdio"` bundle runs behind the SDK's stdio bridge (docs/stdio.md), in the same sandbox.
 STDIO_BRIDGE = ("python3", "-m", "arena.sdk.stdio_bridge", "--")
-__all__ = ["Bundle", "BundleError", "MANIFEST", "bundle_cache_dir", "chown_tree", "is_staged", "load_bundle", "restore_owner",
-           "cached_build_log", "record_build", "staged_for_build"]
+__all__ = [
+    "Bundle",
+    "BundleError",
+    "MANIFEST",
+    "bundle_cache_dir",
+    "chown_tree",
+    "is_staged",
+    "load_bundle",
+    "restore_owner",
+    "cached_build_log",
+    "record_build",
+    "staged_for_build",
+]
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,7 @@ class Bundle:
     build: tuple[str, ...] | None = None
     protocol: str = "grpc"
     version: str = ""
-    source: Path | None = None      # what the user named (archive or directory), for messages
+    source: Path | None = None  # what the user named (archive or directory), for messages
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -81,13 +92,17 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
     name = data.get("name") or source.name.split(".")[0]
     run = data.get("run")
     if not isinstance(run, list) or not run or not all(isinstance(a, str) for a in run):
-        raise BundleError(f'{source}/{MANIFEST}: `run` must be a non-empty list of strings, e.g. run = ["python3", "bot.py"]')
+        raise BundleError(
+            f'{source}/{MANIFEST}: `run` must be a non-empty list of strings, e.g. run = ["python3", "bot.py"]'
+        )
     build = data.get("build")
     if build is not None and (not isinstance(build, list) or not all(isinstance(a, str) for a in build)):
         raise BundleError(f'{source}/{MANIFEST}: `build` must be a list of strings, e.g. build = ["make"]')
     protocol = data.get("protocol", "grpc")
     if protocol not in PROTOCOLS:
-        raise BundleError(f"{source}/{MANIFEST}: protocol = {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        raise BundleError(
+            f"{source}/{MANIFEST}: protocol = {protocol!r} is not one of {', '.join(PROTOCOLS)}"
+        )
     return Bundle(
         path=root,
         name=str(name),
@@ -145,7 +160,9 @@ def _tree_digest(root: Path, max_bytes: int) -> str:
             digest.update(b"X" if st.st_mode & 0o111 else b"F")
             total += st.st_size
             if total > max_bytes:
-                raise BundleError(f"{root}: larger than {max_bytes // (1024 * 1024)} MiB; remove build outputs or data")
+                raise BundleError(
+                    f"{root}: larger than {max_bytes // (1024 * 1024)} MiB; remove build outputs or data"
+                )
             with open(full, "rb") as fh:
                 for chunk in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(chunk)
@@ -193,7 +210,12 @@ def _unpack(archive: Path, dest: Path, max_bytes: int) -> None:
     extract_archive(archive, dest, max_bytes)
     # An archive holding a single top folder (`tar czf bot.tgz mybot/`) is the common case: lift it.
     entries = list(dest.iterdir())
-    if not (dest / MANIFEST).exists() and len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+    if (
+        not (dest / MANIFEST).exists()
+        and len(entries) == 1
+        and entries[0].is_dir()
+        and not entries[0].is_symlink()
+    ):
         lifted = dest / ".arena-lift"
         entries[0].rename(lifted)
         for child in list(lifted.iterdir()):
@@ -205,7 +227,9 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
     """Read and validate a bundle (directory or archive); unpack or stage it when needed."""
     source = Path(path)
     if not source.exists():
-        raise BundleError(f"{path}: no such bot bundle (give a directory with {MANIFEST}, a .tar.gz or a .zip)")
+        raise BundleError(
+            f"{path}: no such bot bundle (give a directory with {MANIFEST}, a .tar.gz or a .zip)"
+        )
     source = source.resolve()
     if source.is_file():
         if not is_archive(source):
@@ -239,6 +263,8 @@ def restore_owner(root: Path) -> None:
             full = os.path.join(dirpath, name)
             os.lchown(full, 0, 0)
             if not os.path.islink(full):
-                os.chmod(full, (os.lstat(full).st_mode & 0o755) | 0o444 | (0o111 if os.path.isdir(full) else 0))
+                os.chmod(
+                    full, (os.lstat(full).st_mode & 0o755) | 0o444 | (0o111 if os.path.isdir(full) else 0)
+                )
     os.lchown(root, 0, 0)
     os.chmod(root, 0o755)

@@ -38,7 +38,9 @@ from arena.sandbox.launcher import (
 from arena.sandbox.runtime import bot_runtime
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
-JOIN_SCRIPT = 'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
+JOIN_SCRIPT = (
+    'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -81,8 +83,9 @@ class BwrapLauncher:
 
     name = "bwrap"
 
-    def __init__(self, *, use_seccomp: bool = True, use_cgroups: bool = True,
-                 state_dir: Path | None = None) -> None:
+    def __init__(
+        self, *, use_seccomp: bool = True, use_cgroups: bool = True, state_dir: Path | None = None
+    ) -> None:
         found = shutil.which("bwrap")
         if found is None:
             raise SandboxUnavailable("bwrap is not installed; run `make setup` (Debian package bubblewrap)")
@@ -92,7 +95,9 @@ class BwrapLauncher:
             raise SandboxUnavailable("setpriv is not installed; run `make setup` (Debian package util-linux)")
         self.use_seccomp = use_seccomp and seccomp.filter_bpf() is not None
         self.use_cgroups = use_cgroups
-        default_state = Path("/run/elfern-arena") if self.privileged else Path(f"/tmp/elfern-arena-{os.getuid()}")
+        default_state = (
+            Path("/run/elfern-arena") if self.privileged else Path(f"/tmp/elfern-arena-{os.getuid()}")
+        )
         self.state_dir = state_dir or default_state
         if use_cgroups:
             _sweep_once()
@@ -105,8 +110,14 @@ class BwrapLauncher:
         if failed is not None:
             return failed
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
-        return self.start(spec.bundle, list(spec.bundle.argv), env, spec.limits,
-                          socket_path=spec.socket_path, label=spec.label)
+        return self.start(
+            spec.bundle,
+            list(spec.bundle.argv),
+            env,
+            spec.limits,
+            socket_path=spec.socket_path,
+            label=spec.label,
+        )
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per bundle content, sandboxed, with the bundle writable; cache success."""
@@ -114,13 +125,23 @@ class BwrapLauncher:
 
     def _run_build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         build_limits = Limits(**{**limits.__dict__, "cpu_seconds": limits.build_seconds})
-        proc = self.start(bundle, list(bundle.build or ()), {}, build_limits, socket_path=None,
-                          label="build", writable=True)
+        proc = self.start(
+            bundle, list(bundle.build or ()), {}, build_limits, socket_path=None, label="build", writable=True
+        )
         return await_build(proc, bundle, limits, restore=self.privileged, poll=0.02)
 
-    def start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, *,
-              socket_path: Path | None, label: str = "bot", writable: bool = False,
-              extra_ro_binds: tuple[tuple[Path, str], ...] = ()) -> BwrapProcess:
+    def start(
+        self,
+        bundle: Bundle,
+        argv: list[str],
+        env: dict[str, str],
+        limits: Limits,
+        *,
+        socket_path: Path | None,
+        label: str = "bot",
+        writable: bool = False,
+        extra_ro_binds: tuple[tuple[Path, str], ...] = (),
+    ) -> BwrapProcess:
         """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes and builds)."""
         lease = uids.acquire(self.state_dir / "uids") if self.privileged else None
         uid = lease.uid if lease else os.getuid()
@@ -133,12 +154,29 @@ class BwrapLauncher:
             if socket_path is not None and self.privileged:
                 mode = os.stat(socket_path).st_mode
                 os.chmod(socket_path, (mode & 0o7777) | 0o666)  # the bot's uid must be able to connect
-            args = self._command(bundle, argv, env, limits, uid, socket_path, writable, extra_ro_binds,
-                                 seccomp_fd, status_w, cg)
+            args = self._command(
+                bundle,
+                argv,
+                env,
+                limits,
+                uid,
+                socket_path,
+                writable,
+                extra_ro_binds,
+                seccomp_fd,
+                status_w,
+                cg,
+            )
             pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None)
-            popen = spawn.popen(args=args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, pass_fds=pass_fds, start_new_session=True,
-                                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"})
+            popen = spawn.popen(
+                args=args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=pass_fds,
+                start_new_session=True,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+            )
         except BaseException:
             os.close(status_r)
             if cg is not None:
@@ -156,16 +194,31 @@ class BwrapLauncher:
         return BwrapProcess(popen, capture, limits, cg, lease, status_r)
 
     # --- helpers ------------------------------------------------------------------------------
-    def _command(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits, uid: int,
-                 socket_path: Path | None, writable: bool, extra_ro_binds: tuple[tuple[Path, str], ...],
-                 seccomp_fd: int | None, status_fd: int, cg: BotCgroup | None) -> list[str]:
+    def _command(
+        self,
+        bundle: Bundle,
+        argv: list[str],
+        env: dict[str, str],
+        limits: Limits,
+        uid: int,
+        socket_path: Path | None,
+        writable: bool,
+        extra_ro_binds: tuple[tuple[Path, str], ...],
+        seccomp_fd: int | None,
+        status_fd: int,
+        cg: BotCgroup | None,
+    ) -> list[str]:
         runtime = bot_runtime()
         cmd: list[str] = []
         if cg is not None:
             cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]
         cmd += [
-            "prlimit", f"--as={limits.address_space}", f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
-            f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0",
+            "prlimit",
+            f"--as={limits.address_space}",
+            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
+            f"--fsize={limits.file_size}",
+            f"--nofile={limits.open_files}",
+            "--core=0",
         ]
         if self.privileged:
             cmd.append(f"--nproc={limits.pids}")  # per uid, and each bot has its own uid
@@ -174,7 +227,13 @@ class BwrapLauncher:
             cmd.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.pids}")
         cmd += ["--", self.bwrap]
         if self.privileged:
-            cmd += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+            cmd += [
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
         else:
             cmd += ["--unshare-all", "--unshare-user", "--disable-userns"]
         cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -199,13 +258,44 @@ class BwrapLauncher:
             cmd += ["--ro-bind", str(src), dest]
         cmd += ["--bind" if writable else "--ro-bind", str(bundle.path), SANDBOX_BUNDLE]
         if socket_path is not None:
-            cmd += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", str(Path(SANDBOX_SOCKET).parent),
-                    "--ro-bind", str(socket_path), SANDBOX_SOCKET]
-        cmd += ["--perms", "0755", "--dir", "/etc", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-                "--remount-ro", "/", "--chdir", SANDBOX_BUNDLE, "--clearenv"]
+            cmd += [
+                "--perms",
+                "0755",
+                "--dir",
+                "/run",
+                "--perms",
+                "0755",
+                "--dir",
+                str(Path(SANDBOX_SOCKET).parent),
+                "--ro-bind",
+                str(socket_path),
+                SANDBOX_SOCKET,
+            ]
+        cmd += [
+            "--perms",
+            "0755",
+            "--dir",
+            "/etc",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--remount-ro",
+            "/dev",
+            "--remount-ro",
+            "/",
+            "--chdir",
+            SANDBOX_BUNDLE,
+            "--clearenv",
+        ]
         full_env = {
-            "PATH": runtime.path, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-            "PYTHONPATH": runtime.pythonpath, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+            "PATH": runtime.path,
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": runtime.pythonpath,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
             **env,
         }
         for key, value in full_env.items():
@@ -214,6 +304,13 @@ class BwrapLauncher:
             cmd += ["--seccomp", str(seccomp_fd)]
         cmd += ["--json-status-fd", str(status_fd), "--"]
         if self.privileged:
-            cmd += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                    "--inh-caps=-all", "--bounding-set=-all", "--"]
+            cmd += [
+                "/usr/bin/setpriv",
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--",
+            ]
         return cmd + argv

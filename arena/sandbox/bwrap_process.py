@@ -19,7 +19,13 @@ from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, Limits
 
 PIDS_MARKERS = ("Resource temporarily unavailable", "can't start new thread", "fork: retry")
-OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "heap out of memory", "OutOfMemoryError")
+OOM_MARKERS = (
+    "MemoryError",
+    "Cannot allocate memory",
+    "std::bad_alloc",
+    "heap out of memory",
+    "OutOfMemoryError",
+)
 #: CPU seconds a SIGSTOP-paused bot may still be charged (signal delivery, accounting lag) before
 #: the launcher concludes that a process escaped the pause and switches to the freezer.
 ESCAPE_CPU = 0.005
@@ -56,8 +62,15 @@ _watchdog = _CpuWatchdog()
 class BwrapProcess:
     """A running sandboxed bot (satisfies `arena.referee.BotHandle`)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], capture: OutputCapture, limits: Limits,
-                 cgroup: BotCgroup | None, lease: uids.UidLease | None, status_fd: int) -> None:
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        capture: OutputCapture,
+        limits: Limits,
+        cgroup: BotCgroup | None,
+        lease: uids.UidLease | None,
+        status_fd: int,
+    ) -> None:
         self._popen = popen
         self._capture = capture
         self._limits = limits
@@ -118,7 +131,11 @@ class BwrapProcess:
         cg = self._cgroup
         if cg is None:
             return {"oom_kills": 0, "pids_refused": 0, "failcnt": 0}
-        return {"oom_kills": cg.oom_kills(), "pids_refused": cg.pids_refused(), "failcnt": cg.memory_failcnt()}
+        return {
+            "oom_kills": cg.oom_kills(),
+            "pids_refused": cg.pids_refused(),
+            "failcnt": cg.memory_failcnt(),
+        }
 
     def failure_verdict(self) -> str | None:
         if self._cpu_exceeded:

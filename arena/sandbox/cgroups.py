@@ -113,7 +113,9 @@ class BotCgroup:
         if "memory" in dirs:
             mem = dirs["memory"]
             ok = _write(mem / "memory.limit_in_bytes", memory)
-            _write(mem / "memory.memsw.limit_in_bytes", memory)  # no swap escape, where swap accounting exists
+            _write(
+                mem / "memory.memsw.limit_in_bytes", memory
+            )  # no swap escape, where swap accounting exists
             if not ok:
                 group._drop("memory")
         if "pids" in dirs and not _write(dirs["pids"] / "pids.max", pids):

@@ -108,24 +108,59 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         bundle = probe_bundle(Path(tmp) / "probe")
         repo = ARENA_PKG.parent
-        hidden = [str(repo / ".git"), str(repo / "sample_bots"), str(repo / "pyproject.toml"), str(ARENA_PKG / "store"),
-                  str(ARENA_PKG / "referee"), str(bundle_cache_dir()), str(Path.home()), tmp]
+        hidden = [
+            str(repo / ".git"),
+            str(repo / "sample_bots"),
+            str(repo / "pyproject.toml"),
+            str(ARENA_PKG / "store"),
+            str(ARENA_PKG / "referee"),
+            str(bundle_cache_dir()),
+            str(Path.home()),
+            tmp,
+        ]
         if Path.cwd() not in (ARENA_PKG, *ARENA_PKG.parents):
             hidden.append(str(Path.cwd()))
-        env = {"ARENA_PROBE": "isolation", "ARENA_PROBE_PORT": str(listener.port),
-               "ARENA_PROBE_HIDDEN": ":".join(hidden)}
+        env = {
+            "ARENA_PROBE": "isolation",
+            "ARENA_PROBE_PORT": str(listener.port),
+            "ARENA_PROBE_HIDDEN": ":".join(hidden),
+        }
         base = Limits()
         started = [
             launcher.start(bundle, ["python3", "probe.py"], env, base, socket_path=None, label="probe-a"),
             launcher.start(bundle, ["python3", "probe.py"], env, base, socket_path=None, label="probe-b"),
-            launcher.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": "fork"},
-                           Limits(pids=32), socket_path=None, label="probe-pids"),
-            launcher.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": "memory"},
-                           Limits(memory=96 * 1024 * 1024), socket_path=None, label="probe-mem"),
-            launcher.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": "cpu"},
-                           Limits(cpu_seconds=1), socket_path=None, label="probe-cpu"),
-            launcher.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": "tmpfill"},
-                           Limits(tmp_size=4 * 1024 * 1024), socket_path=None, label="probe-tmp"),
+            launcher.start(
+                bundle,
+                ["python3", "probe.py"],
+                {"ARENA_PROBE": "fork"},
+                Limits(pids=32),
+                socket_path=None,
+                label="probe-pids",
+            ),
+            launcher.start(
+                bundle,
+                ["python3", "probe.py"],
+                {"ARENA_PROBE": "memory"},
+                Limits(memory=96 * 1024 * 1024),
+                socket_path=None,
+                label="probe-mem",
+            ),
+            launcher.start(
+                bundle,
+                ["python3", "probe.py"],
+                {"ARENA_PROBE": "cpu"},
+                Limits(cpu_seconds=1),
+                socket_path=None,
+                label="probe-cpu",
+            ),
+            launcher.start(
+                bundle,
+                ["python3", "probe.py"],
+                {"ARENA_PROBE": "tmpfill"},
+                Limits(tmp_size=4 * 1024 * 1024),
+                socket_path=None,
+                label="probe-tmp",
+            ),
         ]
         try:
             for proc in started:
@@ -139,32 +174,76 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
             for key, area, essential in ISOLATION:
                 got = findings[0].get(key)
                 if got is None:
-                    rows.append(CheckRow(area, key, False, essential, "probe gave no answer: " + started[0].output_tail(3)))
+                    rows.append(
+                        CheckRow(
+                            area, key, False, essential, "probe gave no answer: " + started[0].output_tail(3)
+                        )
+                    )
                 else:
                     rows.append(CheckRow(area, key, got["ok"], essential, got["detail"]))
-            rows.append(CheckRow("network", "listener_untouched", not listener.seen, True,
-                                 f"{len(listener.seen)} connections to the host's 127.0.0.1:{listener.port}"))
+            rows.append(
+                CheckRow(
+                    "network",
+                    "listener_untouched",
+                    not listener.seen,
+                    True,
+                    f"{len(listener.seen)} connections to the host's 127.0.0.1:{listener.port}",
+                )
+            )
             uids = [p.uid for p in started[:2]]
             distinct = uids[0] != uids[1]
-            rows.append(CheckRow("uid", "uid_per_bot", distinct, launcher.privileged,
-                                 f"two bots ran as uids {uids}" + ("" if distinct else " (run as root for a uid per bot)")))
-            for proc, area, check, verdict in ((started[2], "pids", "fork_bomb", PIDS_LIMIT),
-                                               (started[3], "memory", "memory_bomb", MEMORY_LIMIT),
-                                               (started[4], "CPU", "cpu_spin", CPU_LIMIT)):
+            rows.append(
+                CheckRow(
+                    "uid",
+                    "uid_per_bot",
+                    distinct,
+                    launcher.privileged,
+                    f"two bots ran as uids {uids}" + ("" if distinct else " (run as root for a uid per bot)"),
+                )
+            )
+            for proc, area, check, verdict in (
+                (started[2], "pids", "fork_bomb", PIDS_LIMIT),
+                (started[3], "memory", "memory_bomb", MEMORY_LIMIT),
+                (started[4], "CPU", "cpu_spin", CPU_LIMIT),
+            ):
                 status = proc.exit_status()
                 got = proc.failure_verdict()
                 cg = proc.cgroup
-                how = "cgroup" if cg is not None and cg.has({"pids": "pids", "memory": "memory", "CPU": "cpuacct"}[area]) else "rlimit"
-                rows.append(CheckRow(area, check, got == verdict, True,
-                                     f"stopped: exit {status}, verdict {got} (via {how})" if status is not None
-                                     else f"still running after {timeout:g} s"))
+                how = (
+                    "cgroup"
+                    if cg is not None and cg.has({"pids": "pids", "memory": "memory", "CPU": "cpuacct"}[area])
+                    else "rlimit"
+                )
+                rows.append(
+                    CheckRow(
+                        area,
+                        check,
+                        got == verdict,
+                        True,
+                        f"stopped: exit {status}, verdict {got} (via {how})"
+                        if status is not None
+                        else f"still running after {timeout:g} s",
+                    )
+                )
             tmp_out = started[5].output().strip().splitlines()
             try:
                 filled = json.loads(tmp_out[-1])["bytes"]
                 ok = filled <= 4 * 1024 * 1024
-                rows.append(CheckRow("filesystem", "tmp_size_cap", ok, True, f"/tmp took {filled // 1024} KiB of a 4096 KiB cap"))
+                rows.append(
+                    CheckRow(
+                        "filesystem",
+                        "tmp_size_cap",
+                        ok,
+                        True,
+                        f"/tmp took {filled // 1024} KiB of a 4096 KiB cap",
+                    )
+                )
             except (ValueError, IndexError, KeyError):
-                rows.append(CheckRow("filesystem", "tmp_size_cap", False, True, "no answer: " + started[5].output_tail(3)))
+                rows.append(
+                    CheckRow(
+                        "filesystem", "tmp_size_cap", False, True, "no answer: " + started[5].output_tail(3)
+                    )
+                )
         finally:
             for proc in started:
                 proc.kill()
@@ -173,4 +252,6 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
 
 
 def rows_json(rows: list[CheckRow]) -> str:
-    return json.dumps({"ok": all(r.ok for r in rows if r.essential), "checks": [asdict(r) for r in rows]}, indent=2)
+    return json.dumps(
+        {"ok": all(r.ok for r in rows if r.essential), "checks": [asdict(r) for r in rows]}, indent=2
+    )

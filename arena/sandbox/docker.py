@@ -47,23 +47,63 @@ class DockerUnavailable(RuntimeError):
     pass
 
 
-def docker_command(docker: str, spec_bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits,
-                   uid: int, name: str, owner: str, socket_path: Path | None, writable: bool = False,
-                   cpus: float = 1.0) -> list[str]:
+def docker_command(
+    docker: str,
+    spec_bundle: Bundle,
+    argv: list[str],
+    env: dict[str, str],
+    limits: Limits,
+    uid: int,
+    name: str,
+    owner: str,
+    socket_path: Path | None,
+    writable: bool = False,
+    cpus: float = 1.0,
+) -> list[str]:
     """The `docker run` line for one bot (pure, so it can be checked without an engine)."""
     cmd = [
         # no --rm: kill() reads .State.OOMKilled after the bot died, then removes the container
-        docker, "run", "--name", name, "--label", f"{OWNER_LABEL}={owner}",
-        "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-        "--pids-limit", str(limits.pids), "--memory", str(limits.memory), "--memory-swap", str(limits.memory),
-        "--cpus", f"{cpus:g}", "--user", f"{uid}:{uid}",
-        "--tmpfs", f"/tmp:rw,nosuid,nodev,size={limits.tmp_size},mode=1777",
-        "--ulimit", f"cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
-        "--ulimit", f"fsize={limits.file_size}:{limits.file_size}",
-        "--ulimit", f"nofile={limits.open_files}:{limits.open_files}",
-        "--ulimit", "core=0:0",
-        "--mount", f"type=bind,src={spec_bundle.path},dst={SANDBOX_BUNDLE}" + ("" if writable else ",readonly"),
-        "--workdir", SANDBOX_BUNDLE, "--env", "HOME=/tmp", "--env", "TMPDIR=/tmp",
+        docker,
+        "run",
+        "--name",
+        name,
+        "--label",
+        f"{OWNER_LABEL}={owner}",
+        "--network",
+        "none",
+        "--read-only",
+        "--cap-drop",
+        "ALL",
+        "--security-opt",
+        "no-new-privileges",
+        "--pids-limit",
+        str(limits.pids),
+        "--memory",
+        str(limits.memory),
+        "--memory-swap",
+        str(limits.memory),
+        "--cpus",
+        f"{cpus:g}",
+        "--user",
+        f"{uid}:{uid}",
+        "--tmpfs",
+        f"/tmp:rw,nosuid,nodev,size={limits.tmp_size},mode=1777",
+        "--ulimit",
+        f"cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
+        "--ulimit",
+        f"fsize={limits.file_size}:{limits.file_size}",
+        "--ulimit",
+        f"nofile={limits.open_files}:{limits.open_files}",
+        "--ulimit",
+        "core=0:0",
+        "--mount",
+        f"type=bind,src={spec_bundle.path},dst={SANDBOX_BUNDLE}" + ("" if writable else ",readonly"),
+        "--workdir",
+        SANDBOX_BUNDLE,
+        "--env",
+        "HOME=/tmp",
+        "--env",
+        "TMPDIR=/tmp",
     ]
     if socket_path is not None:
         cmd += ["--mount", f"type=bind,src={socket_path.parent},dst={SOCKET_DIR},readonly"]
@@ -76,8 +116,15 @@ def docker_command(docker: str, spec_bundle: Bundle, argv: list[str], env: dict[
 class DockerProcess:
     """A bot running in a container (satisfies `arena.referee.BotHandle`)."""
 
-    def __init__(self, docker: str, name: str, popen: subprocess.Popen[bytes], capture: OutputCapture,
-                 limits: Limits, lease: uids.UidLease | None) -> None:
+    def __init__(
+        self,
+        docker: str,
+        name: str,
+        popen: subprocess.Popen[bytes],
+        capture: OutputCapture,
+        limits: Limits,
+        lease: uids.UidLease | None,
+    ) -> None:
         self._docker = docker
         self.name = name
         self._popen = popen
@@ -101,8 +148,9 @@ class DockerProcess:
 
     def _inspect(self) -> list[str]:
         if self._inspect_cache is None:
-            res = self._docker_run("inspect", "--format", "{{.State.OOMKilled}} {{.State.ExitCode}} {{.State.Pid}}",
-                                   self.name)
+            res = self._docker_run(
+                "inspect", "--format", "{{.State.OOMKilled}} {{.State.ExitCode}} {{.State.Pid}}", self.name
+            )
             fields = res.stdout.split() if res is not None and res.returncode == 0 else []
             if self.exit_status() is not None and fields:
                 self._inspect_cache = fields
@@ -163,8 +211,12 @@ class DockerLauncher:
         if found is None:
             raise DockerUnavailable("the docker client is not installed")
         try:
-            res = subprocess.run([found, "version", "--format", "{{.Server.Version}}"], capture_output=True,
-                                 text=True, timeout=10)
+            res = subprocess.run(
+                [found, "version", "--format", "{{.Server.Version}}"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise DockerUnavailable(f"no Docker engine answers: {exc}") from None
         if res.returncode != 0 or not res.stdout.strip():
@@ -172,15 +224,27 @@ class DockerLauncher:
             raise DockerUnavailable(f"no Docker engine answers ({why})")
         self.docker = found
         self.cpus = cpus
-        self.state_dir = state_dir or (Path("/run/elfern-arena") if os.geteuid() == 0
-                                       else Path(f"/tmp/elfern-arena-{os.getuid()}"))
+        self.state_dir = state_dir or (
+            Path("/run/elfern-arena") if os.geteuid() == 0 else Path(f"/tmp/elfern-arena-{os.getuid()}")
+        )
         self.sweep_stale()
 
     def sweep_stale(self) -> None:
         """Remove containers left by referees that no longer run."""
-        res = subprocess.run([self.docker, "ps", "-a", "--filter", f"label={OWNER_LABEL}",
-                              "--format", f'{{{{.Names}}}} {{{{.Label "{OWNER_LABEL}"}}}}'],
-                             capture_output=True, text=True, timeout=30)
+        res = subprocess.run(
+            [
+                self.docker,
+                "ps",
+                "-a",
+                "--filter",
+                f"label={OWNER_LABEL}",
+                "--format",
+                f'{{{{.Names}}}} {{{{.Label "{OWNER_LABEL}"}}}}',
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         for line in res.stdout.splitlines():
             name, _, owner = line.partition(" ")
             if name and not cgroups.owner_alive(owner):
@@ -192,22 +256,50 @@ class DockerLauncher:
             return failed
         assert spec.socket_path is not None
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SOCKET_DIR}/{spec.socket_path.name}"}
-        return self._start(spec.bundle, list(spec.bundle.argv), env, spec.limits, spec.socket_path, spec.label)
+        return self._start(
+            spec.bundle, list(spec.bundle.argv), env, spec.limits, spec.socket_path, spec.label
+        )
 
-    def _start(self, bundle: Bundle, argv: list[str], env: dict[str, str], limits: Limits,
-               socket_path: Path | None, label: str, writable: bool = False) -> DockerProcess:
+    def _start(
+        self,
+        bundle: Bundle,
+        argv: list[str],
+        env: dict[str, str],
+        limits: Limits,
+        socket_path: Path | None,
+        label: str,
+        writable: bool = False,
+    ) -> DockerProcess:
         lease = uids.acquire(self.state_dir / "uids")
         if writable and os.geteuid() == 0:
             chown_tree(bundle.path, lease.uid)
         name = f"arena-{''.join(c for c in label if c.isalnum() or c == '-')[:40]}-{uuid.uuid4().hex[:8]}"
         if socket_path is not None:
             os.chmod(socket_path, (os.stat(socket_path).st_mode & 0o7777) | 0o666)
-        cmd = docker_command(self.docker, bundle, argv, env, limits, lease.uid, name, cgroups.owner_tag(),
-                             socket_path, writable, self.cpus)
-        popen = spawn.popen(args=cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+        cmd = docker_command(
+            self.docker,
+            bundle,
+            argv,
+            env,
+            limits,
+            lease.uid,
+            name,
+            cgroups.owner_tag(),
+            socket_path,
+            writable,
+            self.cpus,
+        )
+        popen = spawn.popen(
+            args=cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         assert popen.stdout is not None
-        return DockerProcess(self.docker, name, popen, OutputCapture(popen.stdout, limits.log_bytes), limits, lease)
+        return DockerProcess(
+            self.docker, name, popen, OutputCapture(popen.stdout, limits.log_bytes), limits, lease
+        )
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per bundle content, in the bot's image, with the bundle writable."""

@@ -12,7 +12,9 @@ class DeadProcess:
     """A bot that never ran: it has 'exited' at once, and its output says why, so the referee's usual
     flow (CRASH or the sandbox's verdict, with the last output lines) reports it."""
 
-    def __init__(self, output: str, *, exit_code: int = 127, verdict: str | None = None, header: str = "") -> None:
+    def __init__(
+        self, output: str, *, exit_code: int = 127, verdict: str | None = None, header: str = ""
+    ) -> None:
         self._output = output
         self._exit_code = exit_code
         self._verdict = verdict

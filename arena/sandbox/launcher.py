@@ -19,7 +19,9 @@ SANDBOX_SOCKET = "/run/arena/referee.sock"
 SANDBOX_BUNDLE = "/bot"
 
 # Verdicts a launcher can name through BotProcess.failure_verdict() (see referee.proto).
-MEMORY_LIMIT = Verdict.MEMORY_LIMIT  # killed by the memory cgroup's OOM killer, or died of an allocation failure
+MEMORY_LIMIT = (
+    Verdict.MEMORY_LIMIT
+)  # killed by the memory cgroup's OOM killer, or died of an allocation failure
 CPU_LIMIT = Verdict.CPU_LIMIT  # RLIMIT_CPU (SIGXCPU / SIGKILL) or the cgroup CPU budget of the match
 PIDS_LIMIT = Verdict.PIDS_LIMIT  # the pids cap refused a fork or thread
 BUILD_FAILED = Verdict.BUILD_FAILED  # the bundle's build step failed or timed out
@@ -29,15 +31,15 @@ BUILD_FAILED = Verdict.BUILD_FAILED  # the bundle's build step failed or timed o
 class Limits:
     """Resource limits for one bot process tree. Sizes in bytes, times in seconds."""
 
-    memory: int = 512 * 1024 * 1024        # cgroup memory cap (the real cap)
+    memory: int = 512 * 1024 * 1024  # cgroup memory cap (the real cap)
     address_space: int = 4 * 1024 * 1024 * 1024  # RLIMIT_AS, generous: Node/JVM reserve a lot
-    cpu_seconds: int = 120                 # RLIMIT_CPU for the whole match
-    pids: int = 64                         # pids cgroup (counts threads)
-    file_size: int = 16 * 1024 * 1024      # RLIMIT_FSIZE
-    open_files: int = 256                  # RLIMIT_NOFILE
-    tmp_size: int = 32 * 1024 * 1024       # tmpfs /tmp size
-    log_bytes: int = 256 * 1024            # captured stdout+stderr cap
-    build_seconds: int = 300               # wall time for the build step
+    cpu_seconds: int = 120  # RLIMIT_CPU for the whole match
+    pids: int = 64  # pids cgroup (counts threads)
+    file_size: int = 16 * 1024 * 1024  # RLIMIT_FSIZE
+    open_files: int = 256  # RLIMIT_NOFILE
+    tmp_size: int = 32 * 1024 * 1024  # tmpfs /tmp size
+    log_bytes: int = 256 * 1024  # captured stdout+stderr cap
+    build_seconds: int = 300  # wall time for the build step
 
 
 @dataclass
@@ -45,10 +47,10 @@ class LaunchSpec:
     """What to start: a bundle, the referee socket on the host, and extra environment."""
 
     bundle: Bundle
-    socket_path: Path                      # the referee's Unix socket on the host
+    socket_path: Path  # the referee's Unix socket on the host
     env: dict[str, str] = field(default_factory=dict)  # e.g. ARENA_TOKEN
     limits: Limits = field(default_factory=Limits)
-    label: str = "bot"                     # for log and temp-dir names
+    label: str = "bot"  # for log and temp-dir names
 
 
 class BotProcess(Protocol):

@@ -21,7 +21,9 @@ def get_launcher(name: str = DEFAULT, *, warn: bool = True) -> Any:
         try:
             return BwrapLauncher()
         except SandboxUnavailable as exc:
-            raise LauncherUnavailable(f"--sandbox bwrap: {exc}; or pass --sandbox local for trusted bots") from None
+            raise LauncherUnavailable(
+                f"--sandbox bwrap: {exc}; or pass --sandbox local for trusted bots"
+            ) from None
     if name == "docker":
         from arena.sandbox.docker import DockerLauncher, DockerUnavailable
 

@@ -110,7 +110,9 @@ class LocalLauncher:
 
 def _run_build(bundle: Bundle, limits: Limits) -> tuple[bool, str]:
     try:
-        res = subprocess.run(list(bundle.build or ()), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds)
+        res = subprocess.run(
+            list(bundle.build or ()), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
+        )
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"") + (exc.stderr or b"")
         return False, out.decode(errors="replace") + f"\nbuild timed out after {limits.build_seconds}s"

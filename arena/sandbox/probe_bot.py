@@ -41,11 +41,17 @@ def _socket(family, kind=socket.SOCK_STREAM, proto=0):
 def isolation():
     out = {}
     uid = os.getuid()
-    out["uid"] = _finding(uid != 0 and os.geteuid() != 0, f"uid {uid}, gid {os.getgid()}, groups {os.getgroups()}")
+    out["uid"] = _finding(
+        uid != 0 and os.geteuid() != 0, f"uid {uid}, gid {os.getgid()}, groups {os.getgroups()}"
+    )
     cap_eff = _status_field("CapEff")
-    out["capabilities"] = _finding(int(cap_eff or "1", 16) == 0 and _status_field("NoNewPrivs") == "1",
-                                   f"CapEff {cap_eff}, NoNewPrivs {_status_field('NoNewPrivs')}")
-    out["seccomp"] = _finding(_status_field("Seccomp") == "2", f"Seccomp mode {_status_field('Seccomp') or '?'}")
+    out["capabilities"] = _finding(
+        int(cap_eff or "1", 16) == 0 and _status_field("NoNewPrivs") == "1",
+        f"CapEff {cap_eff}, NoNewPrivs {_status_field('NoNewPrivs')}",
+    )
+    out["seccomp"] = _finding(
+        _status_field("Seccomp") == "2", f"Seccomp mode {_status_field('Seccomp') or '?'}"
+    )
 
     port = int(os.environ.get("ARENA_PROBE_PORT", "0") or 0)
     s, err = _socket(socket.AF_INET)
@@ -78,7 +84,9 @@ def isolation():
             written.append(path)
         except OSError:
             pass
-    out["filesystem_readonly"] = _finding(not written, f"wrote {written}" if written else "every write outside /tmp failed")
+    out["filesystem_readonly"] = _finding(
+        not written, f"wrote {written}" if written else "every write outside /tmp failed"
+    )
     try:
         with open("/tmp/.probe", "w") as fh:
             fh.write("x")
@@ -87,16 +95,23 @@ def isolation():
         out["tmp_writable"] = _finding(False, f"/tmp not writable: {exc}")
     hidden = [p for p in os.environ.get("ARENA_PROBE_HIDDEN", "").split(":") if p]
     seen = [p for p in hidden + ["/etc/shadow", "/etc/passwd", "/root", "/home"] if os.path.exists(p)]
-    out["filesystem_hidden"] = _finding(not seen, f"visible: {seen}" if seen else f"none of {len(hidden) + 4} host paths visible")
+    out["filesystem_hidden"] = _finding(
+        not seen, f"visible: {seen}" if seen else f"none of {len(hidden) + 4} host paths visible"
+    )
 
     pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
-    out["processes"] = _finding(len(pids) <= 4 and os.getpid() < 10,
-                                f"{len(pids)} processes visible, own pid {os.getpid()}")
+    out["processes"] = _finding(
+        len(pids) <= 4 and os.getpid() < 10, f"{len(pids)} processes visible, own pid {os.getpid()}"
+    )
     libc = ctypes.CDLL(None, use_errno=True)
     rc = libc.ptrace(0, 0, None, None)  # PTRACE_TRACEME
-    out["ptrace"] = _finding(rc == -1, f"PTRACE_TRACEME -> {rc} ({errno.errorcode.get(ctypes.get_errno(), '?')})")
+    out["ptrace"] = _finding(
+        rc == -1, f"PTRACE_TRACEME -> {rc} ({errno.errorcode.get(ctypes.get_errno(), '?')})"
+    )
     rc = libc.unshare(0x10000000)  # CLONE_NEWUSER
-    out["user_namespace"] = _finding(rc == -1, f"unshare(CLONE_NEWUSER) -> {rc} ({errno.errorcode.get(ctypes.get_errno(), '?')})")
+    out["user_namespace"] = _finding(
+        rc == -1, f"unshare(CLONE_NEWUSER) -> {rc} ({errno.errorcode.get(ctypes.get_errno(), '?')})"
+    )
     try:
         os.kill(-1, 0)  # every process this one may signal, except its own init and itself
         out["signal_others"] = _finding(False, "kill(-1) reached another process")
@@ -146,7 +161,13 @@ def tmp_fill():
             return
 
 
-MODES = {"isolation": isolation, "fork": fork_bomb, "memory": memory_bomb, "cpu": cpu_spin, "tmpfill": tmp_fill}
+MODES = {
+    "isolation": isolation,
+    "fork": fork_bomb,
+    "memory": memory_bomb,
+    "cpu": cpu_spin,
+    "tmpfill": tmp_fill,
+}
 
 if __name__ == "__main__":
     MODES[os.environ.get("ARENA_PROBE", "isolation")]()

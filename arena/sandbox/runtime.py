@@ -20,9 +20,9 @@ SDK_PARTS = ("__init__.py", "sdk", "proto")
 
 @dataclass(frozen=True)
 class Runtime:
-    ro_binds: tuple[Path, ...]      # host paths bound read-only at the same place
-    path: str                       # PATH inside the sandbox
-    pythonpath: str                 # so `import arena.sdk` works even without the editable install
+    ro_binds: tuple[Path, ...]  # host paths bound read-only at the same place
+    path: str  # PATH inside the sandbox
+    pythonpath: str  # so `import arena.sdk` works even without the editable install
 
 
 def _inside(child: Path, parent: Path) -> bool:

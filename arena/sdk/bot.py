@@ -88,7 +88,12 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> pb.Ma
                     bot.on_deal_end(ended)
                 elif kind == "welcome":
                     w = msg.welcome
-                    bot.seat, bot.rules, bot.match_id, bot.opponent = w.seat, w.rules, w.match_id, w.opponent_name
+                    bot.seat, bot.rules, bot.match_id, bot.opponent = (
+                        w.seat,
+                        w.rules,
+                        w.match_id,
+                        w.opponent_name,
+                    )
                 elif kind == "error":
                     print(f"arena sdk: referee says {msg.error.code}: {msg.error.message}", file=sys.stderr)
                 elif kind == "match_result":

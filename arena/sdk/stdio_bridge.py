@@ -38,8 +38,8 @@ from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pb_grpc
 
 PROTOCOL_VERSION = 1
-MAX_LINE = 16 * 1024      # a bot's line, like a gRPC message from a bot, is at most 16 KiB
-EXIT_GRACE = 2.0          # seconds the bot gets to exit after its stdin closes
+MAX_LINE = 16 * 1024  # a bot's line, like a gRPC message from a bot, is at most 16 KiB
+EXIT_GRACE = 2.0  # seconds the bot gets to exit after its stdin closes
 
 
 def _in_field_order(descriptor: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
@@ -207,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give the bot's command after --, e.g. -- ./bot")
     address, token = os.environ.get("ARENA_ADDRESS"), os.environ.get("ARENA_TOKEN")
     if not address or not token:
-        print("stdio bridge: ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)", file=sys.stderr)
+        print(
+            "stdio bridge: ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)", file=sys.stderr
+        )
         return 2
     name, version = _manifest_identity(Path.cwd())
     bridge = Bridge(address, token, command, args.name or name, args.bot_version or version)

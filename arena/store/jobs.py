@@ -17,7 +17,10 @@ class MatchJob:
     time_control: dict = field(default_factory=dict)  # {"move": seconds, "bank": seconds}
     launcher: str = "bwrap"
     salt: str = ""  # hex, the deck commitment's salt (docs/shuffle.md); empty: the referee draws one
-    names: tuple[tuple[str, str], tuple[str, str]] = (("", ""), ("", ""))  # registered (name, version) per seat
+    names: tuple[tuple[str, str], tuple[str, str]] = (
+        ("", ""),
+        ("", ""),
+    )  # registered (name, version) per seat
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,9 @@ class Match(Base):
     time_control: Mapped[dict] = mapped_column(JSON, default=dict)
     seed: Mapped[int] = mapped_column(BigInteger)  # private until this match and its twin are over
     salt: Mapped[str] = mapped_column(String(32), default="", server_default="")  # hex; private likewise
-    commitment: Mapped[str] = mapped_column(String(64), default="", server_default="")  # public from the start
+    commitment: Mapped[str] = mapped_column(
+        String(64), default="", server_default=""
+    )  # public from the start
     status: Mapped[str] = mapped_column(String(16), default="queued")  # queued running done
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[float | None] = mapped_column(Float, nullable=True)  # epoch seconds

@@ -51,8 +51,13 @@ def requeue_abandoned(s: Session, *, now: float | None = None) -> int:
 
 
 def claim(
-    s: Session, owner: str, *, season_id: int | None = None, kinds: tuple[str, ...] | None = None,
-    ttl: float = LEASE_SECONDS, ids: list[int] | None = None,
+    s: Session,
+    owner: str,
+    *,
+    season_id: int | None = None,
+    kinds: tuple[str, ...] | None = None,
+    ttl: float = LEASE_SECONDS,
+    ids: list[int] | None = None,
 ) -> Match | None:
     """Take the oldest queued match (optionally of one season, of some kinds, or among `ids`) under a lease."""
     query = select(Match).where(Match.status == "queued")

@@ -41,7 +41,9 @@ class Store:
         self.engine = engine
         self.home = home
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._readers = sessionmaker(engine.execution_options(**{READONLY_OPTION: True}), expire_on_commit=False)
+        self._readers = sessionmaker(
+            engine.execution_options(**{READONLY_OPTION: True}), expire_on_commit=False
+        )
 
     @classmethod
     def open(
@@ -106,16 +108,30 @@ class Store:
             )
             if same is not None:
                 return Submitted(same, False)
-            number = (s.scalar(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)) or 0) + 1
+            number = (
+                s.scalar(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)) or 0
+            ) + 1
             version = BotVersion(
-                bot=bot, number=number, content_hash=content_hash, path=path, language=language,
-                protocol=protocol, build_ok=build_ok, build_log=build_log,
+                bot=bot,
+                number=number,
+                content_hash=content_hash,
+                path=path,
+                language=language,
+                protocol=protocol,
+                build_ok=build_ok,
+                build_log=build_log,
             )
             s.add(version)
             bot.retired = False
             if bot.suspended:  # a new version is a fresh start
                 bot.suspended = False
-                s.add(Notice(bot_id=bot.id, kind="reinstated", message=f"version {number} submitted; suspension lifted"))
+                s.add(
+                    Notice(
+                        bot_id=bot.id,
+                        kind="reinstated",
+                        message=f"version {number} submitted; suspension lifted",
+                    )
+                )
             if not build_ok:
                 s.add(Notice(bot_id=bot.id, kind="build_failed", message=f"version {number} failed to build"))
             s.flush()
@@ -191,15 +207,28 @@ class Store:
         bot = self.bot(name)
         ids = {v.id: v for v in bot.versions}
         with self.tx() as s:
-            matches = list(s.scalars(
-                select(Match).where(Match.status == "done", (Match.version0_id.in_(ids)) | (Match.version1_id.in_(ids)))
-                .order_by(Match.id.desc()).limit(last)))
+            matches = list(
+                s.scalars(
+                    select(Match)
+                    .where(
+                        Match.status == "done", (Match.version0_id.in_(ids)) | (Match.version1_id.in_(ids))
+                    )
+                    .order_by(Match.id.desc())
+                    .limit(last)
+                )
+            )
             out = []
             for m in matches:
                 seat = 0 if m.version0_id in ids else 1
                 log = s.get(MatchLog, (m.id, seat))
-                out.append((m.id, ids[m.version0_id if seat == 0 else m.version1_id].label, seat,
-                            log.text if log else ""))
+                out.append(
+                    (
+                        m.id,
+                        ids[m.version0_id if seat == 0 else m.version1_id].label,
+                        seat,
+                        log.text if log else "",
+                    )
+                )
             return out
 
     def season(self, name: str) -> Season:

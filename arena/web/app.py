@@ -28,8 +28,13 @@ from arena.web.tokens import OwnerTokens
 HERE = Path(__file__).resolve().parent
 
 
-def create_app(url: str | None = None, home: str | Path | None = None, *, data: WebData | None = None,
-               tokens: OwnerTokens | None = None) -> FastAPI:
+def create_app(
+    url: str | None = None,
+    home: str | Path | None = None,
+    *,
+    data: WebData | None = None,
+    tokens: OwnerTokens | None = None,
+) -> FastAPI:
     """Build the web app over the store at `url` (or the default store of `home`)."""
     app = FastAPI(
         title="Elfern Arena",
@@ -55,18 +60,25 @@ def create_app(url: str | None = None, home: str | Path | None = None, *, data: 
     async def _http_error(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api"):
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-        return templates.TemplateResponse(request, "error.html", {"status": exc.status_code, "detail": exc.detail},
-                                          status_code=exc.status_code)
+        return templates.TemplateResponse(
+            request,
+            "error.html",
+            {"status": exc.status_code, "detail": exc.detail},
+            status_code=exc.status_code,
+        )
 
     docs_assets = resources.files("fastapi_offline") / "static"
     app.mount("/api/docs-assets", StaticFiles(directory=str(docs_assets)), name="docs-assets")
 
     @app.get("/api/docs", include_in_schema=False)
     def _docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/api/openapi.json", title="Elfern Arena API",
-                                   swagger_js_url="/api/docs-assets/swagger-ui-bundle.js",
-                                   swagger_css_url="/api/docs-assets/swagger-ui.css",
-                                   swagger_favicon_url="/cards/french/AH.svg")
+        return get_swagger_ui_html(
+            openapi_url="/api/openapi.json",
+            title="Elfern Arena API",
+            swagger_js_url="/api/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/api/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/cards/french/AH.svg",
+        )
 
     @app.get("/healthz", include_in_schema=False)
     def _health() -> HTMLResponse:

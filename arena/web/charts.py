@@ -44,22 +44,32 @@ def rating_chart(history: list[RatingPoint], width: int = 640, height: int = 220
     def y(v: float) -> float:
         return top + plot_h * (1 - (v - lo) / (hi - lo))
 
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-           f'aria-label="Rating history: {len(history)} rated matches">']
+    out = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="Rating history: {len(history)} rated matches">'
+    ]
     for tick in _ticks(lo, hi):
-        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" class="grid"/>'
-                   f'<text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" class="axis">{tick:g}</text>')
-    out.append(f'<text x="{left}" y="{height - 6}" class="axis">match 1</text>'
-               f'<text x="{width - right}" y="{height - 6}" text-anchor="end" class="axis">match {n}</text>')
+        out.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" class="grid"/>'
+            f'<text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" class="axis">{tick:g}</text>'
+        )
+    out.append(
+        f'<text x="{left}" y="{height - 6}" class="axis">match 1</text>'
+        f'<text x="{width - right}" y="{height - 6}" text-anchor="end" class="axis">match {n}</text>'
+    )
     for k, (season, pts) in enumerate(series.items()):
         colour = PALETTE[k % len(PALETTE)]
         coords = " ".join(f"{x(i):.1f},{y(p.rating):.1f}" for i, p in enumerate(pts))
         out.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2"/>')
         last = pts[-1]
-        out.append(f'<circle cx="{x(len(pts) - 1):.1f}" cy="{y(last.rating):.1f}" r="3" fill="{colour}">'
-                   f"<title>{escape(season)}: {last.rating:g} after match {last.match_id}</title></circle>")
-        out.append(f'<text x="{left + 6}" y="{top + 14 + 14 * k}" fill="{colour}" class="legend">'
-                   f"{escape(season)}</text>")
+        out.append(
+            f'<circle cx="{x(len(pts) - 1):.1f}" cy="{y(last.rating):.1f}" r="3" fill="{colour}">'
+            f"<title>{escape(season)}: {last.rating:g} after match {last.match_id}</title></circle>"
+        )
+        out.append(
+            f'<text x="{left + 6}" y="{top + 14 + 14 * k}" fill="{colour}" class="legend">'
+            f"{escape(season)}</text>"
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -71,7 +81,11 @@ def sparkline(values: list[float], width: int = 80, height: int = 20) -> str:
     lo, hi = min(values), max(values)
     span = hi - lo or 1.0
     step = (width - 2) / (len(values) - 1)
-    coords = " ".join(f"{1 + i * step:.1f},{height - 2 - (v - lo) / span * (height - 4):.1f}" for i, v in enumerate(values))
+    coords = " ".join(
+        f"{1 + i * step:.1f},{height - 2 - (v - lo) / span * (height - 4):.1f}" for i, v in enumerate(values)
+    )
     colour = "#2e8b3a" if values[-1] > values[0] else "#c8102e" if values[-1] < values[0] else "#777"
-    return (f'<svg class="spark" viewBox="0 0 {width} {height}" width="{width}" height="{height}" aria-hidden="true">'
-            f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.5"/></svg>')
+    return (
+        f'<svg class="spark" viewBox="0 0 {width} {height}" width="{width}" height="{height}" aria-hidden="true">'
+        f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.5"/></svg>'
+    )

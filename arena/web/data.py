@@ -48,8 +48,13 @@ class WebData:
     # ---- seasons and standings -------------------------------------------------------------
     def seasons(self) -> list[SeasonOut]:
         with self.session() as s:
-            counts = dict(s.execute(select(m.Match.season_id, func.count()).where(m.Match.status == "done")
-                                    .group_by(m.Match.season_id)).all())
+            counts = dict(
+                s.execute(
+                    select(m.Match.season_id, func.count())
+                    .where(m.Match.status == "done")
+                    .group_by(m.Match.season_id)
+                ).all()
+            )
             rows = s.scalars(select(m.Season).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
             return [_season(r, counts.get(r.id, 0)) for r in rows]
 
@@ -79,15 +84,25 @@ class WebData:
             by_label = {(e.version.bot.name, e.version.number): e for e in entries}
             if rows is None:  # no fit available: live Elo from the entries
                 ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
-                rows = [StandingRow(rank=i, bot=e.version.bot.name, version=e.version.number, elo=round(e.rating, 1),
-                                    live=round(e.rating, 1),
-                                    games=e.wins + e.draws + e.losses, wins=e.wins, draws=e.draws, losses=e.losses,
-                                    provisional=e.rated < PROVISIONAL_BELOW)
-                        for i, e in enumerate(ordered, 1)]
+                rows = [
+                    StandingRow(
+                        rank=i,
+                        bot=e.version.bot.name,
+                        version=e.version.number,
+                        elo=round(e.rating, 1),
+                        live=round(e.rating, 1),
+                        games=e.wins + e.draws + e.losses,
+                        wins=e.wins,
+                        draws=e.draws,
+                        losses=e.losses,
+                        provisional=e.rated < PROVISIONAL_BELOW,
+                    )
+                    for i, e in enumerate(ordered, 1)
+                ]
             for row in rows:
                 entry = by_label.get((row.bot, row.version))
                 points = history.get(entry.id, []) if entry else []
-                row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1:]]
+                row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
         los = self._los(name, rows) if source == "fit" and len(rows) <= LOS_MAX else None
         return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows, los=los)
@@ -119,9 +134,21 @@ class WebData:
         for st in standings:
             bot, _, version = st.bot.rpartition("@")
             interval = st.ci95 if st.ci95 == st.ci95 and st.ci95 != float("inf") else None
-            rows.append(StandingRow(rank=st.rank, bot=bot or st.bot, version=int(version) if version.isdigit() else None,
-                                    elo=st.elo, interval=interval, live=st.live_elo, games=st.games, wins=st.wins, draws=st.draws,
-                                    losses=st.losses, provisional=st.provisional))
+            rows.append(
+                StandingRow(
+                    rank=st.rank,
+                    bot=bot or st.bot,
+                    version=int(version) if version.isdigit() else None,
+                    elo=st.elo,
+                    interval=interval,
+                    live=st.live_elo,
+                    games=st.games,
+                    wins=st.wins,
+                    draws=st.draws,
+                    losses=st.losses,
+                    provisional=st.provisional,
+                )
+            )
         return rows, "frozen" if season.status == "frozen" and season.standings is not None else "fit"
 
     # ---- bots -----------------------------------------------------------------------------
@@ -135,29 +162,55 @@ class WebData:
             if bot is None:
                 return None
             version_ids = [v.id for v in bot.versions]
-            entries = s.scalars(select(m.Entry).where(m.Entry.version_id.in_(version_ids))).all() if version_ids else []
+            entries = (
+                s.scalars(select(m.Entry).where(m.Entry.version_id.in_(version_ids))).all()
+                if version_ids
+                else []
+            )
             season_names = dict(s.execute(select(m.Season.id, m.Season.name)).all())
-            ratings = [BotRating(season=season_names.get(e.season_id, "?"), version=e.version.number,
-                                 rating=round(e.rating, 1), games=e.wins + e.draws + e.losses,
-                                 provisional=e.rated < PROVISIONAL_BELOW) for e in entries]
+            ratings = [
+                BotRating(
+                    season=season_names.get(e.season_id, "?"),
+                    version=e.version.number,
+                    rating=round(e.rating, 1),
+                    games=e.wins + e.draws + e.losses,
+                    provisional=e.rated < PROVISIONAL_BELOW,
+                )
+                for e in entries
+            ]
             history = []
             if entries:
-                q = (select(m.RatingChange, m.Match.finished_at, m.Match.season_id)
-                     .join(m.Match, m.Match.id == m.RatingChange.match_id)
-                     .where(m.RatingChange.entry_id.in_([e.id for e in entries]))
-                     .order_by(m.Match.record_seq, m.RatingChange.id))
+                q = (
+                    select(m.RatingChange, m.Match.finished_at, m.Match.season_id)
+                    .join(m.Match, m.Match.id == m.RatingChange.match_id)
+                    .where(m.RatingChange.entry_id.in_([e.id for e in entries]))
+                    .order_by(m.Match.record_seq, m.RatingChange.id)
+                )
                 for change, at, season_id in s.execute(q):
-                    history.append(RatingPoint(match_id=change.match_id, season=season_names.get(season_id, "?"),
-                                               at=at, rating=round(change.after, 1)))
+                    history.append(
+                        RatingPoint(
+                            match_id=change.match_id,
+                            season=season_names.get(season_id, "?"),
+                            at=at,
+                            rating=round(change.after, 1),
+                        )
+                    )
             mine = or_(m.Match.version0_id.in_(version_ids), m.Match.version1_id.in_(version_ids))
             done = select(m.Match).where(mine, m.Match.status == "done")
-            latest = s.scalars(done.order_by(m.Match.finished_at.desc(), m.Match.id.desc()).limit(recent)).all()
+            latest = s.scalars(
+                done.order_by(m.Match.finished_at.desc(), m.Match.id.desc()).limit(recent)
+            ).all()
             # head-to-head and verdicts over every match, from a few light columns only
             names = dict(s.execute(select(m.BotVersion.id, m.Bot.name).join(m.Bot)).all())
             h2h: dict[str, Counter] = defaultdict(Counter)
             verdicts: Counter = Counter()
-            keys = (m.Match.version0_id, m.Match.version1_id, m.Match.winner, m.Match.void,
-                    cast(m.Match.verdicts, String))
+            keys = (
+                m.Match.version0_id,
+                m.Match.version1_id,
+                m.Match.winner,
+                m.Match.void,
+                cast(m.Match.verdicts, String),
+            )
             grouped = select(*keys, func.count()).where(mine, m.Match.status == "done").group_by(*keys)
             for v0, v1, winner, void, verdicts_json, n in s.execute(grouped):
                 seat = 0 if v0 in version_ids else 1
@@ -169,15 +222,34 @@ class WebData:
                 row["games"] += n
                 row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
             return BotOut(
-                name=bot.name, owner=bot.owner, retired=bot.retired, suspended=bot.suspended,
+                name=bot.name,
+                owner=bot.owner,
+                retired=bot.retired,
+                suspended=bot.suspended,
                 suspension_reason=bot.suspension_reason,
-                versions=[VersionOut(number=v.number, content_hash=v.content_hash, language=v.language,
-                                     protocol=v.protocol, created_at=v.created_at, build_ok=v.build_ok)
-                          for v in bot.versions],
-                ratings=ratings, history=history, recent=_summaries(s, list(latest)),
-                head_to_head=sorted((HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
-                                     for o, c in h2h.items()), key=lambda h: (-h.games, h.opponent)),
-                verdicts={k: v for k, v in sorted(verdicts.items()) if v})
+                versions=[
+                    VersionOut(
+                        number=v.number,
+                        content_hash=v.content_hash,
+                        language=v.language,
+                        protocol=v.protocol,
+                        created_at=v.created_at,
+                        build_ok=v.build_ok,
+                    )
+                    for v in bot.versions
+                ],
+                ratings=ratings,
+                history=history,
+                recent=_summaries(s, list(latest)),
+                head_to_head=sorted(
+                    (
+                        HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
+                        for o, c in h2h.items()
+                    ),
+                    key=lambda h: (-h.games, h.opponent),
+                ),
+                verdicts={k: v for k, v in sorted(verdicts.items()) if v},
+            )
 
     def bot_owner(self, name: str) -> str | None:
         with self.session() as s:
@@ -192,19 +264,31 @@ class WebData:
             logs = [LogEntry(version=v.number, text=v.build_log or "") for v in bot.versions]
             ids = {v.id: v.number for v in bot.versions}
             if ids:
-                q = (select(m.MatchLog, m.Match).join(m.Match, m.Match.id == m.MatchLog.match_id)
-                     .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-                     .order_by(m.Match.id.desc()))
+                q = (
+                    select(m.MatchLog, m.Match)
+                    .join(m.Match, m.Match.id == m.MatchLog.match_id)
+                    .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
+                    .order_by(m.Match.id.desc())
+                )
                 for log, match in s.execute(q):
                     seat_version = match.version0_id if log.seat == 0 else match.version1_id
                     if seat_version in ids and len(logs) < limit + len(bot.versions):
-                        logs.append(LogEntry(match_id=match.id, version=ids[seat_version], seat=log.seat,
-                                             text=log.text))
+                        logs.append(
+                            LogEntry(
+                                match_id=match.id, version=ids[seat_version], seat=log.seat, text=log.text
+                            )
+                        )
             return LogsOut(bot=bot.name, logs=logs)
 
     # ---- matches --------------------------------------------------------------------------
-    def matches(self, season: str | None = None, bot: str | None = None, verdict: str | None = None,
-                limit: int = 50, offset: int = 0) -> MatchPage:
+    def matches(
+        self,
+        season: str | None = None,
+        bot: str | None = None,
+        verdict: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> MatchPage:
         with self.session() as s:
             q = select(m.Match).where(m.Match.status == "done")
             if season:
@@ -224,7 +308,9 @@ class WebData:
     def verdict_names(self) -> list[str]:
         """Verdicts that occur in the store, for the match list's filter."""
         with self.session() as s:  # a handful of distinct per-seat combinations, even for many matches
-            combos = s.scalars(select(cast(m.Match.verdicts, String)).where(m.Match.status == "done").distinct())
+            combos = s.scalars(
+                select(cast(m.Match.verdicts, String)).where(m.Match.status == "done").distinct()
+            )
             return sorted({str(v) for combo in combos for v in json.loads(combo or "[]") or []})
 
     def match(self, match_id: int) -> MatchOut | None:
@@ -234,9 +320,14 @@ class WebData:
                 return None
             summary = _summaries(s, [match])[0]
             has_replay = s.scalar(select(func.count()).where(m.Replay.match_id == match_id)) > 0
-            return MatchOut(**summary.model_dump(), rules=_rules_dict(match.rules), seed=match.seed,
-                            duration=match.duration, verdict_details=list(match.verdict_details or []),
-                            has_replay=bool(has_replay))
+            return MatchOut(
+                **summary.model_dump(),
+                rules=_rules_dict(match.rules),
+                seed=match.seed,
+                duration=match.duration,
+                verdict_details=list(match.verdict_details or []),
+                has_replay=bool(has_replay),
+            )
 
     def replay_bytes(self, match_id: int) -> bytes | None:
         with self.session() as s:
@@ -246,8 +337,14 @@ class WebData:
 
 # ---- helpers ----------------------------------------------------------------------------------
 def _season(row: m.Season, matches: int) -> SeasonOut:
-    return SeasonOut(name=row.name, status=row.status, rules=list(row.rules or []), duplicate=row.duplicate,
-                     matches=matches, created_at=row.created_at)
+    return SeasonOut(
+        name=row.name,
+        status=row.status,
+        rules=list(row.rules or []),
+        duplicate=row.duplicate,
+        matches=matches,
+        created_at=row.created_at,
+    )
 
 
 def _rules_dict(pairs: Iterable[str] | dict | None) -> dict:
@@ -265,8 +362,12 @@ def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
     out: dict[int, list[float]] = defaultdict(list)
     if not entry_ids:
         return out
-    q = (select(m.RatingChange).join(m.Match, m.Match.id == m.RatingChange.match_id)
-         .where(m.RatingChange.entry_id.in_(entry_ids)).order_by(m.Match.record_seq, m.RatingChange.id))
+    q = (
+        select(m.RatingChange)
+        .join(m.Match, m.Match.id == m.RatingChange.match_id)
+        .where(m.RatingChange.entry_id.in_(entry_ids))
+        .order_by(m.Match.record_seq, m.RatingChange.id)
+    )
     for change in s.scalars(q):
         points = out[change.entry_id]
         if not points:
@@ -279,17 +380,36 @@ def _summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
     version_ids = {v for match in matches for v in (match.version0_id, match.version1_id)}
     versions = {}
     if version_ids:
-        q = select(m.BotVersion.id, m.BotVersion.number, m.Bot.name).join(m.Bot).where(m.BotVersion.id.in_(version_ids))
+        q = (
+            select(m.BotVersion.id, m.BotVersion.number, m.Bot.name)
+            .join(m.Bot)
+            .where(m.BotVersion.id.in_(version_ids))
+        )
         versions = {vid: (name, number) for vid, number, name in s.execute(q)}
     season_ids = {match.season_id for match in matches if match.season_id is not None}
-    seasons = dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all()) if season_ids else {}
+    seasons = (
+        dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all())
+        if season_ids
+        else {}
+    )
     out = []
     for match in matches:
         seats = [versions.get(match.version0_id, ("?", 0)), versions.get(match.version1_id, ("?", 0))]
         verdicts = [str(v) for v in (match.verdicts or [])]
-        out.append(MatchSummary(
-            id=match.id, season=seasons.get(match.season_id), kind=match.kind, status=match.status,
-            bots=[name for name, _ in seats], versions=[f"{name}@{number}" for name, number in seats],
-            winner=match.winner, void=match.void, verdicts=verdicts, lines=list(match.lines or []),
-            deals=match.deals_played, finished_at=match.finished_at))
+        out.append(
+            MatchSummary(
+                id=match.id,
+                season=seasons.get(match.season_id),
+                kind=match.kind,
+                status=match.status,
+                bots=[name for name, _ in seats],
+                versions=[f"{name}@{number}" for name, number in seats],
+                winner=match.winner,
+                void=match.void,
+                verdicts=verdicts,
+                lines=list(match.lines or []),
+                deals=match.deals_played,
+                finished_at=match.finished_at,
+            )
+        )
     return out

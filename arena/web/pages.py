@@ -57,14 +57,29 @@ def bot_logs_page(request: Request, name: str, token: Annotated[str, Form()] = "
 
 
 @router.get("/matches", response_class=HTMLResponse)
-def matches_page(request: Request, season: str = "", bot: str = "", verdict: str = "",
-                 page: Annotated[int, Query(ge=1)] = 1) -> HTMLResponse:
+def matches_page(
+    request: Request,
+    season: str = "",
+    bot: str = "",
+    verdict: str = "",
+    page: Annotated[int, Query(ge=1)] = 1,
+) -> HTMLResponse:
     data = _data(request)
-    result = data.matches(season=season or None, bot=bot or None, verdict=verdict or None,
-                          limit=PAGE, offset=(page - 1) * PAGE)
-    return _render(request, "matches.html", result=result, page=page, pages=max(1, -(-result.total // PAGE)),
-                   filters={"season": season, "bot": bot, "verdict": verdict}, seasons=data.seasons(),
-                   bots=data.bot_names(), verdicts=data.verdict_names(), title="Matches")
+    result = data.matches(
+        season=season or None, bot=bot or None, verdict=verdict or None, limit=PAGE, offset=(page - 1) * PAGE
+    )
+    return _render(
+        request,
+        "matches.html",
+        result=result,
+        page=page,
+        pages=max(1, -(-result.total // PAGE)),
+        filters={"season": season, "bot": bot, "verdict": verdict},
+        seasons=data.seasons(),
+        bots=data.bot_names(),
+        verdicts=data.verdict_names(),
+        title="Matches",
+    )
 
 
 def _clamp(value: int, lo: int, hi: int) -> int:
@@ -72,7 +87,9 @@ def _clamp(value: int, lo: int, hi: int) -> int:
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def match_page(request: Request, match_id: int, deal: int = 1, step: int = 0, view: str = "omni") -> HTMLResponse:
+def match_page(
+    request: Request, match_id: int, deal: int = 1, step: int = 0, view: str = "omni"
+) -> HTMLResponse:
     data = _data(request)
     match = data.match(match_id)
     if match is None:
@@ -88,9 +105,19 @@ def match_page(request: Request, match_id: int, deal: int = 1, step: int = 0, vi
     steps = deals[deal - 1]["steps"] if deals else []
     step = _clamp(step, 0, max(0, len(steps) - 1))
     blob = json.dumps(timeline, separators=(",", ":")).replace("<", "\\u003c")  # inert inside <script>
-    return _render(request, "match.html", match=match, timeline=timeline, deal=deal, step=step, view=view,
-                   state=steps[step] if steps else None, timeline_json=Markup(blob),
-                   sprite=Markup(sprite(timeline["deck"])), title=f"Match {match_id}")
+    return _render(
+        request,
+        "match.html",
+        match=match,
+        timeline=timeline,
+        deal=deal,
+        step=step,
+        view=view,
+        state=steps[step] if steps else None,
+        timeline_json=Markup(blob),
+        sprite=Markup(sprite(timeline["deck"])),
+        title=f"Match {match_id}",
+    )
 
 
 @router.get("/matches/{match_id}/replay.json")
@@ -99,8 +126,11 @@ def download_json(request: Request, match_id: int) -> Response:
     if data is None:
         raise HTTPException(404, f"Match {match_id} has no replay.")
     body = json.dumps(match_record(data), indent=1).encode()
-    return Response(body, media_type="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'})
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'},
+    )
 
 
 @router.get("/cards/{deck}/{code}.svg")
@@ -109,8 +139,9 @@ def card_image(deck: str, code: str) -> Response:
     code = code.upper()
     if deck not in DECKS or len(code) != 2 or code[0] not in "789TJQKA" or code[1] not in "CDHS":
         raise HTTPException(404, "No such card: use /cards/french/AS.svg or /cards/german/TH.svg.")
-    return Response(standalone(code, deck), media_type="image/svg+xml",
-                    headers={"Cache-Control": "public, max-age=86400"})
+    return Response(
+        standalone(code, deck), media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"}
+    )
 
 
 def register_template_helpers(templates) -> None:  # noqa: ANN001

@@ -30,7 +30,9 @@ class StandingRow(BaseModel):
     losses: int
     provisional: bool = Field(description="Fewer than 20 rated matches")
     trend: float = Field(0.0, description="Rating change over the bot's last 10 rated matches in this season")
-    recent: list[float] = Field(default_factory=list, description="Its last ratings, oldest first (for a sparkline)")
+    recent: list[float] = Field(
+        default_factory=list, description="Its last ratings, oldest first (for a sparkline)"
+    )
 
 
 class StandingsOut(BaseModel):
@@ -39,8 +41,10 @@ class StandingsOut(BaseModel):
     source: str = Field(description="`frozen` (closed season), `fit` (maximum likelihood) or `live` (Elo)")
     rows: list[StandingRow]
     los: list[list[float]] | None = Field(
-        None, description="Likelihood of superiority: los[i][j] is the probability that rows[i] is stronger "
-                          "than rows[j] (from the season fit; absent for frozen or live standings)")
+        None,
+        description="Likelihood of superiority: los[i][j] is the probability that rows[i] is stronger "
+        "than rows[j] (from the season fit; absent for frozen or live standings)",
+    )
 
 
 class VersionOut(BaseModel):
@@ -66,9 +70,13 @@ class MatchSummary(BaseModel):
     status: str
     bots: list[str] = Field(description="Bot name per seat")
     versions: list[str] = Field(description="`bot@version` per seat")
-    winner: int | None = Field(None, description="Winning seat, or null for a draw, a void or an unfinished match")
+    winner: int | None = Field(
+        None, description="Winning seat, or null for a draw, a void or an unfinished match"
+    )
     void: bool = False
-    verdicts: list[str] = Field(default_factory=list, description="Verdict per seat (OK when the seat behaved)")
+    verdicts: list[str] = Field(
+        default_factory=list, description="Verdict per seat (OK when the seat behaved)"
+    )
     lines: list[int] = Field(default_factory=list)
     deals: int = 0
     finished_at: datetime | None = None

@@ -25,8 +25,15 @@ def _codes(cards: tuple[int, ...] | list[int]) -> list[str]:
     return [card_code(c) for c in cards]
 
 
-def _step(match: Match, perspective: int | None, trick: TrickRecord | None, played: tuple[int, int] | None,
-          names: list[str], deck: str, turned: int | None) -> dict[str, Any]:
+def _step(
+    match: Match,
+    perspective: int | None,
+    trick: TrickRecord | None,
+    played: tuple[int, int] | None,
+    names: list[str],
+    deck: str,
+    turned: int | None,
+) -> dict[str, Any]:
     views: list[View] = [match.view(0), match.view(1)]
     v = views[perspective if perspective is not None else 0]
     hands: list[list[str] | None] = [_codes(views[0].hand), _codes(views[1].hand)]
@@ -35,8 +42,10 @@ def _step(match: Match, perspective: int | None, trick: TrickRecord | None, play
         hands[1 - perspective] = None
         counts[1 - perspective] = v.opponent_hand_size
     if trick is not None:
-        table = [{"seat": trick.leader, "card": card_code(trick.lead)},
-                 {"seat": 1 - trick.leader, "card": card_code(trick.follow)}]
+        table = [
+            {"seat": trick.leader, "card": card_code(trick.lead)},
+            {"seat": 1 - trick.leader, "card": card_code(trick.follow)},
+        ]
     elif v.table is not None:
         table = [{"seat": v.leader, "card": card_code(v.table)}]
     else:
@@ -85,8 +94,9 @@ def _note(played: tuple[int, int] | None, trick: TrickRecord | None, names: list
     return text
 
 
-def _deal_over(honours: tuple[int, int], winner: int | None, lines: tuple[int, int], names: list[str],
-               match: Match) -> str:
+def _deal_over(
+    honours: tuple[int, int], winner: int | None, lines: tuple[int, int], names: list[str], match: Match
+) -> str:
     text = f"Deal over: honours {honours[0]}–{honours[1]}; "
     if winner is None:
         text += "a Ständer, nobody scores."
@@ -137,17 +147,39 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
                 error = f"deal {number}, play {k}: {exc}"
                 break
             out["steps"].append(_step(match, perspective, trick, (seat, card), names, rules.deck, turned))
-        out["tricks"] = [{"no": t.no, "leader": t.leader, "cards": [card_code(t.lead), card_code(t.follow)],
-                          "winner": t.winner, "honours": t.honours} for t in deal.tricks]
+        out["tricks"] = [
+            {
+                "no": t.no,
+                "leader": t.leader,
+                "cards": [card_code(t.lead), card_code(t.follow)],
+                "winner": t.winner,
+                "honours": t.honours,
+            }
+            for t in deal.tricks
+        ]
         out["complete"] = deal.done
         if deal.outcome is not None:
             o = deal.outcome
             out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
-            out.update(honours=list(o.honours), winner=o.winner, value=o.value, lines=list(o.lines),
-                       multiplier=o.multiplier, pot=o.pot, totals=list(match.lines))
+            out.update(
+                honours=list(o.honours),
+                winner=o.winner,
+                value=o.value,
+                lines=list(o.lines),
+                multiplier=o.multiplier,
+                pot=o.pot,
+                totals=list(match.lines),
+            )
         else:
-            out.update(honours=list(deal.honours), winner=None, value=0, lines=[0, 0], multiplier=deal.multiplier,
-                       pot=deal.pot, totals=list(match.lines))
+            out.update(
+                honours=list(deal.honours),
+                winner=None,
+                value=0,
+                lines=[0, 0],
+                multiplier=deal.multiplier,
+                pot=deal.pot,
+                totals=list(match.lines),
+            )
         if error:
             break
     verdict = record.get("verdict")

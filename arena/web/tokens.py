@@ -37,7 +37,9 @@ class OwnerTokens:
         if self._secret is None:
             self._secret = _home_secret(self._home)
         if not self._secret:
-            raise ValueError("the owner-token secret is empty; set ARENA_WEB_SECRET or delete the web-secret file")
+            raise ValueError(
+                "the owner-token secret is empty; set ARENA_WEB_SECRET or delete the web-secret file"
+            )
         return self._secret
 
     def token(self, owner: str) -> str:

@@ -57,9 +57,16 @@ def result_to_dict(result: MatchResult) -> dict:
 
 
 def result_from_dict(data: dict) -> MatchResult:
-    return MatchResult(**{**data, "replay": base64.b64decode(data["replay"]), "verdicts": tuple(data["verdicts"]),
-                          "verdict_details": tuple(data["verdict_details"]), "lines": tuple(data["lines"]),
-                          "logs": tuple(data["logs"])})
+    return MatchResult(
+        **{
+            **data,
+            "replay": base64.b64decode(data["replay"]),
+            "verdicts": tuple(data["verdicts"]),
+            "verdict_details": tuple(data["verdict_details"]),
+            "lines": tuple(data["lines"]),
+            "logs": tuple(data["logs"]),
+        }
+    )
 
 
 @app.task(name="arena.play_match")
@@ -104,7 +111,9 @@ class CeleryExecutor(Executor):
                         async_result.forget()  # the result now lives in the database; drop it from Redis
                     elif time.monotonic() > deadline:
                         async_result.revoke()
-                        future.set_exception(TimeoutError(f"no result from the workers in {self.timeout:.0f}s"))
+                        future.set_exception(
+                            TimeoutError(f"no result from the workers in {self.timeout:.0f}s")
+                        )
                     else:
                         continue
                 except Exception as exc:  # noqa: BLE001 - a broker hiccup fails this job only

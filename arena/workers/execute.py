@@ -45,14 +45,24 @@ def run_job(job: MatchJob) -> MatchResult:
     started = time.monotonic()
     bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
     outcome = play_match(
-        bundles, rules=Rules.from_pairs(job.rules), seed=job.seed, time_control=TimeControl(**job.time_control),
-        launcher=make_launcher(job.launcher), match_id=f"m{job.match_id}",
+        bundles,
+        rules=Rules.from_pairs(job.rules),
+        seed=job.seed,
+        time_control=TimeControl(**job.time_control),
+        launcher=make_launcher(job.launcher),
+        match_id=f"m{job.match_id}",
         pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
     )
     return MatchResult(
-        winner=outcome.winner, void=outcome.void, verdicts=outcome.verdicts,
-        verdict_details=outcome.verdict_details, lines=outcome.lines, deals_played=outcome.deals_played,
-        replay=outcome.replay_bytes, logs=seat_logs(outcome), duration=time.monotonic() - started,
+        winner=outcome.winner,
+        void=outcome.void,
+        verdicts=outcome.verdicts,
+        verdict_details=outcome.verdict_details,
+        lines=outcome.lines,
+        deals_played=outcome.deals_played,
+        replay=outcome.replay_bytes,
+        logs=seat_logs(outcome),
+        duration=time.monotonic() - started,
     )
 
 

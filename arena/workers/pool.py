@@ -122,9 +122,16 @@ def _deferred_interrupt() -> Iterator[Callable[[], bool]]:
         signal.signal(signal.SIGINT, previous)
 
 
-def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, concurrency: int | None = None,
-             on_progress: Callable[[Progress], None] | None = None, target: int | None = None,
-             threads: bool = False, executor_factory: Callable[[int], Executor] | None = None) -> Progress:
+def run_pool(
+    source: JobSource,
+    execute: Callable[[MatchJob], MatchResult],
+    *,
+    concurrency: int | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    target: int | None = None,
+    threads: bool = False,
+    executor_factory: Callable[[int], Executor] | None = None,
+) -> Progress:
     """Play jobs from `source` until it has none and nothing is running. Ctrl-C releases the leases
     and raises KeyboardInterrupt.
 
@@ -168,7 +175,7 @@ def run_pool(source: JobSource, execute: Callable[[MatchJob], MatchResult], *, c
                     try:
                         result = future.result()
                     except BrokenProcessPool:  # a child died: count it against the job, so one that
-                        broken = True           # always kills its worker ends up "failed", not in a loop
+                        broken = True  # always kills its worker ends up "failed", not in a loop
                         progress.failed += 1
                         source.fail(job, "the worker process died while playing this match")
                         continue

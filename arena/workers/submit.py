@@ -14,7 +14,9 @@ from arena.store import Store, Submitted
 from arena.store.bundles import content_hash, store_copy
 
 
-def submit_bundle(store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "bwrap") -> Submitted:
+def submit_bundle(
+    store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "bwrap"
+) -> Submitted:
     """Register the bundle at `path` (a directory or an archive) as a new version of bot `name`."""
     from arena.workers.execute import make_launcher
 
@@ -25,5 +27,13 @@ def submit_bundle(store: Store, path: str | Path, *, name: str, owner: str, laun
     stored = store_copy(files, store.bundles_dir, digest)
     bundle = load_bundle(stored)
     ok, log = make_launcher(launcher).build(bundle, Limits()) if bundle.build else (True, "")
-    return store.add_version(name, owner, content_hash=digest, path=str(stored), language=bundle.language,
-                             protocol=bundle.protocol, build_ok=ok, build_log=log)
+    return store.add_version(
+        name,
+        owner,
+        content_hash=digest,
+        path=str(stored),
+        language=bundle.language,
+        protocol=bundle.protocol,
+        build_ok=ok,
+        build_log=log,
+    )

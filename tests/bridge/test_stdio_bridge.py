@@ -21,9 +21,16 @@ for line in sys.stdin:
 
 
 def test_a_turn_request_is_one_line_with_every_field_in_proto_order() -> None:
-    view = pb.View(seat=1, hand=["AS", "7H"], lead_card="KS", honours=[2, 0],
-                   tricks=[pb.Trick(number=1, lead_card="8C", follow_card="TC", winner=1, honours=1)])
-    line = referee_line(pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=9, view=view, legal_cards=["AS"])))
+    view = pb.View(
+        seat=1,
+        hand=["AS", "7H"],
+        lead_card="KS",
+        honours=[2, 0],
+        tricks=[pb.Trick(number=1, lead_card="8C", follow_card="TC", winner=1, honours=1)],
+    )
+    line = referee_line(
+        pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=9, view=view, legal_cards=["AS"]))
+    )
     assert line.endswith("\n") and line.count("\n") == 1
     data = json.loads(line)
     assert data["type"] == "turn_request"
@@ -36,7 +43,9 @@ def test_a_turn_request_is_one_line_with_every_field_in_proto_order() -> None:
 
 @pytest.mark.parametrize("kind", [f.name for f in pb.RefereeMessage.DESCRIPTOR.oneofs_by_name["msg"].fields])
 def test_every_referee_message_kind_becomes_a_typed_line(kind: str) -> None:
-    message = pb.RefereeMessage(**{kind: getattr(pb, pb.RefereeMessage.DESCRIPTOR.fields_by_name[kind].message_type.name)()})
+    message = pb.RefereeMessage(
+        **{kind: getattr(pb, pb.RefereeMessage.DESCRIPTOR.fields_by_name[kind].message_type.name)()}
+    )
     assert json.loads(referee_line(message))["type"] == kind
 
 
@@ -46,9 +55,13 @@ def test_deal_start_and_last_trick_ride_in_the_lines_that_carry_them() -> None:
     data = json.loads(referee_line(first))
     assert data["deal_start"]["deal_number"] == 2 and data["deal_start"]["hand"] == ["AS"]
     assert "trick_result" not in data, "an unset message field is left out, not printed empty"
-    later = json.loads(referee_line(pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=2, legal_cards=["AS"]))))
+    later = json.loads(
+        referee_line(pb.RefereeMessage(turn_request=pb.TurnRequest(turn_id=2, legal_cards=["AS"])))
+    )
     assert "deal_start" not in later
-    end = pb.RefereeMessage(deal_result=pb.DealResult(deal_number=2, last_trick=pb.TrickResult(deal_number=2)))
+    end = pb.RefereeMessage(
+        deal_result=pb.DealResult(deal_number=2, last_trick=pb.TrickResult(deal_number=2))
+    )
     assert json.loads(referee_line(end))["last_trick"]["deal_number"] == 2
 
 
@@ -87,7 +100,8 @@ def test_the_shell_sample_plays_behind_the_bridge(tmp_path, play, random_bot) ->
 
 def test_log_lines_reach_the_replay(tmp_path, play, random_bot) -> None:
     script = FIRST_LEGAL.replace(
-        'print(json.dumps({"card"', 'print(json.dumps({"log": "thinking"}), flush=True); print(json.dumps({"card"'
+        'print(json.dumps({"card"',
+        'print(json.dumps({"log": "thinking"}), flush=True); print(json.dumps({"card"',
     )
     out = play(bridged_bundle(tmp_path / "chatty", script), random_bot, deals=1)
     assert out.verdicts == ("OK", "OK")
@@ -95,7 +109,9 @@ def test_log_lines_reach_the_replay(tmp_path, play, random_bot) -> None:
 
 
 def test_garbage_on_stdout_is_a_protocol_error(tmp_path, play, random_bot) -> None:
-    script = FIRST_LEGAL.replace('json.dumps({"card": msg["legal_cards"][0]})', '"I think I will play the ace"')
+    script = FIRST_LEGAL.replace(
+        'json.dumps({"card": msg["legal_cards"][0]})', '"I think I will play the ace"'
+    )
     out = play(bridged_bundle(tmp_path / "garbage", script), random_bot)
     assert out.verdicts[0] == "PROTOCOL_ERROR" and out.verdicts[1] == "OK"
     assert out.winner == 1

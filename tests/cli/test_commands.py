@@ -26,7 +26,9 @@ def test_each_command_has_help(name: str) -> None:
 
 
 def test_unknown_command_is_a_clear_error() -> None:
-    proc = subprocess.run([sys.executable, "-m", "arena.cli", "no-such-command"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "no-such-command"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert "No such command" in proc.stderr
     assert "Traceback" not in proc.stderr

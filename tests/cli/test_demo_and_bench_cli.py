@@ -57,7 +57,12 @@ def test_bench_engine_json_figures() -> None:
     result = CliRunner().invoke(cli, ["bench", "engine", "--seconds", "0.4", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
-    for key in ("baseline_deals_per_s", "engine_deals_per_s", "engine_playout_deals_per_s", "seeded_shuffles_per_s"):
+    for key in (
+        "baseline_deals_per_s",
+        "engine_deals_per_s",
+        "engine_playout_deals_per_s",
+        "seeded_shuffles_per_s",
+    ):
         assert figures[key] > 0
     ratio = figures["engine_playout_deals_per_s"] / figures["baseline_deals_per_s"]
     assert abs(figures["playout_vs_baseline"] - ratio) < 0.02

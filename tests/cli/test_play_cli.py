@@ -21,8 +21,11 @@ FAST = "move=1s,bank=5s,startup=30s"
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch, repo_root):
     monkeypatch.chdir(tmp_path)
-    return lambda name: str(repo_root / "sample_bots" / "python" / name) if (
-        repo_root / "sample_bots" / "python" / name).is_dir() else str(repo_root / "tests" / "referee" / "bots" / name)
+    return lambda name: (
+        str(repo_root / "sample_bots" / "python" / name)
+        if (repo_root / "sample_bots" / "python" / name).is_dir()
+        else str(repo_root / "tests" / "referee" / "bots" / name)
+    )
 
 
 def invoke(*args: str):
@@ -30,8 +33,20 @@ def invoke(*args: str):
 
 
 def test_play_json_then_show_and_export_last(in_tmp, tmp_path):
-    res = invoke("play", in_tmp("random"), in_tmp("random"), "--seed", "1", "--json", "--sandbox", "local",
-                 "--time", FAST, "--rules", "scoring=altenburg")
+    res = invoke(
+        "play",
+        in_tmp("random"),
+        in_tmp("random"),
+        "--seed",
+        "1",
+        "--json",
+        "--sandbox",
+        "local",
+        "--time",
+        FAST,
+        "--rules",
+        "scoring=altenburg",
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["verdicts"] == ["OK", "OK"] and out["winner"] in (0, 1)
@@ -49,7 +64,9 @@ def test_play_json_then_show_and_export_last(in_tmp, tmp_path):
 
 
 def test_a_crash_shows_verdict_stderr_turn_and_how_to_reproduce(in_tmp):
-    res = invoke("play", in_tmp("random"), in_tmp("crash"), "--seed", "7", "--sandbox", "local", "--time", FAST)
+    res = invoke(
+        "play", in_tmp("random"), in_tmp("crash"), "--seed", "7", "--sandbox", "local", "--time", FAST
+    )
     assert res.exit_code == 0, res.output
     text = res.output
     assert "CRASH for crash (seat 1) at deal 1, trick" in text

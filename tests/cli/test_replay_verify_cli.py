@@ -39,7 +39,9 @@ def test_one_bad_file_makes_it_fail_and_says_where(tmp_path: Path) -> None:
     bad.write_text(json.dumps(record))
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    result = CliRunner().invoke(cli, ["replay", "verify", str(good), str(bad), str(broken), str(tmp_path / "nope.json")])
+    result = CliRunner().invoke(
+        cli, ["replay", "verify", str(good), str(bad), str(broken), str(tmp_path / "nope.json")]
+    )
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0] == f"{good}: ok"
@@ -52,7 +54,9 @@ def test_real_process_prints_no_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_bytes(b"\x00\xff garbage")
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "arena"), "replay", "verify", str(bad)], capture_output=True, text=True
+        [str(Path(sys.executable).parent / "arena"), "replay", "verify", str(bad)],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr + proc.stdout and "FAIL" in proc.stdout

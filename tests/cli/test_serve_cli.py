@@ -27,7 +27,10 @@ def test_serve_hosts_a_match_writes_its_replay_and_stops_on_sigint(repo_root, tm
     listening = proc.stdout.readline()
     tokens = [proc.stdout.readline().split()[-1] for _ in range(2)]
     unix, tcp = listening.split(" on ")[1].split(" (")[0].split(", ")
-    threads = [threading.Thread(target=run, args=(FirstLegal(), addr, tok)) for addr, tok in zip((unix, tcp), tokens, strict=True)]
+    threads = [
+        threading.Thread(target=run, args=(FirstLegal(), addr, tok))
+        for addr, tok in zip((unix, tcp), tokens, strict=True)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -11,13 +11,28 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
 #: The capabilities Docker gives a container by default (moby's oci/caps defaults).
-DOCKER_DEFAULT_CAPS = ("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
-                       "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE")
+DOCKER_DEFAULT_CAPS = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FSETID",
+    "FOWNER",
+    "MKNOD",
+    "NET_RAW",
+    "SETGID",
+    "SETUID",
+    "SETFCAP",
+    "SETPCAP",
+    "NET_BIND_SERVICE",
+    "SYS_CHROOT",
+    "KILL",
+    "AUDIT_WRITE",
+)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}")
 
 
 def interpolate(text: str, env: dict[str, str]) -> str:
     """Compose's variable syntax as used in docker-compose.yml; a missing `:?` variable raises."""
+
     def sub(m: re.Match) -> str:
         name, op, arg = m.group(1), m.group(2), m.group(3)
         value = env.get(name, "")

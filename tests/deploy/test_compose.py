@@ -63,8 +63,9 @@ def test_environment_is_what_the_cli_reads(compose: dict) -> None:
     for name in ARENA_SERVICES:
         env = services[name]["environment"]
         assert set(env) == {"ARENA_HOME", "ARENA_DATABASE_URL", "ARENA_BROKER_URL"}
-        assert env["ARENA_DATABASE_URL"] == (f"postgresql://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}"
-                                             f"@postgres:5432/{pg['POSTGRES_DB']}")
+        assert env["ARENA_DATABASE_URL"] == (
+            f"postgresql://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}@postgres:5432/{pg['POSTGRES_DB']}"
+        )
         assert env["ARENA_BROKER_URL"].startswith("redis://redis:6379/")
         # Bundles are named by absolute path: ARENA_HOME is mounted at the path it has on the host.
         home = env["ARENA_HOME"]
@@ -90,7 +91,9 @@ def test_worker_sandbox_settings(compose: dict) -> None:
     assert not worker.get("privileged")
     assert sorted(worker["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]  # tests/deploy/test_topology.py shows why
     assert "apparmor=unconfined" in worker["security_opt"]
-    assert not any(opt.startswith("seccomp") for opt in worker["security_opt"])  # Docker's default profile stays
+    assert not any(
+        opt.startswith("seccomp") for opt in worker["security_opt"]
+    )  # Docker's default profile stays
     # One uid pool for all replicas, at the directory the root launcher leases uids from.
     from arena.sandbox.bwrap import BwrapLauncher
 
@@ -115,7 +118,11 @@ def test_dockerfile_copy_sources_exist(path) -> None:
     assert sources, f"{path.name} copies nothing?"
     for src in sources:
         assert (REPO / src).exists(), f"{path.name}: COPY source {src} is not in the repository"
-    ignored = [ln.strip() for ln in (REPO / ".dockerignore").read_text().splitlines() if ln and not ln.startswith("#")]
+    ignored = [
+        ln.strip()
+        for ln in (REPO / ".dockerignore").read_text().splitlines()
+        if ln and not ln.startswith("#")
+    ]
     assert not set(sources) & set(ignored), "a COPY source is excluded by .dockerignore"
 
 
@@ -130,10 +137,16 @@ def test_docker_compose_config() -> None:
     """`docker compose config` validates the file against the Compose spec; needs the compose plugin."""
     probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
     if probe.returncode != 0:
-        pytest.skip("the docker client here has no compose plugin (and no engine): `docker compose config` "
-                    "cannot run; the YAML is checked by the other tests in this file")
-    out = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
-                         text=True, env={"ARENA_HOME": "/srv/arena-home", "PATH": "/usr/bin:/bin"})
+        pytest.skip(
+            "the docker client here has no compose plugin (and no engine): `docker compose config` "
+            "cannot run; the YAML is checked by the other tests in this file"
+        )
+    out = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        env={"ARENA_HOME": "/srv/arena-home", "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -144,14 +157,32 @@ def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
 
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("needs the git checkout to list the tracked files")
-    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "arena", "pyproject.toml", "README.md"],
-                             capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "arena", "pyproject.toml", "README.md"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     src = tmp_path / "src"
     for name in tracked:  # what the Dockerfile's COPY lines bring in
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, src / name)
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                            "-w", str(tmp_path / "wheel"), str(src)], capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path / "wheel"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     packaged = set(zipfile.ZipFile(wheel).namelist())

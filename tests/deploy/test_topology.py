@@ -56,8 +56,25 @@ def container_caps(drop: str | None = None) -> str:
 def as_worker_container(argv: list[str], home: Path, drop: str | None = None) -> list[str]:
     """`argv` with the worker container's capabilities and a read-only ARENA_HOME (own mount namespace)."""
     script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script, "sh", str(home),
-            "setpriv", "--bounding-set", container_caps(drop), "--inh-caps", "-all", "--", *argv]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        script,
+        "sh",
+        str(home),
+        "setpriv",
+        "--bounding-set",
+        container_caps(drop),
+        "--inh-caps",
+        "-all",
+        "--",
+        *argv,
+    ]
 
 
 def _stop(proc: subprocess.Popen) -> str:
@@ -80,23 +97,38 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     worker_env = {**env, "ARENA_CGROUP_ROOT": str(tmp_path / "no-cgroups")}
 
     def arena(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([ARENA, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [ARENA, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+        )
 
     for name in ("random", "greedy"):  # what the organiser types on the host
-        out = arena("bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name, "--owner", name)
+        out = arena(
+            "bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name, "--owner", name
+        )
         assert out.returncode == 0, out.stderr
     assert arena("season", "create", "dep", "--format", "flags=1", "--seed", "5").returncode == 0
     assert arena("season", "start", "dep").returncode == 0
 
     web_port, tcp_port = _free_port(), _free_port()
-    serve = [a.replace("0.0.0.0:50051", f"127.0.0.1:{tcp_port}").replace("0.0.0.0:8000", f"127.0.0.1:{web_port}")
-             for a in services["server"]["command"]]
+    serve = [
+        a.replace("0.0.0.0:50051", f"127.0.0.1:{tcp_port}").replace("0.0.0.0:8000", f"127.0.0.1:{web_port}")
+        for a in services["server"]["command"]
+    ]
     assert serve != services["server"]["command"]
-    popen = {"cwd": tmp_path, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True,
-             "start_new_session": True}
+    popen = {
+        "cwd": tmp_path,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "text": True,
+        "start_new_session": True,
+    }
     server = subprocess.Popen([ARENA, *serve[1:]], env=env, **popen)
-    workers = [subprocess.Popen(as_worker_container([ARENA, *services["worker"]["command"][1:]], home),
-                                env=worker_env, **popen) for _ in range(2)]  # --scale worker=2
+    workers = [
+        subprocess.Popen(
+            as_worker_container([ARENA, *services["worker"]["command"][1:]], home), env=worker_env, **popen
+        )
+        for _ in range(2)
+    ]  # --scale worker=2
     try:
         base = f"http://127.0.0.1:{web_port}"
         for _ in range(300):
@@ -107,7 +139,9 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
             except OSError:
                 assert server.poll() is None, server.communicate()[1]
                 time.sleep(0.2)
-        run = arena("season", "run", "dep", "--matches", "4", "--executor", "celery", "--concurrency", "2", "--quiet")
+        run = arena(
+            "season", "run", "dep", "--matches", "4", "--executor", "celery", "--concurrency", "2", "--quiet"
+        )
         assert run.returncode == 0, run.stderr
         assert "played 4 matches" in run.stdout
         with urllib.request.urlopen(f"{base}/api/standings?season=dep", timeout=10) as resp:
@@ -123,7 +157,9 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     # The web (server service) shows what the host's runner recorded from the workers' matches.
     assert sorted(r["bot"] for r in rows) == ["greedy", "random"] and sum(r["games"] for r in rows) == 8
     # Real games in the sandbox, not start-up failures: both seats behaved, cards were dealt.
-    assert len(matches) == 4 and all(m["verdicts"] == ["OK", "OK"] and m["deals"] > 0 for m in matches), matches
+    assert len(matches) == 4 and all(m["verdicts"] == ["OK", "OK"] and m["deals"] > 0 for m in matches), (
+        matches
+    )
     played = sum(log.count("succeeded") for log in logs)
     assert played == 4, logs  # every match was played by a worker replica, none by the runner
     store = Store.open(database_url, home=home)
@@ -139,9 +175,26 @@ def test_each_added_capability_is_needed(cap: str, tmp_path: Path) -> None:
     """Without either capability of the compose file's cap_add, no bot even starts in the bwrap sandbox."""
     _needs_root_bwrap()
     bots = [str(REPO / "sample_bots" / "python" / n) for n in ("random", "greedy")]
-    argv = [ARENA, "play", *bots, "--seed", "1", "--flags", "1", "--json", "--out", str(tmp_path / "r.replay")]
+    argv = [
+        ARENA,
+        "play",
+        *bots,
+        "--seed",
+        "1",
+        "--flags",
+        "1",
+        "--json",
+        "--out",
+        str(tmp_path / "r.replay"),
+    ]
     env = {**os.environ, "ARENA_CGROUP_ROOT": str(tmp_path / "no-cgroups")}
     (tmp_path / "home").mkdir()
-    out = subprocess.run(as_worker_container(argv, tmp_path / "home", drop=cap), env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        as_worker_container(argv, tmp_path / "home", drop=cap),
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert json.loads(out.stdout)["verdicts"] == ["STARTUP_FAILED", "STARTUP_FAILED"], out.stderr[-2000:]

@@ -25,7 +25,14 @@ def test_worked_example_1_dealing_leading_drawing() -> None:
     assert C("TH") in deal.legal_cards() and len(deal.legal_cards()) == 6  # no duty to follow in phase 1
     trick = deal.play(C("TH"))
     assert trick is not None
-    assert (trick.no, trick.leader, trick.lead, trick.follow, trick.winner, trick.honours) == (1, 0, C("9S"), C("TH"), 0, 1)
+    assert (trick.no, trick.leader, trick.lead, trick.follow, trick.winner, trick.honours) == (
+        1,
+        0,
+        C("9S"),
+        C("TH"),
+        0,
+        1,
+    )
     assert trick.winner_draw == C("AC") and trick.loser_draw == deck[13]
     assert deal.honours == [1, 0]
     assert deal.hands[0] >> C("AC") & 1 and deal.hands[1] >> deck[13] & 1
@@ -90,7 +97,9 @@ def test_worked_example_3_unable_to_follow_anything_goes_and_loses() -> None:
 
 
 def test_phase1_has_no_duty_to_follow_even_with_must_head() -> None:
-    deal = Deal(Rules(must_head_phase2=True), dealer=1, deck=deck_with("AH 7C 8C 9C 7D 8D", "KH 9H 7S 8S 9S TS"))
+    deal = Deal(
+        Rules(must_head_phase2=True), dealer=1, deck=deck_with("AH 7C 8C 9C 7D 8D", "KH 9H 7S 8S 9S TS")
+    )
     deal.play(C("7C"))
     assert len(deal.legal_cards()) == 6
 

@@ -23,7 +23,8 @@ def test_winner_marks_the_deal_value_and_deals_next() -> None:
 
 
 @pytest.mark.parametrize(
-    ("rule", "expected"), [("winner", lambda w, d: w), ("loser", lambda w, d: 1 - w), ("alternate", lambda w, d: 1 - d)]
+    ("rule", "expected"),
+    [("winner", lambda w, d: w), ("loser", lambda w, d: 1 - w), ("alternate", lambda w, d: 1 - d)],
 )
 def test_next_dealer_options(rule: str, expected) -> None:
     m = Match(Rules(next_dealer=rule, flags=20), seed=5)

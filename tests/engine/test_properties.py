@@ -19,7 +19,9 @@ rules_strategy = st.builds(
 seeds = st.integers(min_value=0, max_value=2**64 - 1)
 
 
-def reference_legal(hand: list[int], lead: int | None, phase: int, rules: Rules, trump: int | None) -> list[int]:
+def reference_legal(
+    hand: list[int], lead: int | None, phase: int, rules: Rules, trump: int | None
+) -> list[int]:
     """RULES.md §3 and §7 written plainly with lists, to check the bitmask engine against."""
     if lead is None or phase == 1:
         return sorted(hand)

@@ -86,7 +86,6 @@ def test_every_deck_vector_printed_in_the_docs(repo_root) -> None:
         assert codes(deal_deck(int(seed), int(k))) == deck
 
 
-
 @pytest.mark.parametrize("n", [32, 17, 3])
 def test_a_rejected_word_redoes_the_deck_by_the_reference(monkeypatch, n: int) -> None:
     # Real rejections are too rare to meet in a test (under 1 in 10 million decks), so make step n

@@ -50,7 +50,9 @@ def resample(deck: list[int], positions: list[int], rng: random.Random) -> list[
                     must_head_phase2=st.booleans()),
     policy=st.integers(0, 2**32),
 )  # fmt: skip
-def test_view_bytes_do_not_depend_on_hidden_cards(seed: int, stop: int, seat: int, rules: Rules, policy: int) -> None:
+def test_view_bytes_do_not_depend_on_hidden_cards(
+    seed: int, stop: int, seat: int, rules: Rules, policy: int
+) -> None:
     deck = deal_deck(seed, 0)
     dealer = seed & 1
     m = Match(rules, seed=0)

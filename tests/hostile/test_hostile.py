@@ -60,10 +60,17 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     opponent_dir = repo_root / "sample_bots" / "python" / "random"
     db = tmp_path / "arena.db"
     db.write_text(SECRET)
-    (hostile_dir / "targets.json").write_text(json.dumps({
-        "port": listener.port, "db": str(db), "opponent": str(opponent_dir), "self": str(hostile_dir),
-        "referee_pid": os.getpid(),
-    }))
+    (hostile_dir / "targets.json").write_text(
+        json.dumps(
+            {
+                "port": listener.port,
+                "db": str(db),
+                "opponent": str(opponent_dir),
+                "self": str(hostile_dir),
+                "referee_pid": os.getpid(),
+            }
+        )
+    )
     watched = [hostile_dir, opponent_dir, db]
     before = {str(p): tree_hash(p) for p in watched}
 
@@ -71,8 +78,15 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     limits = Limits(**{"memory": 256 * MiB, "pids": 64, **limit_kw})
     budget = tc.startup + tc.move + tc.bank + 20.0  # generous: a hostile bot ends on its first turn
     started = time.monotonic()
-    outcome = play_match((load_bundle(hostile_dir), load_bundle(opponent_dir)), rules=Rules(max_deals=1), seed=7,
-                         time_control=tc, launcher=recording_launcher, pause_idle=True, limits=limits)
+    outcome = play_match(
+        (load_bundle(hostile_dir), load_bundle(opponent_dir)),
+        rules=Rules(max_deals=1),
+        seed=7,
+        time_control=tc,
+        launcher=recording_launcher,
+        pause_idle=True,
+        limits=limits,
+    )
     elapsed = time.monotonic() - started
 
     # The hostile bot loses with the right verdict; the opponent is unharmed and wins.
@@ -87,11 +101,18 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     assert SECRET.encode() not in outcome.replay_bytes and "LEAKED" not in outcome.verdict_details[0]
     # Nothing is left running, and every cgroup is gone.
     assert recording_launcher.pids, "the sandbox recorded no processes"
-    survivors = [pid for pid in recording_launcher.pids if os.path.exists(f"/proc/{pid}")
-                 and _in_cgroup(pid, recording_launcher.cgroups)]
+    survivors = [
+        pid
+        for pid in recording_launcher.pids
+        if os.path.exists(f"/proc/{pid}") and _in_cgroup(pid, recording_launcher.cgroups)
+    ]
     assert survivors == []
-    leftovers = [c for c in recording_launcher.cgroups
-                 for ctrl in cgroups.CONTROLLERS if (cgroups.ROOT / ctrl / cgroups.PARENT / c).exists()]
+    leftovers = [
+        c
+        for c in recording_launcher.cgroups
+        for ctrl in cgroups.CONTROLLERS
+        if (cgroups.ROOT / ctrl / cgroups.PARENT / c).exists()
+    ]
     assert leftovers == []
     hostile = recording_launcher.handles[0]
     if case == "flood":
@@ -111,12 +132,29 @@ def test_arena_play_sandboxes_by_default(tmp_path, listener, repo_root):
 
     hostile = copy_bot("net_tcp", tmp_path)
     (hostile / "targets.json").write_text(json.dumps({"port": listener.port}))
-    result = CliRunner().invoke(cli, [
-        "play", str(hostile), str(repo_root / "sample_bots" / "python" / "random"), "--seed", "3", "--deals", "1",
-        "--time", "startup=20s,move=0.5s,bank=1s", "--json", "--out", str(tmp_path / "m.replay"),
-    ])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "play",
+            str(hostile),
+            str(repo_root / "sample_bots" / "python" / "random"),
+            "--seed",
+            "3",
+            "--deals",
+            "1",
+            "--time",
+            "startup=20s,move=0.5s,bank=1s",
+            "--json",
+            "--out",
+            str(tmp_path / "m.replay"),
+        ],
+    )
     data = json.loads(result.output)
     assert data["verdicts"] == ["CRASH", "OK"] and data["winner"] == 1
-    refusals = ("Address family not supported", "Network is unreachable", "Connection refused")  # seccomp / netns
+    refusals = (
+        "Address family not supported",
+        "Network is unreachable",
+        "Connection refused",
+    )  # seccomp / netns
     assert any(r in data["details"][0] for r in refusals), data["details"][0]
     assert listener.seen == []

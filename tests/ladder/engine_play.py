@@ -34,7 +34,9 @@ def play(job: MatchJob) -> MatchResult:
         raise RuntimeError("executor broke")
     if "EXIT" in strategies:  # the worker process dies under the match
         os._exit(3)
-    pause = sum(float((Path(b) / "sleep.txt").read_text()) for b in job.bundles if (Path(b) / "sleep.txt").exists())
+    pause = sum(
+        float((Path(b) / "sleep.txt").read_text()) for b in job.bundles if (Path(b) / "sleep.txt").exists()
+    )
     if pause:
         time.sleep(pause)
     verdicts = ["OK", "OK"]
@@ -55,7 +57,13 @@ def play(job: MatchJob) -> MatchResult:
                 seat = deal.to_move
                 legal = deal.legal_cards()
                 strat = strategies[seat]
-                card = max(legal) if strat == "high" else min(legal) if strat == "low" else rngs[seat].choice(legal)
+                card = (
+                    max(legal)
+                    if strat == "high"
+                    else min(legal)
+                    if strat == "low"
+                    else rngs[seat].choice(legal)
+                )
                 m.play(card)
         winner = m.winner
     record = replay_pb2.MatchRecord(format=1, match_id=str(job.match_id), seed=job.seed)
@@ -66,9 +74,15 @@ def play(job: MatchJob) -> MatchResult:
     res.details.extend([f"{v.lower()} in test" if v != "OK" else "" for v in verdicts])
     res.lines.extend(m.lines)
     res.deals_played = len(m.deals)
-    return MatchResult(winner=winner, void=void, verdicts=(verdicts[0], verdicts[1]),
-                       verdict_details=(res.details[0], res.details[1]), lines=(m.lines[0], m.lines[1]),
-                       deals_played=len(m.deals), replay=encode_record(record))
+    return MatchResult(
+        winner=winner,
+        void=void,
+        verdicts=(verdicts[0], verdicts[1]),
+        verdict_details=(res.details[0], res.details[1]),
+        lines=(m.lines[0], m.lines[1]),
+        deals_played=len(m.deals),
+        replay=encode_record(record),
+    )
 
 
 def make_bundle(root: Path, name: str, strategy: str = "random", sleep: float = 0.0) -> Path:

@@ -11,18 +11,30 @@ SAMPLES = REPO / "sample_bots" / "python"
 
 
 def test_bots_submit_list_show_retire(arena, tmp_path) -> None:
-    out = arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local").output
+    out = arena(
+        "bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local"
+    ).output
     assert "submitted rnd@1" in out
-    assert "unchanged" in arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann",
-                                "--sandbox", "local").output
+    assert (
+        "unchanged"
+        in arena(
+            "bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local"
+        ).output
+    )
     archive = tmp_path / "greedy.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(SAMPLES / "greedy", arcname="greedy")
-    assert "submitted grd@1" in arena("bots", "submit", str(archive), "--name", "grd", "--owner", "bob",
-                                      "--sandbox", "local").output
+    assert (
+        "submitted grd@1"
+        in arena(
+            "bots", "submit", str(archive), "--name", "grd", "--owner", "bob", "--sandbox", "local"
+        ).output
+    )
     rows = json.loads(arena("bots", "list", "--json").output)
     assert [(r["name"], r["owner"], r["version"], r["state"]) for r in rows] == [
-        ("grd", "bob", 1, "active"), ("rnd", "ann", 1, "active")]
+        ("grd", "bob", 1, "active"),
+        ("rnd", "ann", 1, "active"),
+    ]
     shown = json.loads(arena("bots", "show", "grd", "--json").output)
     assert shown["versions"][0]["language"] == "python" and len(shown["versions"][0]["hash"]) == 64
     arena("bots", "retire", "grd")
@@ -32,8 +44,20 @@ def test_bots_submit_list_show_retire(arena, tmp_path) -> None:
 def test_user_mistakes_are_one_line(arena, tmp_path) -> None:
     arena("bots", "submit", str(SAMPLES / "random"), "--name", "rnd", "--owner", "ann", "--sandbox", "local")
     cases = [
-        (("bots", "submit", str(SAMPLES / "greedy"), "--name", "rnd", "--owner", "eve", "--sandbox", "local"),
-         "belongs to 'ann'"),
+        (
+            (
+                "bots",
+                "submit",
+                str(SAMPLES / "greedy"),
+                "--name",
+                "rnd",
+                "--owner",
+                "eve",
+                "--sandbox",
+                "local",
+            ),
+            "belongs to 'ann'",
+        ),
         (("bots", "show", "nobody"), "no bot named 'nobody'"),
         (("season", "create", "x", "--format", "flags=zero"), "--format 'flags=zero'"),
         (("season", "create", "x", "--rules", "standoff=triple"), "standoff='triple' is invalid"),
@@ -51,8 +75,12 @@ def test_user_mistakes_are_one_line(arena, tmp_path) -> None:
 def test_failed_build_is_reported_and_kept(arena, tmp_path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "bot.toml").write_text('name = "bad"\nrun = ["./bot"]\nbuild = ["sh", "-c", "echo cc: syntax error; exit 1"]\n')
-    result = arena("bots", "submit", str(bad), "--name", "bad", "--owner", "o", "--sandbox", "local", ok=False)
+    (bad / "bot.toml").write_text(
+        'name = "bad"\nrun = ["./bot"]\nbuild = ["sh", "-c", "echo cc: syntax error; exit 1"]\n'
+    )
+    result = arena(
+        "bots", "submit", str(bad), "--name", "bad", "--owner", "o", "--sandbox", "local", ok=False
+    )
     assert result.exit_code == 2 and "build FAILED" in result.output and "syntax error" in result.output
     shown = arena("bots", "show", "bad").output
     assert "BUILD FAILED" in shown and "syntax error" in shown and "build_failed" in shown
@@ -61,11 +89,28 @@ def test_failed_build_is_reported_and_kept(arena, tmp_path) -> None:
 def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
     for name, owner in (("random", "ann"), ("greedy", "bob")):
         arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
-    assert "draft" in arena("season", "create", "s", "--format", "flags=1", "--duplicate", "--time",
-                            "move=2s,bank=20s", "--seed", "4").output
+    assert (
+        "draft"
+        in arena(
+            "season",
+            "create",
+            "s",
+            "--format",
+            "flags=1",
+            "--duplicate",
+            "--time",
+            "move=2s,bank=20s",
+            "--seed",
+            "4",
+        ).output
+    )
     assert "2 bots" in arena("season", "start", "s").output
-    assert "played 4 matches" in arena("season", "run", "s", "--matches", "4", "--concurrency", "2",
-                                       "--sandbox", "local", "--quiet").output
+    assert (
+        "played 4 matches"
+        in arena(
+            "season", "run", "s", "--matches", "4", "--concurrency", "2", "--sandbox", "local", "--quiet"
+        ).output
+    )
     data = json.loads(arena("standings", "s", "--json").output)
     assert data["status"] == "running" and len(data["standings"]) == 2
     assert all(r["games"] == 4 and r["ci95"] > 0 and r["provisional"] for r in data["standings"])
@@ -87,8 +132,24 @@ def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
 def test_compare_decides_by_sprt(arena) -> None:
     for name, owner in (("random", "ann"), ("tactician", "bob")):
         arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
-    data = json.loads(arena("compare", "tactician", "random", "--elo1", "100", "--max-pairs", "20", "--seed", "1",
-                            "--sandbox", "local", "--concurrency", "2", "--json").stdout)
+    data = json.loads(
+        arena(
+            "compare",
+            "tactician",
+            "random",
+            "--elo1",
+            "100",
+            "--max-pairs",
+            "20",
+            "--seed",
+            "1",
+            "--sandbox",
+            "local",
+            "--concurrency",
+            "2",
+            "--json",
+        ).stdout
+    )
     assert data["verdict"] == "H1" and data["llr"] >= data["bounds"][1]
     assert data["elo"] > 100 and data["elo_ci95"][0] > 0
     assert sum(data["pentanomial"]) == data["pairs"] >= 2

@@ -48,7 +48,10 @@ def test_compare_two_bundle_folders(arena, tmp_path) -> None:
     v2 = json.loads(arena("compare", "mybot", "mybot@1", "--max-pairs", "1", "--json", *QUICK).stdout)
     assert (v2["a"], v2["b"]) == ("mybot@2", "mybot@1") and v2["a_content"] != data["a_content"]
     rows = {r["name"]: r for r in json.loads(arena("bots", "list", "--json").output)}
-    assert {n: (r["owner"], r["version"]) for n, r in rows.items()} == {"mybot": ("me", 2), "mybot-v1": ("me", 1)}
+    assert {n: (r["owner"], r["version"]) for n, r in rows.items()} == {
+        "mybot": ("me", 2),
+        "mybot-v1": ("me", 1),
+    }
 
 
 def test_archive_path_and_the_name_rule(arena, tmp_path) -> None:
@@ -66,12 +69,16 @@ def test_archive_path_and_the_name_rule(arena, tmp_path) -> None:
 def test_path_mistakes_are_one_clear_line(arena, tmp_path) -> None:
     shutil.copytree(SAMPLES / "random", tmp_path / "mybot")
     shutil.copytree(SAMPLES / "greedy", tmp_path / "taken")
-    arena("bots", "submit", str(SAMPLES / "random"), "--name", "taken", "--owner", "ann", "--sandbox", "local")
+    arena(
+        "bots", "submit", str(SAMPLES / "random"), "--name", "taken", "--owner", "ann", "--sandbox", "local"
+    )
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.txt").write_text("not a bot")
     broken = tmp_path / "broken"
     broken.mkdir()
-    (broken / "bot.toml").write_text('name = "b"\nrun = ["./bot"]\nbuild = ["sh", "-c", "echo cc: oops; exit 1"]\n')
+    (broken / "bot.toml").write_text(
+        'name = "b"\nrun = ["./bot"]\nbuild = ["sh", "-c", "echo cc: oops; exit 1"]\n'
+    )
     cases = [
         (("./nope", "mybot"), "./nope: no such bundle path"),
         (("mybot", "nope.zip"), "nope.zip: no such bundle path"),
@@ -85,5 +92,7 @@ def test_path_mistakes_are_one_clear_line(arena, tmp_path) -> None:
         result = arena("compare", *args, "--max-pairs", "1", *QUICK, ok=False)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output, (args, result.output)
-    owners = {r["name"]: (r["owner"], r["version"]) for r in json.loads(arena("bots", "list", "--json").output)}
+    owners = {
+        r["name"]: (r["owner"], r["version"]) for r in json.loads(arena("bots", "list", "--json").output)
+    }
     assert owners["taken"] == ("ann", 1) and owners["mybot"] == ("me", 1)  # nothing slipped into ann's bot

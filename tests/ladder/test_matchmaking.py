@@ -19,7 +19,11 @@ def test_new_bots_first_then_longest_waiting() -> None:
 
 
 def test_never_the_same_owner() -> None:
-    cands = [Candidate(1, "alice", 1500, 0, -1), Candidate(2, "alice", 1500, 5, 3), Candidate(3, "bob", 2500, 5, 4)]
+    cands = [
+        Candidate(1, "alice", 1500, 0, -1),
+        Candidate(2, "alice", 1500, 5, 3),
+        Candidate(3, "bob", 2500, 5, 4),
+    ]
     for seed in range(50):
         first, second = pick_pairing(cands, random.Random(seed))
         assert first.owner != second.owner

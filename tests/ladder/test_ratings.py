@@ -26,7 +26,12 @@ def test_expected_score_formula() -> None:
 
 
 def test_k_is_40_while_provisional_then_20() -> None:
-    assert [k_factor(n) for n in (0, 19, 20, 100)] == [K_PROVISIONAL, K_PROVISIONAL, K_ESTABLISHED, K_ESTABLISHED]
+    assert [k_factor(n) for n in (0, 19, 20, 100)] == [
+        K_PROVISIONAL,
+        K_PROVISIONAL,
+        K_ESTABLISHED,
+        K_ESTABLISHED,
+    ]
     a, b = elo_update(1500.0, 0, 1500.0, 25, 1.0)  # a provisional winner, b established loser
     assert a.after == 1520.0 and a.k == 40.0
     assert b.after == 1490.0 and b.k == 20.0
@@ -102,6 +107,8 @@ def test_los_matrix_is_consistent() -> None:
 def test_naive_baseline_agrees_with_newton_fit() -> None:
     _, a, b, score = _generated(15, 5000, seed=11)
     fit = fit_ratings(15, a, b, score)
-    naive, iterations = naive_fit(15, list(zip(a.tolist(), b.tolist(), score.tolist(), strict=True)), tol=1e-4)
+    naive, iterations = naive_fit(
+        15, list(zip(a.tolist(), b.tolist(), score.tolist(), strict=True)), tol=1e-4
+    )
     assert iterations > 1
     assert np.abs(np.array(naive) - fit.ratings).max() < 0.05

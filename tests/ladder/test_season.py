@@ -106,8 +106,11 @@ def test_crashing_bot_forfeits_and_is_suspended_voids_do_not_count(store: Store,
     assert notices[-1].kind == "suspended" and "Submit a fixed version" in notices[-1].message
     with store.tx() as s:
         crash_entry = s.scalar(select(Entry).join(Entry.version).where(Entry.active.is_(False)))
-        played = list(s.scalars(select(Match).where(
-            (Match.entry0_id == crash_entry.id) | (Match.entry1_id == crash_entry.id))))
+        played = list(
+            s.scalars(
+                select(Match).where((Match.entry0_id == crash_entry.id) | (Match.entry1_id == crash_entry.id))
+            )
+        )
     assert all(m.winner is not None and not m.void for m in played)  # forfeits: the opponent won
     assert crash_entry.losses == len(played) >= 4 and crash_entry.rating < 1500
     # after suspension, the rest of the season is played without it
@@ -204,13 +207,22 @@ def test_freeze_stops_play_and_keeps_standings(store: Store, tmp_path) -> None:
 def test_two_runners_on_one_season_never_record_twice(store: Store, tmp_path) -> None:
     import threading
 
-    for name, owner, strategy in (("a", "1", "high"), ("b", "2", "low"), ("c", "3", "random"), ("d", "4", "random")):
+    for name, owner, strategy in (
+        ("a", "1", "high"),
+        ("b", "2", "low"),
+        ("c", "3", "random"),
+        ("d", "4", "random"),
+    ):
         _submit(store, tmp_path, name, owner, strategy)
     create_season(store, "two", seed=21, duplicate=True)
     start_season(store, "two")
     runners = [SeasonRun(store, "two", launcher="local", matches=30) for _ in range(2)]
-    threads = [threading.Thread(target=run_pool, args=(r, engine_play.play),
-                                kwargs={"concurrency": 2, "threads": True}) for r in runners]
+    threads = [
+        threading.Thread(
+            target=run_pool, args=(r, engine_play.play), kwargs={"concurrency": 2, "threads": True}
+        )
+        for r in runners
+    ]
     for t in threads:
         t.start()
     for t in threads:

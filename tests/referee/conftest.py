@@ -20,7 +20,9 @@ from arena.workers.match import play_match
 BOTS = Path(__file__).resolve().parent / "bots"
 REPO = Path(__file__).resolve().parents[2]
 # Short clocks keep the suite fast; generous enough for a loaded 2-core machine.
-FAST = TimeControl(startup=20.0, move=1.0, bank=3.0)  # roomy: normal bots must never run out on a loaded machine
+FAST = TimeControl(
+    startup=20.0, move=1.0, bank=3.0
+)  # roomy: normal bots must never run out on a loaded machine
 
 
 def bundle(name: str):
@@ -36,7 +38,12 @@ def local_launcher() -> LocalLauncher:
 
 def play(a: str, b: str, *, seed: int = 1, tc: TimeControl = FAST, rules: Rules | None = None, **kw):
     return play_match(
-        (bundle(a), bundle(b)), rules=rules or Rules(), seed=seed, time_control=tc, launcher=local_launcher(), **kw
+        (bundle(a), bundle(b)),
+        rules=rules or Rules(),
+        seed=seed,
+        time_control=tc,
+        launcher=local_launcher(),
+        **kw,
     )
 
 

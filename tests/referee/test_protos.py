@@ -13,7 +13,8 @@ from arena.proto import codec, replay_pb2
 def test_generated_code_is_fresh(repo_root):
     res = subprocess.run(
         [sys.executable, str(repo_root / "scripts" / "gen_protos.py"), "--check"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert res.returncode == 0, res.stderr
 

@@ -35,7 +35,9 @@ class Raw:
         self.channel = grpc.insecure_channel(address)
         self.out: queue.SimpleQueue = queue.SimpleQueue()
         self.backlog: list[pb.RefereeMessage] = []
-        self.responses = pbg.RefereeStub(self.channel).Play(iter(self.out.get, None), wait_for_ready=True, timeout=30)
+        self.responses = pbg.RefereeStub(self.channel).Play(
+            iter(self.out.get, None), wait_for_ready=True, timeout=30
+        )
 
     def send(self, **msg) -> None:
         self.out.put(pb.BotMessage(**msg))
@@ -73,7 +75,10 @@ def play_sdk(address: str, token: str, results: list) -> None:
 def test_full_match_between_sdk_bots(referee, transport):
     runner = referee.new_match(seed=9, time_control=TC, rules=Rules(flags=2))
     results: list = []
-    threads = [threading.Thread(target=play_sdk, args=(referee.address(transport), tok, results)) for tok in runner.tokens]
+    threads = [
+        threading.Thread(target=play_sdk, args=(referee.address(transport), tok, results))
+        for tok in runner.tokens
+    ]
     for t in threads:
         t.start()
     result = referee.wait(runner)
@@ -121,7 +126,10 @@ def test_token_rules_give_clear_statuses_and_never_break_the_server(referee, tra
     t.join(10)
     assert result.verdicts[1] == "OK" and result.verdicts[0] == "DISCONNECT"
     health = health_pb2_grpc.HealthStub(grpc.insecure_channel(addr))
-    assert health.Check(health_pb2.HealthCheckRequest(service="")).status == health_pb2.HealthCheckResponse.SERVING
+    assert (
+        health.Check(health_pb2.HealthCheckRequest(service="")).status
+        == health_pb2.HealthCheckResponse.SERVING
+    )
 
 
 def test_stale_and_unknown_turn_ids_are_rejected_not_applied(referee):
@@ -157,7 +165,9 @@ def test_health_and_reflection_for_stock_tools(referee):
     ok = health_pb2.HealthCheckResponse.SERVING
     assert health.Check(health_pb2.HealthCheckRequest(service="elfern.arena.v1.Referee")).status == ok
     refl = reflection_pb2_grpc.ServerReflectionStub(channel)
-    replies = list(refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+    replies = list(
+        refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+    )
     names = {s.name for s in replies[0].list_services_response.service}
     assert {"elfern.arena.v1.Referee", "elfern.arena.v1.Arena", "grpc.health.v1.Health"} <= names
 
@@ -165,7 +175,9 @@ def test_health_and_reflection_for_stock_tools(referee):
 def _raw_bytes_call(address: str, payloads: list[bytes]):
     channel = grpc.insecure_channel(address)
     call = channel.stream_stream(
-        "/elfern.arena.v1.Referee/Play", request_serializer=lambda b: b, response_deserializer=pb.RefereeMessage.FromString
+        "/elfern.arena.v1.Referee/Play",
+        request_serializer=lambda b: b,
+        response_deserializer=pb.RefereeMessage.FromString,
     )
     return channel, call(iter(payloads), timeout=30)
 

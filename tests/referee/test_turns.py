@@ -23,7 +23,9 @@ VARIANTS = [
 ]
 
 
-def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried, first: bool) -> pb.RefereeMessage:
+def from_scratch(
+    m: Match, seat: int, turn_id: int, clock: SeatClock, carried, first: bool
+) -> pb.RefereeMessage:
     """The TurnRequest as the referee built it before turns.py: every field from `Match.view`."""
     view = m.view(seat)
     msg = pb.RefereeMessage()
@@ -31,7 +33,11 @@ def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried, f
     tr.turn_id = turn_id
     tr.view.CopyFrom(convert.view_to_proto(view, len(m.deals)))
     tr.legal_cards.extend(convert.codes(view.legal))
-    tr.move_ms, tr.bank_ms, tr.deadline_ms = int(clock.move * 1000), int(clock.bank * 1000), int(clock.deadline * 1000)
+    tr.move_ms, tr.bank_ms, tr.deadline_ms = (
+        int(clock.move * 1000),
+        int(clock.bank * 1000),
+        int(clock.deadline * 1000),
+    )
     if carried is not None:
         convert.fill_trick_result(tr.trick_result, m, carried, seat)
     if first:  # the seat's first turn of the deal carries the DealStart, its hand still as dealt
@@ -44,7 +50,9 @@ def from_scratch(m: Match, seat: int, turn_id: int, clock: SeatClock, carried, f
     return msg
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"trumps={r.trumps},h={r.hand_size},head={r.must_head_phase2}")
+@pytest.mark.parametrize(
+    "rules", VARIANTS, ids=lambda r: f"trumps={r.trumps},h={r.hand_size},head={r.must_head_phase2}"
+)
 def test_incremental_turn_requests_equal_the_engine_view_at_every_turn(rules: Rules) -> None:
     for seed in range(3):
         m = Match(rules, seed)

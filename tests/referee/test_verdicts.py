@@ -114,7 +114,9 @@ def test_full_match_between_sample_bots(play_bots):
     assert out.deals_played == len(out.record.deals) >= 1
     assert all(len(d.plays) == 32 for d in out.record.deals)
     # each deal was dealt from the seeded deck (the referee shuffles the next one ahead of time)
-    assert [list(d.deck) for d in out.record.deals] == [codes(deal_deck(11, k)) for k in range(out.deals_played)]
+    assert [list(d.deck) for d in out.record.deals] == [
+        codes(deal_deck(11, k)) for k in range(out.deals_played)
+    ]
 
 
 def test_matches_from_several_threads_at_once(play_bots):
@@ -127,7 +129,9 @@ def test_matches_from_several_threads_at_once(play_bots):
     assert len({tuple(o.record.deals[0].deck) for o in outs}) == 3
 
 
-@pytest.mark.parametrize(("a", "b", "verdicts"), [("random", "random", ("OK", "OK")), ("random", "sleeper", ("OK", "TIMEOUT"))])
+@pytest.mark.parametrize(
+    ("a", "b", "verdicts"), [("random", "random", ("OK", "OK")), ("random", "sleeper", ("OK", "TIMEOUT"))]
+)
 def test_pausing_the_idle_bot_keeps_matches_and_clocks_working(play_bots, a, b, verdicts):
     out = play_bots(a, b, seed=6, pause_idle=True, tc=TimeControl(startup=20.0, move=0.3, bank=0.7))
     assert out.verdicts == verdicts, out.verdict_details

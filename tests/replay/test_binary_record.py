@@ -51,7 +51,9 @@ def test_same_seed_same_record_apart_from_timing(matches):
     a, b = matches["a"].record, matches["b"].record
     assert encode_record(strip_timing(a)) == encode_record(strip_timing(b))
     assert a.deals[0].plays[0].think_us > 0  # think times are stored...
-    assert any(pa.think_us != pb_.think_us for pa, pb_ in zip(a.deals[0].plays, b.deals[0].plays, strict=True))
+    assert any(
+        pa.think_us != pb_.think_us for pa, pb_ in zip(a.deals[0].plays, b.deals[0].plays, strict=True)
+    )
     other = matches["other_seed"].record
     assert other.deals[0].deck != a.deals[0].deck  # ...and the seed decides the deals
 

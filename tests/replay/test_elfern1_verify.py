@@ -51,7 +51,9 @@ def test_a_seeded_match_verifies_and_round_trips_through_text() -> None:
                     dealer_after_tie=st.sampled_from(["draw", "same"]), flags=st.integers(1, 2),
                     max_deals=st.one_of(st.none(), st.integers(1, 4)), deck=st.sampled_from(["french", "german"])),
 )  # fmt: skip
-def test_any_seeded_match_exported_to_json_passes_verify(seed: int, policy: int, rules: Rules, tmp_path_factory) -> None:
+def test_any_seeded_match_exported_to_json_passes_verify(
+    seed: int, policy: int, rules: Rules, tmp_path_factory
+) -> None:
     record = seeded_record(seed, rules, policy)
     path = tmp_path_factory.mktemp("rec") / "m.json"
     path.write_text(dumps(record), encoding="utf-8")

@@ -80,7 +80,9 @@ def test_node_bot_plays_in_the_sandbox(sandbox, tmp_path) -> None:
 @pytest.mark.slow
 def test_cpp_bot_builds_and_plays_in_the_sandbox(sandbox, tmp_path) -> None:
     if missing := _missing("g++", "make", "protoc", "grpc_cpp_plugin", "pkg-config"):
-        pytest.skip(f"C++ gRPC toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)")
+        pytest.skip(
+            f"C++ gRPC toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
+        )
     if subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
         pytest.skip("libgrpc++-dev / libprotobuf-dev missing (see DEB_PACKAGES in scripts/setup.sh)")
     bundle = _clean_copy("cpp", tmp_path)

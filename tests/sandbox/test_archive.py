@@ -30,7 +30,10 @@ def _tar(path, members):
 
 
 def _good_members(prefix=""):
-    return [({"name": f"{prefix}bot.toml"}, MANIFEST), ({"name": f"{prefix}bot.py", "mode": 0o755}, b"print(1)\n")]
+    return [
+        ({"name": f"{prefix}bot.toml"}, MANIFEST),
+        ({"name": f"{prefix}bot.py", "mode": 0o755}, b"print(1)\n"),
+    ]
 
 
 def test_tar_gz_bundle_unpacks_with_top_folder_lifted(tmp_path):
@@ -50,15 +53,18 @@ def test_zip_bundle_unpacks(tmp_path):
     assert (bundle.path / "lib" / "util.py").read_text() == "X = 1\n"
 
 
-@pytest.mark.parametrize("member, message", [
-    ({"name": "/etc/cron.d/evil"}, "absolute path"),
-    ({"name": "../../evil.py"}, "contains '..'"),
-    ({"name": "link", "type": tarfile.SYMTYPE, "linkname": "/etc/shadow"}, "points outside"),
-    ({"name": "sub/link", "type": tarfile.SYMTYPE, "linkname": "../../x"}, "points outside"),
-    ({"name": "hard", "type": tarfile.LNKTYPE, "linkname": "bot.toml"}, "hard link"),
-    ({"name": "dev", "type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 3}, "device"),
-    ({"name": "fifo", "type": tarfile.FIFOTYPE}, "device or FIFO"),
-])
+@pytest.mark.parametrize(
+    "member, message",
+    [
+        ({"name": "/etc/cron.d/evil"}, "absolute path"),
+        ({"name": "../../evil.py"}, "contains '..'"),
+        ({"name": "link", "type": tarfile.SYMTYPE, "linkname": "/etc/shadow"}, "points outside"),
+        ({"name": "sub/link", "type": tarfile.SYMTYPE, "linkname": "../../x"}, "points outside"),
+        ({"name": "hard", "type": tarfile.LNKTYPE, "linkname": "bot.toml"}, "hard link"),
+        ({"name": "dev", "type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 3}, "device"),
+        ({"name": "fifo", "type": tarfile.FIFOTYPE}, "device or FIFO"),
+    ],
+)
 def test_unsafe_tar_members_are_refused(tmp_path, member, message):
     data = b"x" if member.get("type", tarfile.REGTYPE) == tarfile.REGTYPE else None
     name = member["name"]
@@ -69,10 +75,14 @@ def test_unsafe_tar_members_are_refused(tmp_path, member, message):
 
 
 def test_write_through_symlinked_folder_is_refused(tmp_path):
-    path = _tar(tmp_path / "sneaky.tgz", _good_members() + [
-        ({"name": "d", "type": tarfile.SYMTYPE, "linkname": "."}, None),
-        ({"name": "d/x.py"}, b"1"),
-    ])
+    path = _tar(
+        tmp_path / "sneaky.tgz",
+        _good_members()
+        + [
+            ({"name": "d", "type": tarfile.SYMTYPE, "linkname": "."}, None),
+            ({"name": "d/x.py"}, b"1"),
+        ],
+    )
     with pytest.raises(BundleError, match="under a symlink"):
         load_bundle(path)
 
@@ -102,7 +112,9 @@ def test_compression_bomb_stops_at_the_cap(tmp_path, private_bundle_cache):
     assert path.stat().st_size < 64 * 1024
     with pytest.raises(BundleError, match="unpacks to more than 2 MiB"):
         load_bundle(path, max_bytes=2 * 1024 * 1024)
-    assert not any(p.name.startswith("a-") for p in private_bundle_cache.iterdir())  # nothing half-unpacked kept
+    assert not any(
+        p.name.startswith("a-") for p in private_bundle_cache.iterdir()
+    )  # nothing half-unpacked kept
 
 
 def test_not_an_archive_and_missing_paths_say_what_to_give(tmp_path):

@@ -83,11 +83,14 @@ def test_isolation_probe_finds_nothing_open(bwrap, tmp_path):
             proc.kill()
 
 
-@pytest.mark.parametrize("mode, limits, verdict", [
-    ("fork", Limits(pids=32), PIDS_LIMIT),
-    ("memory", Limits(memory=96 * MiB), MEMORY_LIMIT),
-    ("cpu", Limits(cpu_seconds=1), CPU_LIMIT),
-])
+@pytest.mark.parametrize(
+    "mode, limits, verdict",
+    [
+        ("fork", Limits(pids=32), PIDS_LIMIT),
+        ("memory", Limits(memory=96 * MiB), MEMORY_LIMIT),
+        ("cpu", Limits(cpu_seconds=1), CPU_LIMIT),
+    ],
+)
 def test_limits_end_in_named_verdicts(bwrap, tmp_path, mode, limits, verdict):
     bundle = probe_bundle(tmp_path / "probe")
     proc = bwrap.start(bundle, ["python3", "probe.py"], {"ARENA_PROBE": mode}, limits, socket_path=None)
@@ -100,8 +103,13 @@ def test_limits_end_in_named_verdicts(bwrap, tmp_path, mode, limits, verdict):
 
 
 def test_tmp_is_a_capped_tmpfs(bwrap, tmp_path):
-    proc = bwrap.start(probe_bundle(tmp_path / "probe"), ["python3", "probe.py"], {"ARENA_PROBE": "tmpfill"},
-                       Limits(tmp_size=2 * MiB), socket_path=None)
+    proc = bwrap.start(
+        probe_bundle(tmp_path / "probe"),
+        ["python3", "probe.py"],
+        {"ARENA_PROBE": "tmpfill"},
+        Limits(tmp_size=2 * MiB),
+        socket_path=None,
+    )
     try:
         assert wait_exit(proc) == 0
         result = json.loads(proc.output().strip().splitlines()[-1])
@@ -111,8 +119,13 @@ def test_tmp_is_a_capped_tmpfs(bwrap, tmp_path):
 
 
 def test_pause_freezes_the_bot_and_resume_continues(bwrap, tmp_path):
-    proc = bwrap.start(probe_bundle(tmp_path / "probe"), ["python3", "probe.py"], {"ARENA_PROBE": "cpu"},
-                       Limits(cpu_seconds=60), socket_path=None)
+    proc = bwrap.start(
+        probe_bundle(tmp_path / "probe"),
+        ["python3", "probe.py"],
+        {"ARENA_PROBE": "cpu"},
+        Limits(cpu_seconds=60),
+        socket_path=None,
+    )
     try:
         deadline = time.monotonic() + 20
         while (proc.cpu_seconds() or 0) < 0.3 and time.monotonic() < deadline:
@@ -143,8 +156,13 @@ time.sleep(600)
 
 
 def test_kill_removes_every_process_and_cgroup(bwrap, tmp_path):
-    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "d", DAEMON)), ["python3", "bot.py"], {}, Limits(),
-                       socket_path=None)
+    proc = bwrap.start(
+        load_bundle(make_bundle(tmp_path / "d", DAEMON)),
+        ["python3", "bot.py"],
+        {},
+        Limits(),
+        socket_path=None,
+    )
     deadline = time.monotonic() + 20
     while "daemon started" not in proc.output() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -173,7 +191,9 @@ time.sleep(600)
 
 def test_bots_die_with_a_sigkilled_referee_and_stale_cgroups_are_swept(bwrap, tmp_path):
     bundle = make_bundle(tmp_path / "d", DAEMON)
-    referee = subprocess.Popen([sys.executable, "-c", REFEREE, str(bundle)], stdout=subprocess.PIPE, text=True)
+    referee = subprocess.Popen(
+        [sys.executable, "-c", REFEREE, str(bundle)], stdout=subprocess.PIPE, text=True
+    )
     try:
         name = referee.stdout.readline().strip()
         assert name, "the referee did not start its bot"
@@ -208,7 +228,9 @@ def test_build_runs_once_in_the_sandbox_and_the_bot_uses_its_output(bwrap, tmp_p
 
 
 def test_failed_build_gives_build_failed_with_its_log(bwrap, tmp_path, echo_socket):
-    author = make_bundle(tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo missing-header.h; exit 2"]\n')
+    author = make_bundle(
+        tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo missing-header.h; exit 2"]\n'
+    )
     proc = bwrap.launch(LaunchSpec(load_bundle(author), echo_socket))
     assert proc.exit_status() is not None and proc.failure_verdict() == BUILD_FAILED
     assert "missing-header.h" in proc.output_tail() and "status 2" in proc.output_tail()
@@ -216,8 +238,13 @@ def test_failed_build_gives_build_failed_with_its_log(bwrap, tmp_path, echo_sock
 
 def test_output_is_capped_and_signals_are_reported(bwrap, tmp_path):
     code = "import os, signal\nos.write(1, b'z' * (1 << 20))\nos.kill(os.getpid(), signal.SIGTERM)\n"
-    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "f", code)), ["python3", "bot.py"], {},
-                       Limits(log_bytes=16 * 1024), socket_path=None)
+    proc = bwrap.start(
+        load_bundle(make_bundle(tmp_path / "f", code)),
+        ["python3", "bot.py"],
+        {},
+        Limits(log_bytes=16 * 1024),
+        socket_path=None,
+    )
     try:
         assert wait_exit(proc) == -signal.SIGTERM
         proc.kill()
@@ -240,8 +267,13 @@ time.sleep(600)
 
 
 def test_a_process_escaping_the_pause_is_caught_and_frozen(bwrap, tmp_path):
-    proc = bwrap.start(load_bundle(make_bundle(tmp_path / "e", ESCAPER)), ["python3", "bot.py"], {},
-                       Limits(cpu_seconds=60), socket_path=None)
+    proc = bwrap.start(
+        load_bundle(make_bundle(tmp_path / "e", ESCAPER)),
+        ["python3", "bot.py"],
+        {},
+        Limits(cpu_seconds=60),
+        socket_path=None,
+    )
     try:
         deadline = time.monotonic() + 20
         while "escaped" not in proc.output() and time.monotonic() < deadline:

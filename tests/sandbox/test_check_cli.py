@@ -51,9 +51,23 @@ def test_unprivileged_mode_holds_every_essential_isolation(bwrap, tmp_path):
     tmp_path.chmod(0o755)
     home.chmod(0o777)
     res = subprocess.run(
-        ["setpriv", "--reuid=29999", "--regid=29999", "--clear-groups", sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())",
-         "sandbox", "check", "--json"],
-        cwd=home, env={"HOME": str(home), "PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=120,
+        [
+            "setpriv",
+            "--reuid=29999",
+            "--regid=29999",
+            "--clear-groups",
+            sys.executable,
+            "-c",
+            "import sys; from arena.cli import main; sys.exit(main())",
+            "sandbox",
+            "check",
+            "--json",
+        ],
+        cwd=home,
+        env={"HOME": str(home), "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     data = json.loads(res.stdout)
     failing = [row for row in data["checks"] if row["essential"] and not row["ok"]]

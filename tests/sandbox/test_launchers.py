@@ -22,8 +22,10 @@ def test_unknown_launcher_names_the_choices():
 def test_local_launcher_warns_and_runs_unisolated(tmp_path, echo_socket):
     with pytest.warns(UserWarning, match="without any isolation"):
         launcher = get_launcher("local")
-    code = "import os, socket\ns = socket.socket(socket.AF_UNIX); s.connect(os.environ['ARENA_ADDRESS'][7:])\n" \
-           "s.sendall(b'hi'); print(s.recv(9).decode(), os.getuid())\n"
+    code = (
+        "import os, socket\ns = socket.socket(socket.AF_UNIX); s.connect(os.environ['ARENA_ADDRESS'][7:])\n"
+        "s.sendall(b'hi'); print(s.recv(9).decode(), os.getuid())\n"
+    )
     proc = launcher.launch(LaunchSpec(load_bundle(make_bundle(tmp_path / "b", code)), echo_socket))
     deadline = time.monotonic() + 20
     while proc.exit_status() is None and time.monotonic() < deadline:
@@ -37,13 +39,32 @@ def test_docker_command_line_has_every_isolation_flag(tmp_path):
 
     bundle = load_bundle(make_bundle(tmp_path / "b", "print(1)\n"))
     limits = Limits(memory=256 * 1024 * 1024, pids=48)
-    cmd = docker_command("docker", bundle, ["python3", "bot.py"], {"ARENA_TOKEN": "t"}, limits, 20007, "arena-x",
-                         "1.2", Path("/tmp/m/referee.sock"))
+    cmd = docker_command(
+        "docker",
+        bundle,
+        ["python3", "bot.py"],
+        {"ARENA_TOKEN": "t"},
+        limits,
+        20007,
+        "arena-x",
+        "1.2",
+        Path("/tmp/m/referee.sock"),
+    )
     line = " ".join(cmd)
-    for flag in ("--network none", "--read-only", "--cap-drop ALL", "--security-opt no-new-privileges",
-                 "--pids-limit 48", f"--memory {limits.memory}", f"--memory-swap {limits.memory}", "--cpus 1",
-                 "--user 20007:20007", "dst=/bot,readonly", "src=/tmp/m,dst=/run/arena,readonly",
-                 "elfern-arena/bot-python:latest python3 bot.py"):
+    for flag in (
+        "--network none",
+        "--read-only",
+        "--cap-drop ALL",
+        "--security-opt no-new-privileges",
+        "--pids-limit 48",
+        f"--memory {limits.memory}",
+        f"--memory-swap {limits.memory}",
+        "--cpus 1",
+        "--user 20007:20007",
+        "dst=/bot,readonly",
+        "src=/tmp/m,dst=/run/arena,readonly",
+        "elfern-arena/bot-python:latest python3 bot.py",
+    ):
         assert flag in line, flag
     assert "--rm" not in cmd  # the container must outlive the bot, to read OOMKilled
 
@@ -54,7 +75,9 @@ def test_docker_launcher_runs_a_bot(tmp_path, echo_socket):
             launcher = get_launcher("docker")
     except LauncherUnavailable as exc:
         pytest.skip(f"no Docker engine here: {exc}")
-    proc = launcher.launch(LaunchSpec(load_bundle(make_bundle(tmp_path / "b", "print('in docker')\n")), echo_socket))
+    proc = launcher.launch(
+        LaunchSpec(load_bundle(make_bundle(tmp_path / "b", "print('in docker')\n")), echo_socket)
+    )
     deadline = time.monotonic() + 120
     while proc.exit_status() is None and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -64,8 +87,11 @@ def test_docker_launcher_runs_a_bot(tmp_path, echo_socket):
 
 def test_local_launcher_builds_once_and_reports_build_failed(tmp_path, echo_socket):
     launcher = get_launcher("local", warn=False)
-    good = load_bundle(make_bundle(tmp_path / "g", "print(open('out.txt').read())\n",
-                                   'build = ["sh", "-c", "echo made > out.txt"]\n'))
+    good = load_bundle(
+        make_bundle(
+            tmp_path / "g", "print(open('out.txt').read())\n", 'build = ["sh", "-c", "echo made > out.txt"]\n'
+        )
+    )
     proc = launcher.launch(LaunchSpec(good, echo_socket))
     deadline = time.monotonic() + 20
     while proc.exit_status() is None and time.monotonic() < deadline:
@@ -73,6 +99,8 @@ def test_local_launcher_builds_once_and_reports_build_failed(tmp_path, echo_sock
     proc.kill()
     assert proc.exit_status() == 0 and "made" in proc.output()
     assert not (tmp_path / "g" / "out.txt").exists()
-    bad = load_bundle(make_bundle(tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo no-compiler; exit 4"]\n'))
+    bad = load_bundle(
+        make_bundle(tmp_path / "b", "print(1)\n", 'build = ["sh", "-c", "echo no-compiler; exit 4"]\n')
+    )
     failed = launcher.launch(LaunchSpec(bad, echo_socket))
     assert failed.failure_verdict() == "BUILD_FAILED" and "no-compiler" in failed.output_tail()

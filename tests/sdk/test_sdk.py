@@ -28,12 +28,20 @@ def test_card_helpers():
 
 
 def _request(**view) -> pb.TurnRequest:
-    return pb.TurnRequest(turn_id=7, view=pb.View(**view), legal_cards=view.get("hand", []), move_ms=1000, bank_ms=2500)
+    return pb.TurnRequest(
+        turn_id=7, view=pb.View(**view), legal_cards=view.get("hand", []), move_ms=1000, bank_ms=2500
+    )
 
 
 def test_view_from_request_and_helpers():
-    req = _request(seat=1, hand=["7S", "KS", "AH"], lead_card="QS", honours=[3, 5], lines=[1, 2],
-                   tricks=[pb.Trick(number=1, leader=0, lead_card="9C", follow_card="TC", winner=1, honours=1)])
+    req = _request(
+        seat=1,
+        hand=["7S", "KS", "AH"],
+        lead_card="QS",
+        honours=[3, 5],
+        lines=[1, 2],
+        tricks=[pb.Trick(number=1, leader=0, lead_card="9C", follow_card="TC", winner=1, honours=1)],
+    )
     v = View.from_request(req)
     assert v.turn_id == 7 and v.seat == 1 and not v.leading
     assert v.my_honours == 5 and v.opponent_honours == 3 and v.lines == (1, 2)
@@ -89,13 +97,18 @@ def server(tmp_path):
 
 def test_hooks_fire_once_per_event_over_a_real_match(server):
     async def create():
-        runner = server.create_match(MatchSpec(rules=Rules(max_deals=3), seed=5, time_control=TimeControl(20, 1, 5)))
+        runner = server.create_match(
+            MatchSpec(rules=Rules(max_deals=3), seed=5, time_control=TimeControl(20, 1, 5))
+        )
         server.start_match(runner)
         return runner
 
     runner = run_sync(create())
     bots = [Counting(), Counting()]
-    threads = [threading.Thread(target=run, args=(b, server.addresses[0], tok)) for b, tok in zip(bots, runner.tokens, strict=True)]
+    threads = [
+        threading.Thread(target=run, args=(b, server.addresses[0], tok))
+        for b, tok in zip(bots, runner.tokens, strict=True)
+    ]
     for t in threads:
         t.start()
     for t in threads:

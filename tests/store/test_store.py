@@ -102,7 +102,9 @@ def test_expired_and_dead_leases_go_back_to_the_queue(store: Store) -> None:
     with store.tx() as s:
         assert requeue_abandoned(s) == 0  # lease still valid, owner on another host
         assert requeue_abandoned(s, now=time.time() + 60) == 1  # expired
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     with store.tx() as s:
         claim(s, f"{socket.gethostname()}:{dead.stdout.strip()}:y", ttl=600)
     with store.tx() as s:

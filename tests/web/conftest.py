@@ -37,10 +37,23 @@ def play_record(rules: Rules, seed: int, names: tuple[str, str], crash_at: tuple
     rnd = random.Random(seed)
     m = Match(rules, seed)
     d = rules.to_dict()
-    rec = rpb.MatchRecord(format=1, match_id=str(seed), seed=seed, rules=pb.Rules(
-        scoring=d["scoring"], hand_size=d["hand_size"], trumps=d["trumps"], must_head_phase2=d["must_head_phase2"],
-        standoff=d["standoff"], next_dealer=d["next_dealer"], dealer_after_tie=d["dealer_after_tie"],
-        flags=d["flags"], max_deals=d["max_deals"] or 0, deck=d["deck"]))
+    rec = rpb.MatchRecord(
+        format=1,
+        match_id=str(seed),
+        seed=seed,
+        rules=pb.Rules(
+            scoring=d["scoring"],
+            hand_size=d["hand_size"],
+            trumps=d["trumps"],
+            must_head_phase2=d["must_head_phase2"],
+            standoff=d["standoff"],
+            next_dealer=d["next_dealer"],
+            dealer_after_tie=d["dealer_after_tie"],
+            flags=d["flags"],
+            max_deals=d["max_deals"] or 0,
+            deck=d["deck"],
+        ),
+    )
     for seat, name in enumerate(names):
         rec.players.add(seat=seat, name=name, version="1")
     crashed = False
@@ -57,15 +70,29 @@ def play_record(rules: Rules, seed: int, names: tuple[str, str], crash_at: tuple
             dr.plays.add(seat=seat, card=card_code(card), think_us=100)
         if deal.done:
             o = deal.outcome
-            dr.outcome.CopyFrom(rpb.DealOutcomeRecord(honours=list(o.honours), winner=-1 if o.winner is None else o.winner,
-                                                      value=o.value, lines=list(m.lines)))
+            dr.outcome.CopyFrom(
+                rpb.DealOutcomeRecord(
+                    honours=list(o.honours),
+                    winner=-1 if o.winner is None else o.winner,
+                    value=o.value,
+                    lines=list(m.lines),
+                )
+            )
     if crashed:
         winner, verdicts, details = 0, ("OK", "CRASH"), ("", "process exited with code 1")
     else:
         winner, verdicts, details = m.winner, ("OK", "OK"), ("", "")
-    rec.result.CopyFrom(rpb.ResultRecord(winner=-1 if winner is None else winner, verdicts=list(verdicts),
-                                         details=list(details), lines=list(m.lines), flags=list(m.flags),
-                                         deals_played=len(m.deals), end_reason="VERDICT" if crashed else "COMPLETED"))
+    rec.result.CopyFrom(
+        rpb.ResultRecord(
+            winner=-1 if winner is None else winner,
+            verdicts=list(verdicts),
+            details=list(details),
+            lines=list(m.lines),
+            flags=list(m.flags),
+            deals_played=len(m.deals),
+            end_reason="VERDICT" if crashed else "COMPLETED",
+        )
+    )
     return rec, winner, verdicts, details, tuple(m.lines), len(m.deals)
 
 
@@ -82,8 +109,14 @@ def build_arena(url: str, home: Path) -> Arena:
     arena = Arena(url=url, home=home)
     for name, owner, versions in (("alice", "ann", 1), ("bob", "ben", 1), ("carol", "cat", 2)):
         for v in range(versions):
-            store.add_version(name, owner, content_hash=f"{name}-{v}".ljust(64, "0"), path=str(home / name),
-                              language="python", build_log=f"build of {name} v{v + 1}: ok")
+            store.add_version(
+                name,
+                owner,
+                content_hash=f"{name}-{v}".ljust(64, "0"),
+                path=str(home / name),
+                language="python",
+                build_log=f"build of {name} v{v + 1}: ok",
+            )
     plan = (("autumn", ["flags=1"], 7), ("spring", ["flags=1", "deck=german"], 3))
     owner = "test-runner"
     n = 0
@@ -102,10 +135,17 @@ def build_arena(url: str, home: Path) -> Arena:
             crash = (2, 5) if n == 3 else None
             rec, winner, verdicts, details, lines, deals = play_record(rules, 1000 + n, names, crash)
             data = encode_record(rec)
-            result = MatchResult(winner=winner, void=False, verdicts=verdicts, verdict_details=details, lines=lines,
-                                 deals_played=deals, replay=data,
-                                 logs=(f"{names[0]} says hello in match {match_id}", f"{names[1]} log {match_id}"),
-                                 duration=0.5)
+            result = MatchResult(
+                winner=winner,
+                void=False,
+                verdicts=verdicts,
+                verdict_details=details,
+                lines=lines,
+                deals_played=deals,
+                replay=data,
+                logs=(f"{names[0]} says hello in match {match_id}", f"{names[1]} log {match_id}"),
+                duration=0.5,
+            )
             assert record_result(store, owner, match_id, result).recorded
             arena.records[match_id] = {"names": names, "record": rec, "season": season_name}
             if crash:

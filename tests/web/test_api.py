@@ -56,7 +56,9 @@ def test_bot(client, arena):
 
 def test_match_list_filters(client, arena):
     everything = client.get("/api/matches").json()
-    assert everything["total"] == 10 and [m["id"] for m in everything["matches"]] == sorted(arena.records, reverse=True)
+    assert everything["total"] == 10 and [m["id"] for m in everything["matches"]] == sorted(
+        arena.records, reverse=True
+    )
     crash = client.get("/api/matches", params={"verdict": "CRASH"}).json()
     assert [m["id"] for m in crash["matches"]] == [arena.crash_match]
     assert crash["matches"][0]["verdicts"] == ["OK", "CRASH"]
@@ -120,11 +122,19 @@ def test_logs_need_the_owners_token(client, owner_tokens):
 
 def test_openapi_documents_the_api(client):
     spec = client.get("/api/openapi.json").json()
-    for path in ("/api/standings", "/api/bots/{name}", "/api/bots/{name}/logs", "/api/matches",
-                 "/api/matches/{match_id}/record", "/api/matches/{match_id}/record.bin",
-                 "/api/matches/{match_id}/timeline"):
+    for path in (
+        "/api/standings",
+        "/api/bots/{name}",
+        "/api/bots/{name}/logs",
+        "/api/matches",
+        "/api/matches/{match_id}/record",
+        "/api/matches/{match_id}/record.bin",
+        "/api/matches/{match_id}/timeline",
+    ):
         assert path in spec["paths"], path
-    assert not any(p.startswith("/matches") or p == "/" for p in spec["paths"])  # pages stay out of the API doc
+    assert not any(
+        p.startswith("/matches") or p == "/" for p in spec["paths"]
+    )  # pages stay out of the API doc
     docs = client.get("/api/docs").text
     assert "swagger" in docs.lower() and "cdn" not in docs  # the page's assets are served here, offline
     assert client.get("/api/docs-assets/swagger-ui-bundle.js").status_code == 200

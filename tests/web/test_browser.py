@@ -19,8 +19,14 @@ from arena.engine import Rules
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 
 # What the viewer shows, read from the live DOM: each hand's cards (or backs) and the trick.
@@ -157,7 +163,9 @@ def test_phone_width_and_no_javascript(server, browser, arena):
     mid = min(arena.records)
     for path in ("/", "/bots/alice", "/matches", f"/matches/{mid}"):
         page.goto(server + path)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        overflow = page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
         assert overflow <= 0, f"{path} is wider than a phone by {overflow}px"
     # without JavaScript the viewer works by links: no play button, forward loads the next step
     assert not page.locator("#play").is_visible() and not page.locator("#scrub").is_visible()

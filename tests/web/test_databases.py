@@ -15,9 +15,12 @@ def test_the_api_on_each_database(database_url, tmp_path, arena_builder, owner_t
         crash = client.get("/api/matches", params={"verdict": "CRASH"}).json()
         assert [m["id"] for m in crash["matches"]] == [arena.crash_match]
         assert client.get("/api/matches", params={"bot": "carol", "season": "spring"}).json()["total"] == sum(
-            "carol" in r["names"] for r in arena.records.values() if r["season"] == "spring")
+            "carol" in r["names"] for r in arena.records.values() if r["season"] == "spring"
+        )
         bob = client.get("/api/bots/bob").json()
-        assert sum(h["games"] for h in bob["head_to_head"]) == sum("bob" in r["names"] for r in arena.records.values())
+        assert sum(h["games"] for h in bob["head_to_head"]) == sum(
+            "bob" in r["names"] for r in arena.records.values()
+        )
         listing = client.get("/matches").text
         assert '<option value="CRASH">' in listing and '<option value="OK">' in listing  # the verdict filter
         page = client.get(f"/matches/{arena.crash_match}", params={"deal": 2, "step": 3}).text
@@ -72,16 +75,25 @@ def test_a_frozen_season_shows_its_frozen_table(tmp_path, arena_builder, owner_t
         out = client.get("/api/standings", params={"season": "spring"}).json()
         assert out["source"] == "frozen" and out["season"]["status"] == "frozen" and out["los"] is None
         assert sum(r["games"] for r in out["rows"]) == 2 * 3
-        assert client.get("/api/standings").json()["season"]["name"] == "autumn"  # the running one is the default
+        assert (
+            client.get("/api/standings").json()["season"]["name"] == "autumn"
+        )  # the running one is the default
         assert "Final standings of a closed season" in client.get("/?season=spring").text
 
 
 def test_an_empty_arena(tmp_path, owner_tokens):
     """A fresh store (migrated on open) shows empty pages, not errors."""
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=owner_tokens)) as client:
+    with TestClient(
+        create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=owner_tokens)
+    ) as client:
         assert "No season yet" in client.get("/").text
-        assert client.get("/api/standings").json() == {"season": None, "seasons": [], "source": "live", "rows": [],
-                                                       "los": None}
+        assert client.get("/api/standings").json() == {
+            "season": None,
+            "seasons": [],
+            "source": "live",
+            "rows": [],
+            "los": None,
+        }
         assert "No matches." in client.get("/matches").text
         assert client.get("/api/matches").json()["total"] == 0
         assert client.get("/matches/1").status_code == 404

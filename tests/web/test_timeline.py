@@ -20,11 +20,24 @@ def make_record(seed: int = 5, rules: dict | None = None) -> dict:
         deal = m.start_deal()
         while not deal.done:
             m.play(rnd.choice(deal.legal_cards()))
-    return {"format": "elfern/1", "rules": rules or {}, "seats": ["ann", "ben"], "lines": list(m.lines),
-            "winner": m.winner,
-            "deals": [{"dealer": d.dealer, "deck": [card_code(c) for c in d.deck],
-                       "plays": [card_code(c) for c in d.plays], "honours": list(d.honours), "winner": d.winner,
-                       "lines": list(d.lines)} for d in m.deals]}
+    return {
+        "format": "elfern/1",
+        "rules": rules or {},
+        "seats": ["ann", "ben"],
+        "lines": list(m.lines),
+        "winner": m.winner,
+        "deals": [
+            {
+                "dealer": d.dealer,
+                "deck": [card_code(c) for c in d.deck],
+                "plays": [card_code(c) for c in d.plays],
+                "honours": list(d.honours),
+                "winner": d.winner,
+                "lines": list(d.lines),
+            }
+            for d in m.deals
+        ],
+    }
 
 
 def dealt_hands(deck: list[str], dealer: int) -> list[set[str]]:

@@ -27,8 +27,14 @@ def test_arena_web_serves_the_demo_store_and_prints_the_url(arena_builder, tmp_p
     arena_builder(f"sqlite:///{tmp_path / 'var' / 'arena.db'}", tmp_path / "var")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("ARENA_HOME", "ARENA_DATABASE_URL")}
-    proc = subprocess.Popen([*ARENA, "web", "--port", str(port)], env=env, cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*ARENA, "web", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith(f"Elfern Arena web: http://127.0.0.1:{port}/"), line + proc.stderr.read()
@@ -49,8 +55,13 @@ def test_arena_web_serves_the_demo_store_and_prints_the_url(arena_builder, tmp_p
 
 
 def test_arena_web_refuses_a_bad_database_url(tmp_path):
-    r = subprocess.run([*ARENA, "web", "--port", str(_free_port()), "--db", "nosuchdb://x"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [*ARENA, "web", "--port", str(_free_port()), "--db", "nosuchdb://x"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "cannot open the store" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -59,8 +70,14 @@ def test_arena_web_refuses_a_busy_port(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = subprocess.run([*ARENA, "web", "--port", str(port)], cwd=tmp_path, capture_output=True, text=True,
-                           env={**os.environ, "ARENA_HOME": str(tmp_path)}, timeout=60)
+        r = subprocess.run(
+            [*ARENA, "web", "--port", str(port)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "ARENA_HOME": str(tmp_path)},
+            timeout=60,
+        )
     assert r.returncode == 2
     assert f"cannot serve on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
     assert "Traceback" not in r.stderr
@@ -82,6 +99,8 @@ def test_owner_tokens(tmp_path, monkeypatch):
 def test_owner_token_command(tmp_path):
     env = {**os.environ, "ARENA_HOME": str(tmp_path)}
     env.pop("ARENA_WEB_SECRET", None)
-    r = subprocess.run([*ARENA, "web", "--owner-token", "ann"], capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [*ARENA, "web", "--owner-token", "ann"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert r.returncode == 0
     assert r.stdout.strip() == OwnerTokens.for_home(Path(tmp_path)).token("ann")

@@ -34,7 +34,10 @@ play_match((None, None), rules=Rules(), seed=1, time_control=TimeControl(startup
 def test_a_sigkilled_referees_dir_is_swept_by_the_next_match(monkeypatch):
     root = Path(tempfile.mkdtemp(prefix="amd-"))  # short: the Unix socket path inside must stay < 108 bytes
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD], cwd=REPO, env={**os.environ, "TMPDIR": str(root)}, stdout=subprocess.PIPE
+        [sys.executable, "-c", CHILD],
+        cwd=REPO,
+        env={**os.environ, "TMPDIR": str(root)},
+        stdout=subprocess.PIPE,
     )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
@@ -67,7 +70,9 @@ def test_a_sigkilled_referees_dir_is_swept_by_the_next_match(monkeypatch):
 
         assert not stale[0].exists()
         # the others stay; the match removed its own dir as usual
-        assert sorted(p.name for p in root.iterdir()) == sorted([live.name, unrelated.name, foreign.name, unowned.name])
+        assert sorted(p.name for p in root.iterdir()) == sorted(
+            [live.name, unrelated.name, foreign.name, unowned.name]
+        )
     finally:
         if child.poll() is None:
             child.kill()

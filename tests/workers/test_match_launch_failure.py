@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 def test_unstartable_bot_loses_with_startup_failed(tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     broken.mkdir()
-    (broken / "bot.toml").write_text('name = "broken"\nlanguage = "none"\nrun = ["/nonexistent/elfern-bot"]\n')
+    (broken / "bot.toml").write_text(
+        'name = "broken"\nlanguage = "none"\nrun = ["/nonexistent/elfern-bot"]\n'
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         launcher = LocalLauncher()

@@ -49,17 +49,39 @@ def test_sigkill_mid_season_then_resume(database_url: str, tmp_path: Path) -> No
     env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": database_url}
     launcher = _launcher()
     for name, owner in (("random", "alice"), ("greedy", "bob")):
-        r = _arena(env, "bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name,
-                   "--owner", owner, "--sandbox", launcher)
+        r = _arena(
+            env,
+            "bots",
+            "submit",
+            str(REPO / "sample_bots" / "python" / name),
+            "--name",
+            name,
+            "--owner",
+            owner,
+            "--sandbox",
+            launcher,
+        )
         assert r.returncode == 0, r.stderr
     assert _arena(env, "season", "create", "k", "--format", "flags=1", "--seed", "1").returncode == 0
     assert _arena(env, "season", "start", "k").returncode == 0
 
     store = Store.open(database_url, home=tmp_path)
-    cmd = [*ARENA, "season", "run", "k", "--matches", str(TOTAL), "--concurrency", "2", "--quiet",
-           "--sandbox", launcher]
-    runner = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              start_new_session=True)
+    cmd = [
+        *ARENA,
+        "season",
+        "run",
+        "k",
+        "--matches",
+        str(TOTAL),
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--sandbox",
+        launcher,
+    ]
+    runner = subprocess.Popen(
+        cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:  # kill while some matches are done and some are being played
         done, running = _counts(store)
@@ -95,14 +117,45 @@ def test_ctrl_c_gives_matches_back_at_once(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": url}
     for name, owner in (("random", "alice"), ("greedy", "bob")):
-        assert _arena(env, "bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name,
-                      "--owner", owner, "--sandbox", "local").returncode == 0
+        assert (
+            _arena(
+                env,
+                "bots",
+                "submit",
+                str(REPO / "sample_bots" / "python" / name),
+                "--name",
+                name,
+                "--owner",
+                owner,
+                "--sandbox",
+                "local",
+            ).returncode
+            == 0
+        )
     assert _arena(env, "season", "create", "c", "--seed", "2").returncode == 0
     assert _arena(env, "season", "start", "c").returncode == 0
     store = Store.open(url, home=tmp_path)
-    runner = subprocess.Popen([*ARENA, "season", "run", "c", "--matches", "50", "--concurrency", "2", "--quiet",
-                               "--sandbox", "local"], env=env, cwd=REPO, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    runner = subprocess.Popen(
+        [
+            *ARENA,
+            "season",
+            "run",
+            "c",
+            "--matches",
+            "50",
+            "--concurrency",
+            "2",
+            "--quiet",
+            "--sandbox",
+            "local",
+        ],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while _counts(store)[1] < 1 and time.monotonic() < deadline:
         time.sleep(0.05)

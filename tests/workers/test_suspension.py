@@ -16,7 +16,9 @@ def test_failing_bot_is_suspended_with_its_reason(tmp_path: Path, monkeypatch) -
     monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
     crasher = tmp_path / "crasher"
     crasher.mkdir()
-    (crasher / "bot.toml").write_text('name = "crasher"\nrun = ["/bin/sh", "-c", "echo no luck >&2; exit 3"]\n')
+    (crasher / "bot.toml").write_text(
+        'name = "crasher"\nrun = ["/bin/sh", "-c", "echo no luck >&2; exit 3"]\n'
+    )
 
     def arena(*args: str) -> str:
         result = CliRunner().invoke(cli, list(args))
@@ -25,11 +27,22 @@ def test_failing_bot_is_suspended_with_its_reason(tmp_path: Path, monkeypatch) -
 
     arena("bots", "submit", str(crasher), "--name", "crasher", "--owner", "eve", "--sandbox", "local")
     for name, owner in (("random", "ann"), ("greedy", "bob")):
-        arena("bots", "submit", str(REPO / "sample_bots" / "python" / name), "--name", name, "--owner", owner,
-              "--sandbox", "local")
+        arena(
+            "bots",
+            "submit",
+            str(REPO / "sample_bots" / "python" / name),
+            "--name",
+            name,
+            "--owner",
+            owner,
+            "--sandbox",
+            "local",
+        )
     arena("season", "create", "s", "--seed", "8")
     arena("season", "start", "s")
-    out = arena("season", "run", "s", "--matches", "12", "--concurrency", "2", "--sandbox", "local", "--quiet")
+    out = arena(
+        "season", "run", "s", "--matches", "12", "--concurrency", "2", "--sandbox", "local", "--quiet"
+    )
     assert "suspended crasher" in out
     shown = arena("bots", "show", "crasher")
     assert "SUSPENDED" in shown and "own fault" in shown and "exit code 3" in shown and "no luck" in shown

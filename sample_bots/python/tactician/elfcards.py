@@ -47,7 +47,9 @@ def beats(follow: int, lead: int, trump: int | None) -> bool:
     return trump is not None and follow >> 3 == trump
 
 
-def legal_follow(hand: frozenset[int], lead: int, phase2: bool, trump: int | None, must_head: bool) -> list[int]:
+def legal_follow(
+    hand: frozenset[int], lead: int, phase2: bool, trump: int | None, must_head: bool
+) -> list[int]:
     """The follower's legal cards (RULES.md 3 and 7): anything in phase 1; in phase 2 follow suit
     (and beat the lead when `must_head` and able), else a trump if held, else anything."""
     if not phase2:
@@ -86,13 +88,13 @@ class Position:
 
     hand: frozenset[int]
     legal: tuple[int, ...]
-    lead: int | None                 # the opponent's card if I follow, else None
-    seen: frozenset[int]             # every card played face up in this deal (including `lead`)
-    stock: int                       # cards left in the stock
+    lead: int | None  # the opponent's card if I follow, else None
+    seen: frozenset[int]  # every card played face up in this deal (including `lead`)
+    stock: int  # cards left in the stock
     my_points: int = 0
     opp_points: int = 0
-    trump: int | None = None         # the trump suit in the trumps variant
-    trump_card: int | None = None    # the face-up trump while it lies under the stock
+    trump: int | None = None  # the trump suit in the trumps variant
+    trump_card: int | None = None  # the face-up trump while it lies under the stock
     must_head: bool = False
     drawn: frozenset[int] = field(default_factory=frozenset)
 

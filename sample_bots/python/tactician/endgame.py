@@ -23,7 +23,9 @@ class _Solver:
         self.must_head = must_head
         self.memo: dict[tuple[frozenset[int], frozenset[int], bool, int], int] = {}
 
-    def trick(self, me: frozenset[int], opp: frozenset[int], lead: int, follow: int, me_led: bool, pts: int) -> int:
+    def trick(
+        self, me: frozenset[int], opp: frozenset[int], lead: int, follow: int, me_led: bool, pts: int
+    ) -> int:
         """Value after a complete trick: score it, then play on with the winner leading."""
         follower_wins = beats(follow, lead, self.trump)
         me_wins = follower_wins != me_led

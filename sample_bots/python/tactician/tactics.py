@@ -25,15 +25,15 @@ import lasttrick
 from elfcards import Position, beats, points, rank, suit
 
 # Weights, in net honours. Tuned by self-play against the random and greedy sample bots.
-SURE_CONTROL = 1.0      # an unbeatable honour is worth more than its point: it controls phase 2
+SURE_CONTROL = 1.0  # an unbeatable honour is worth more than its point: it controls phase 2
 RISK_PER_HIGHER = 0.35  # each unseen higher card cuts the chance of cashing an honour
-MIN_CASH = 0.1          # even a hopeless honour is cashed now and then
-BLANK_BASE = 0.05       # a blank is a cheap discard...
-BLANK_RANK = 0.02       # ... the higher the better (a 9 still beats 7 and 8 in phase 2)
-LONG_SUIT = 0.25        # a card of a suit I hold 3+ of is length for phase 2
-SHORT_HONOUR = 0.1      # an honour in a short suit is easier to pull down in phase 2
-FOLLOWER_SEAT = 0.15    # winning a trick makes me lead: the follower's seat is worth a little
-CASH_ON_BLANK = 0.2     # leading a blank lets the opponent cash an honour of that suit cheaply
+MIN_CASH = 0.1  # even a hopeless honour is cashed now and then
+BLANK_BASE = 0.05  # a blank is a cheap discard...
+BLANK_RANK = 0.02  # ... the higher the better (a 9 still beats 7 and 8 in phase 2)
+LONG_SUIT = 0.25  # a card of a suit I hold 3+ of is length for phase 2
+SHORT_HONOUR = 0.1  # an honour in a short suit is easier to pull down in phase 2
+FOLLOWER_SEAT = 0.15  # winning a trick makes me lead: the follower's seat is worth a little
+CASH_ON_BLANK = 0.2  # leading a blank lets the opponent cash an honour of that suit cheaply
 
 
 def _suit_len(pos: Position, s: int) -> int:

@@ -1,4 +1,5 @@
 """Joins, then spins on its first turn and never answers."""
+
 from arena.sdk import Bot, run
 
 

@@ -1,4 +1,5 @@
 """Starts a detached daemon (double fork + setsid) that tries to outlive the match, then exits."""
+
 import os
 import sys
 import time

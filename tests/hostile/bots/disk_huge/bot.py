@@ -1,4 +1,5 @@
 """Writes one file as large as it can (RLIMIT_FSIZE / the tmpfs cap stop it)."""
+
 from arena.sdk import Bot, run
 
 

@@ -1,4 +1,5 @@
 """Fills every writable place it can find with many small files, then dies of the first refusal."""
+
 from arena.sdk import Bot, run
 
 

@@ -1,4 +1,5 @@
 """Floods stdout and stderr without end on its first turn."""
+
 import os
 
 from arena.sdk import Bot, run

@@ -1,4 +1,5 @@
 """Joins, then forks without end on its first turn: children fork too."""
+
 import os
 
 from arena.sdk import Bot, run

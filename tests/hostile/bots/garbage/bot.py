@@ -1,4 +1,5 @@
 """Never joins: writes garbage and then oversized bytes straight onto the referee's socket."""
+
 import os
 import socket
 

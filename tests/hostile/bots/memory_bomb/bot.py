@@ -1,4 +1,5 @@
 """Joins, then allocates and touches memory until something stops it."""
+
 from arena.sdk import Bot, run
 
 

@@ -1,4 +1,5 @@
 """Tries to resolve a name (DNS exfiltration)."""
+
 import socket
 
 from arena.sdk import Bot, run

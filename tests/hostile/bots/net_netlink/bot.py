@@ -1,4 +1,5 @@
 """Opens an AF_NETLINK socket (routing tables, interface list)."""
+
 import socket
 
 from arena.sdk import Bot, run

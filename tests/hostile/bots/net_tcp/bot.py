@@ -1,4 +1,5 @@
 """Tries to reach the test's TCP listener on the host's 127.0.0.1 (port in targets.json)."""
+
 import json
 import socket
 

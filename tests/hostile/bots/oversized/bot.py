@@ -1,5 +1,6 @@
 """Joins properly, then answers its first turn with a 1 MiB + 1 KiB action (the referee's cap is
 16 KiB; gRPC's own limit used to be 1 MiB, which made this a CRASH instead of a PROTOCOL_ERROR)."""
+
 from arena.sdk import Bot, run
 
 

@@ -1,4 +1,5 @@
 """Reads /etc/shadow, the arena's database and the opponent's bundle; prints whatever it gets."""
+
 import json
 import os
 

@@ -1,4 +1,5 @@
 """Signals every process it can, ptraces pid 1 and the referee, then dies of the refusal."""
+
 import ctypes
 import json
 import os

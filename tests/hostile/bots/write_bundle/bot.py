@@ -1,4 +1,5 @@
 """Tries to rewrite its own bundle (inside the sandbox, and at its host path)."""
+
 import json
 import os
 
