@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "bots",
         "Submit, list, show and retire ladder bots (content-hashed versions).",
     ),
+    "owners": ("arena.cli.owners", "owners", "Create owners and manage their API tokens (organiser)."),
     "season": ("arena.cli.season", "season", "Create, start, run, freeze and close ladder seasons."),
     "standings": ("arena.cli.standings", "standings", "A season's standings: Elo with 95% intervals, W/D/L."),
     "compare": (

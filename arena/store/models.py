@@ -70,6 +70,19 @@ class BotVersion(Base):
         return f"{self.bot.name}@{self.number}"
 
 
+class Owner(Base):
+    """A person who may submit and manage bots through the API. Only a hash of the token is kept."""
+
+    __tablename__ = "owners"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 hex of the token
+    token_prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to name a token in messages
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
 class Notice(Base):
     """A message for a bot's owner (suspension reasons, build failures)."""
 
@@ -123,7 +136,8 @@ class Match(Base):
     __table_args__ = (Index("ix_matches_queue", "status", "lease_expires"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
-    kind: Mapped[str] = mapped_column(String(16), default="ladder")  # ladder final compare
+    kind: Mapped[str] = mapped_column(String(16), default="ladder")  # ladder final compare challenge
+    requested_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # a challenge's owner
     pair: Mapped[int | None] = mapped_column(Integer, nullable=True)  # duplicate pair id (same seed)
     version0_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     version1_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))

@@ -1,0 +1,76 @@
+"""Rate limits: a token bucket per (who, budget), shared by the gRPC service and the web in one process.
+
+Each owner token has its own buckets; calls without a token count against the caller's address, so a
+flood from one address cannot starve the others. Over the limit a call is refused with the seconds
+until it would pass (gRPC RESOURCE_EXHAUSTED, HTTP 429 with Retry-After). The figures are in
+docs/security.md; an organiser can change them with `Budget` values passed to `RateLimiter`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Budget:
+    """`count` events per `per` seconds, refilled smoothly; a burst of up to `count` is allowed."""
+
+    count: int
+    per: float
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.per
+
+
+DEFAULT_BUDGETS: dict[str, Budget] = {
+    "call": Budget(240, 60.0),  # any call by an owner or the admin, per minute
+    "anonymous": Budget(120, 60.0),  # any call without a token, per caller address, per minute
+    "upload": Budget(20, 3600.0),  # bot submissions per owner per hour
+    "challenge": Budget(30, 3600.0),  # challenges per owner per hour
+    "login": Budget(10, 60.0),  # web log-in attempts per address per minute (token guessing)
+}
+
+
+class RateLimited(Exception):
+    def __init__(self, budget: str, retry_after: float) -> None:
+        self.budget = budget
+        self.retry_after = max(1, math.ceil(retry_after))
+        super().__init__(f"rate limit: too many {budget} requests; retry in {self.retry_after} s")
+
+
+class RateLimiter:
+    """Thread-safe token buckets. `clock` is injectable so tests can step time without sleeping."""
+
+    MAX_KEYS = 100_000  # forget the idlest buckets past this, so address floods cannot grow memory
+
+    def __init__(
+        self, budgets: dict[str, Budget] | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.budgets = {**DEFAULT_BUDGETS, **(budgets or {})}
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._buckets: dict[tuple[str, str], tuple[float, float]] = {}  # -> (tokens, last time)
+
+    def hit(self, budget: str, key: str, cost: float = 1.0) -> None:
+        """Spend `cost` from `key`'s `budget` bucket, or raise RateLimited."""
+        b = self.budgets[budget]
+        now = self._clock()
+        with self._lock:
+            tokens, last = self._buckets.get((budget, key), (float(b.count), now))
+            tokens = min(float(b.count), tokens + (now - last) * b.rate)
+            if tokens < cost:
+                self._buckets[(budget, key)] = (tokens, now)
+                raise RateLimited(budget, (cost - tokens) / b.rate)
+            self._buckets[(budget, key)] = (tokens - cost, now)
+            if len(self._buckets) > self.MAX_KEYS:
+                self._prune(now)
+
+    def _prune(self, now: float) -> None:
+        full = [k for k, (_, last) in self._buckets.items() if now - last > self.budgets[k[0]].per]
+        for k in full or list(self._buckets)[: len(self._buckets) // 2]:
+            del self._buckets[k]

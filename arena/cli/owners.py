@@ -1,0 +1,85 @@
+"""`arena owners`: the organiser's list of people who may submit bots, each with an API token."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from arena.cli.ladder_common import open_store, user_errors
+
+
+@click.group()
+def owners() -> None:
+    """Create owners and manage their API tokens (only a hash of each token is stored).
+
+    Hand the printed token to the owner: with it they submit bots, read their own logs and
+    challenge other bots from their own machine (ARENA_API_TOKEN, or logging in on the web).
+    """
+
+
+def _print_token(name: str, token: str, what: str) -> None:
+    click.echo(f"{what} {name}. Their API token (shown once, only its hash is kept):")
+    click.echo(token)
+    click.echo("They use it as ARENA_API_TOKEN, or log in with it on the web page.", err=True)
+
+
+@owners.command("add")
+@click.argument("name")
+def add(name: str) -> None:
+    """Create owner NAME and print its new token once."""
+    from arena.access.owners import add_owner
+
+    with user_errors():
+        token = add_owner(open_store(), name)
+    _print_token(name, token, "created owner")
+
+
+@owners.command("rotate")
+@click.argument("name")
+def rotate(name: str) -> None:
+    """Give NAME a new token; the old one stops working at once (also lifts a revocation)."""
+    from arena.access.owners import rotate_owner
+
+    with user_errors():
+        token = rotate_owner(open_store(), name)
+    _print_token(name, token, "new token for")
+
+
+@owners.command("revoke")
+@click.argument("name")
+def revoke(name: str) -> None:
+    """Make NAME's token stop working; its bots stay registered (`rotate` hands out a new one)."""
+    from arena.access.owners import revoke_owner
+
+    with user_errors():
+        revoke_owner(open_store(), name)
+    click.echo(f"revoked the token of {name}; `arena owners rotate {name}` issues a new one")
+
+
+@owners.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_(as_json: bool) -> None:
+    """Owners, their token's first characters, state and number of bots."""
+    from arena.access.owners import list_owners
+
+    rows = [o.to_dict() for o in list_owners(open_store())]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    if not rows:
+        click.echo("no owners yet; create one with `arena owners add NAME`")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("owner", "token", "state", "bots", "created")
+    for r in rows:
+        table.add_row(
+            str(r["name"]),
+            f"{r['token_prefix']}…",
+            "revoked" if r["revoked"] else "active",
+            str(r["bots"]),
+            str(r["created_at"]),
+        )
+    Console().print(table)
