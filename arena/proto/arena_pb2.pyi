@@ -46,3 +46,419 @@ class MatchStatus(_message.Message):
     result: _referee_pb2.MatchResult
     record: bytes
     def __init__(self, match_id: _Optional[str] = ..., state: _Optional[str] = ..., result: _Optional[_Union[_referee_pb2.MatchResult, _Mapping]] = ..., record: _Optional[bytes] = ...) -> None: ...
+
+class SubmitBotChunk(_message.Message):
+    __slots__ = ("header", "data")
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    header: SubmitBotHeader
+    data: bytes
+    def __init__(self, header: _Optional[_Union[SubmitBotHeader, _Mapping]] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class SubmitBotHeader(_message.Message):
+    __slots__ = ("name", "format", "size", "owner")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    format: str
+    size: int
+    owner: str
+    def __init__(self, name: _Optional[str] = ..., format: _Optional[str] = ..., size: _Optional[int] = ..., owner: _Optional[str] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("version", "new", "build_log")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NEW_FIELD_NUMBER: _ClassVar[int]
+    BUILD_LOG_FIELD_NUMBER: _ClassVar[int]
+    version: BotVersion
+    new: bool
+    build_log: str
+    def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., new: _Optional[bool] = ..., build_log: _Optional[str] = ...) -> None: ...
+
+class BotVersion(_message.Message):
+    __slots__ = ("number", "content_hash", "language", "protocol", "build_ok", "created_at")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    BUILD_OK_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    content_hash: str
+    language: str
+    protocol: str
+    build_ok: bool
+    created_at: str
+    def __init__(self, number: _Optional[int] = ..., content_hash: _Optional[str] = ..., language: _Optional[str] = ..., protocol: _Optional[str] = ..., build_ok: _Optional[bool] = ..., created_at: _Optional[str] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("owner", "include_retired")
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    owner: str
+    include_retired: bool
+    def __init__(self, owner: _Optional[str] = ..., include_retired: _Optional[bool] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[BotInfo]
+    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ...) -> None: ...
+
+class GetBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RetireBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class BotInfo(_message.Message):
+    __slots__ = ("name", "owner", "state", "suspension_reason", "versions", "verdicts", "recent")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SUSPENSION_REASON_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    RECENT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    owner: str
+    state: str
+    suspension_reason: str
+    versions: _containers.RepeatedCompositeFieldContainer[BotVersion]
+    verdicts: _containers.RepeatedCompositeFieldContainer[VerdictCount]
+    recent: _containers.RepeatedCompositeFieldContainer[MatchInfo]
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., state: _Optional[str] = ..., suspension_reason: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ..., verdicts: _Optional[_Iterable[_Union[VerdictCount, _Mapping]]] = ..., recent: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ...) -> None: ...
+
+class VerdictCount(_message.Message):
+    __slots__ = ("verdict", "count")
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    verdict: str
+    count: int
+    def __init__(self, verdict: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class GetBotLogsRequest(_message.Message):
+    __slots__ = ("name", "match_id", "limit")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    match_id: int
+    limit: int
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class BotLogs(_message.Message):
+    __slots__ = ("name", "builds", "matches")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BUILDS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    builds: _containers.RepeatedCompositeFieldContainer[VersionBuildLog]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchLogEntry]
+    def __init__(self, name: _Optional[str] = ..., builds: _Optional[_Iterable[_Union[VersionBuildLog, _Mapping]]] = ..., matches: _Optional[_Iterable[_Union[MatchLogEntry, _Mapping]]] = ...) -> None: ...
+
+class VersionBuildLog(_message.Message):
+    __slots__ = ("version", "build_ok", "log")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    BUILD_OK_FIELD_NUMBER: _ClassVar[int]
+    LOG_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    build_ok: bool
+    log: str
+    def __init__(self, version: _Optional[int] = ..., build_ok: _Optional[bool] = ..., log: _Optional[str] = ...) -> None: ...
+
+class MatchLogEntry(_message.Message):
+    __slots__ = ("match_id", "seat", "verdict", "text")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    seat: int
+    verdict: str
+    text: str
+    def __init__(self, match_id: _Optional[int] = ..., seat: _Optional[int] = ..., verdict: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ListSeasonsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListSeasonsResponse(_message.Message):
+    __slots__ = ("seasons",)
+    SEASONS_FIELD_NUMBER: _ClassVar[int]
+    seasons: _containers.RepeatedCompositeFieldContainer[SeasonInfo]
+    def __init__(self, seasons: _Optional[_Iterable[_Union[SeasonInfo, _Mapping]]] = ...) -> None: ...
+
+class SeasonInfo(_message.Message):
+    __slots__ = ("name", "status", "rules", "time_control", "duplicate", "matches_done", "matches_pending", "created_at")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_DONE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_PENDING_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    status: str
+    rules: _containers.RepeatedScalarFieldContainer[str]
+    time_control: _referee_pb2.TimeControl
+    duplicate: bool
+    matches_done: int
+    matches_pending: int
+    created_at: str
+    def __init__(self, name: _Optional[str] = ..., status: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., matches_done: _Optional[int] = ..., matches_pending: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
+
+class GetStandingsRequest(_message.Message):
+    __slots__ = ("season",)
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    def __init__(self, season: _Optional[str] = ...) -> None: ...
+
+class Standings(_message.Message):
+    __slots__ = ("season", "source", "rows")
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    source: str
+    rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
+    def __init__(self, season: _Optional[str] = ..., source: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...
+
+class StandingRow(_message.Message):
+    __slots__ = ("rank", "bot", "elo", "ci_low", "ci_high", "games", "wins", "draws", "losses", "provisional")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    CI_LOW_FIELD_NUMBER: _ClassVar[int]
+    CI_HIGH_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    elo: float
+    ci_low: float
+    ci_high: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    provisional: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset")
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    bot: str
+    verdict: str
+    kind: str
+    status: str
+    limit: int
+    offset: int
+    def __init__(self, season: _Optional[str] = ..., bot: _Optional[str] = ..., verdict: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches", "total")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchInfo]
+    total: int
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+
+class MatchInfo(_message.Message):
+    __slots__ = ("id", "season", "kind", "status", "players", "revealed", "winner", "void", "verdicts", "details", "lines", "commitment", "has_seed", "seed", "salt", "started_at", "finished_at", "requested_by")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    REVEALED_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    VOID_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    HAS_SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    season: str
+    kind: str
+    status: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    revealed: bool
+    winner: int
+    void: bool
+    verdicts: _containers.RepeatedScalarFieldContainer[str]
+    details: _containers.RepeatedScalarFieldContainer[str]
+    lines: _containers.RepeatedScalarFieldContainer[int]
+    commitment: str
+    has_seed: bool
+    seed: int
+    salt: str
+    started_at: str
+    finished_at: str
+    requested_by: str
+    def __init__(self, id: _Optional[int] = ..., season: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., revealed: _Optional[bool] = ..., winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., has_seed: _Optional[bool] = ..., seed: _Optional[int] = ..., salt: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., requested_by: _Optional[str] = ...) -> None: ...
+
+class GetReplayRequest(_message.Message):
+    __slots__ = ("match_id", "private")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    private: bool
+    def __init__(self, match_id: _Optional[int] = ..., private: _Optional[bool] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("match_id", "record", "private")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    record: bytes
+    private: bool
+    def __init__(self, match_id: _Optional[int] = ..., record: _Optional[bytes] = ..., private: _Optional[bool] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    def __init__(self, match_id: _Optional[int] = ...) -> None: ...
+
+class WatchEvent(_message.Message):
+    __slots__ = ("status", "deal", "trick", "deal_end")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    DEAL_END_FIELD_NUMBER: _ClassVar[int]
+    status: MatchInfo
+    deal: WatchDeal
+    trick: WatchTrick
+    deal_end: WatchDealEnd
+    def __init__(self, status: _Optional[_Union[MatchInfo, _Mapping]] = ..., deal: _Optional[_Union[WatchDeal, _Mapping]] = ..., trick: _Optional[_Union[WatchTrick, _Mapping]] = ..., deal_end: _Optional[_Union[WatchDealEnd, _Mapping]] = ...) -> None: ...
+
+class WatchDeal(_message.Message):
+    __slots__ = ("deal", "dealer")
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    deal: int
+    dealer: int
+    def __init__(self, deal: _Optional[int] = ..., dealer: _Optional[int] = ...) -> None: ...
+
+class WatchTrick(_message.Message):
+    __slots__ = ("deal", "trick", "leader", "cards", "winner", "tricks_won")
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    TRICKS_WON_FIELD_NUMBER: _ClassVar[int]
+    deal: int
+    trick: int
+    leader: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    winner: int
+    tricks_won: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, deal: _Optional[int] = ..., trick: _Optional[int] = ..., leader: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., tricks_won: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WatchDealEnd(_message.Message):
+    __slots__ = ("deal", "winner", "lines")
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    deal: int
+    winner: int
+    lines: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, deal: _Optional[int] = ..., winner: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ChallengeRequest(_message.Message):
+    __slots__ = ("my_bot", "opponent", "rules", "deals", "time_control")
+    MY_BOT_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    DEALS_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    my_bot: str
+    opponent: str
+    rules: _containers.RepeatedScalarFieldContainer[str]
+    deals: int
+    time_control: _referee_pb2.TimeControl
+    def __init__(self, my_bot: _Optional[str] = ..., opponent: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., deals: _Optional[int] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ...) -> None: ...
+
+class ChallengeResponse(_message.Message):
+    __slots__ = ("match",)
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    match: MatchInfo
+    def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
+
+class CreateSeasonRequest(_message.Message):
+    __slots__ = ("name", "rules", "time_control", "duplicate")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    rules: _containers.RepeatedScalarFieldContainer[str]
+    time_control: _referee_pb2.TimeControl
+    duplicate: bool
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class SeasonRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class SuspendBotRequest(_message.Message):
+    __slots__ = ("name", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ListOwnersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListOwnersResponse(_message.Message):
+    __slots__ = ("owners",)
+    OWNERS_FIELD_NUMBER: _ClassVar[int]
+    owners: _containers.RepeatedCompositeFieldContainer[OwnerInfo]
+    def __init__(self, owners: _Optional[_Iterable[_Union[OwnerInfo, _Mapping]]] = ...) -> None: ...
+
+class OwnerInfo(_message.Message):
+    __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token_prefix: str
+    revoked: bool
+    bots: int
+    created_at: str
+    def __init__(self, name: _Optional[str] = ..., token_prefix: _Optional[str] = ..., revoked: _Optional[bool] = ..., bots: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...

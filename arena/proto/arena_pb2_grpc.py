@@ -44,13 +44,104 @@ class ArenaStub:
                 request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.MatchStatus.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/elfern.arena.v1.Arena/SubmitBot',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListBots',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.GetBot = channel.unary_unary(
+                '/elfern.arena.v1.Arena/GetBot',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.RetireBot = channel.unary_unary(
+                '/elfern.arena.v1.Arena/RetireBot',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.GetBotLogs = channel.unary_unary(
+                '/elfern.arena.v1.Arena/GetBotLogs',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotLogs.FromString,
+                _registered_method=True)
+        self.ListSeasons = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListSeasons',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsResponse.FromString,
+                _registered_method=True)
+        self.GetStandings = channel.unary_unary(
+                '/elfern.arena.v1.Arena/GetStandings',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetStandingsRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.Standings.FromString,
+                _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListMatches',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
+        self.GetReplay = channel.unary_unary(
+                '/elfern.arena.v1.Arena/GetReplay',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetReplayRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.Replay.FromString,
+                _registered_method=True)
+        self.WatchMatch = channel.unary_stream(
+                '/elfern.arena.v1.Arena/WatchMatch',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WatchEvent.FromString,
+                _registered_method=True)
+        self.Challenge = channel.unary_unary(
+                '/elfern.arena.v1.Arena/Challenge',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeResponse.FromString,
+                _registered_method=True)
+        self.CreateSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/CreateSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.CreateSeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.StartSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/StartSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.FreezeSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/FreezeSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.CloseSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/CloseSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.SuspendBot = channel.unary_unary(
+                '/elfern.arena.v1.Arena/SuspendBot',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.ReinstateBot = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ReinstateBot',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.ListOwners = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListOwners',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateMatch(self, request, context):
-        """Register a new match; returns its id and one single-use token per seat.
+        """---- a standalone referee (admin): one match, its two seat tokens, its result ----
+        Register a new match; returns its id and one single-use token per seat.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -59,6 +150,136 @@ class ArenaServicer:
     def GetMatch(self, request, context):
         """Wait until the match is over (or `wait` is false: return its state now).
         """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitBot(self, request_iterator, context):
+        """---- bots ----
+        Upload a bundle (owner: under your own name; admin: any owner). The first message carries the
+        header, the rest the bytes; the size cap is enforced while the stream arrives (the server never
+        buffers more than the cap). The bundle builds in the sandbox before the call returns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBots(self, request, context):
+        """Every bot, or one owner's (public fields only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBot(self, request, context):
+        """One bot: versions, build state, recent verdicts (public fields; build logs only to its owner).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetireBot(self, request, context):
+        """Stop a bot from being entered in seasons (owner of the bot, or admin). Its history stays.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotLogs(self, request, context):
+        """Build log, stderr tails and Log lines of a bot's matches: its owner and the admin only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSeasons(self, request, context):
+        """---- results ----
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetStandings(self, request, context):
+        """The same figures as `arena standings --json`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMatches(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetReplay(self, request, context):
+        """The public record of a finished match (no logs, no private details); the private one to the
+        owner of a seat (that seat's part) and to the admin. NOT_FOUND before the match and every match
+        dealing the same cards (its duplicate twin) are over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchMatch(self, request, context):
+        """---- spectating ----
+        A match's table as it is played, one full trick behind for everyone: a trick is sent only once
+        the next trick is complete (or the match is over). Hidden cards (hands, stock) never appear
+        before the end. Works for a queued, running or finished match. A match whose duplicate twin has
+        not been played yet streams only its status until the twin is over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Challenge(self, request, context):
+        """---- challenges ----
+        Queue an unrated match between your bot and any active bot. Never rated; played by the same
+        workers as the ladder, listed apart (kind "challenge").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSeason(self, request, context):
+        """---- the organiser (admin token only) ----
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartSeason(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FreezeSeason(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseSeason(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SuspendBot(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReinstateBot(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOwners(self, request, context):
+        """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -75,6 +296,96 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetMatch,
                     request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetMatchRequest.FromString,
                     response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.MatchStatus.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'GetBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBot,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'RetireBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetireBot,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RetireBotRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'GetBotLogs': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLogs,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotLogsRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotLogs.SerializeToString,
+            ),
+            'ListSeasons': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSeasons,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsResponse.SerializeToString,
+            ),
+            'GetStandings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStandings,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetStandingsRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.Standings.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'GetReplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReplay,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.GetReplayRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.Replay.SerializeToString,
+            ),
+            'WatchMatch': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchMatch,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WatchMatchRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WatchEvent.SerializeToString,
+            ),
+            'Challenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Challenge,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeResponse.SerializeToString,
+            ),
+            'CreateSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.CreateSeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'StartSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'FreezeSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.FreezeSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'CloseSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'SuspendBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuspendBot,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'ReinstateBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReinstateBot,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'ListOwners': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOwners,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -131,6 +442,492 @@ class Arena:
             '/elfern.arena.v1.Arena/GetMatch',
             elfern_dot_arena_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
             elfern_dot_arena_dot_v1_dot_arena__pb2.MatchStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/elfern.arena.v1.Arena/SubmitBot',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListBots',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/GetBot',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetireBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/RetireBot',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotLogs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/GetBotLogs',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.BotLogs.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSeasons(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListSeasons',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListSeasonsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStandings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/GetStandings',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.GetStandingsRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.Standings.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListMatches',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/GetReplay',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.GetReplayRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.Replay.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/WatchMatch',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.WatchEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Challenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/Challenge',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/CreateSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.CreateSeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/StartSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FreezeSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/FreezeSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/CloseSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuspendBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/SuspendBot',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReinstateBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ReinstateBot',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendBotRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOwners(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListOwners',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.FromString,
             options,
             channel_credentials,
             insecure,
