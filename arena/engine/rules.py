@@ -17,7 +17,13 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "dealer_after_tie": ("draw", "same"),
     "deck": ("french", "german"),
 }
-INT_OPTIONS = {"flags": "an integer >= 1", "max_deals": "null (play to flags) or an integer >= 1"}
+#: The largest flags / max_deals a match may ask for: far beyond any real match, and it keeps every
+#: count inside the wire's uint32 fields (a larger value was a crash, not a refusal).
+MAX_COUNT = 10_000
+INT_OPTIONS = {
+    "flags": f"an integer from 1 to {MAX_COUNT}",
+    "max_deals": f"null (play to flags) or an integer from 1 to {MAX_COUNT}",
+}
 
 # Deal value by the winner's honours (11..20), per scoring table (RULES.md §4).
 VALUE_TABLES: dict[str, tuple[int, ...]] = {
@@ -52,9 +58,11 @@ class Rules:
             # bool is an int subclass: keep True from passing as hand_size 1 and 1 as True.
             if not any(value == a and type(value) is type(a) for a in allowed):
                 raise RulesError(f"rules option {name}={value!r} is invalid; allowed: {_show(allowed)}")
-        if type(self.flags) is not int or self.flags < 1:
+        if type(self.flags) is not int or not 1 <= self.flags <= MAX_COUNT:
             raise RulesError(f"rules option flags={self.flags!r} is invalid; allowed: {INT_OPTIONS['flags']}")
-        if self.max_deals is not None and (type(self.max_deals) is not int or self.max_deals < 1):
+        if self.max_deals is not None and (
+            type(self.max_deals) is not int or not 1 <= self.max_deals <= MAX_COUNT
+        ):
             raise RulesError(
                 f"rules option max_deals={self.max_deals!r} is invalid; allowed: {INT_OPTIONS['max_deals']}"
             )

@@ -224,38 +224,44 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, season: _Optional[str] = ...) -> None: ...
 
 class Standings(_message.Message):
-    __slots__ = ("season", "source", "rows")
+    __slots__ = ("season", "status", "rows")
     SEASON_FIELD_NUMBER: _ClassVar[int]
-    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
     season: str
-    source: str
+    status: str
     rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
-    def __init__(self, season: _Optional[str] = ..., source: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...
+    def __init__(self, season: _Optional[str] = ..., status: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...
 
 class StandingRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "ci_low", "ci_high", "games", "wins", "draws", "losses", "provisional")
+    __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
-    CI_LOW_FIELD_NUMBER: _ClassVar[int]
-    CI_HIGH_FIELD_NUMBER: _ClassVar[int]
+    HAS_CI95_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    LIVE_ELO_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     WINS_FIELD_NUMBER: _ClassVar[int]
     DRAWS_FIELD_NUMBER: _ClassVar[int]
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
+    owner: str
     elo: float
-    ci_low: float
-    ci_high: float
+    has_ci95: bool
+    ci95: float
+    live_elo: float
     games: int
     wins: int
     draws: int
     losses: int
     provisional: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ...) -> None: ...
+    active: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
     __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset")

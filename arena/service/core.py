@@ -1,0 +1,66 @@
+"""What every operation of the management API shares: the store, who is asking, and the limits.
+
+`Service` is built once per server process (`arena serve`) and handed to both transports: the
+gRPC servicer (`arena.service.grpc_servicer`) and the web app. `caller()` turns a presented token
+and the caller's address into a `Principal` and charges the call to its rate-limit bucket.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from arena.access.admin import AdminToken
+from arena.access.ratelimit import RateLimiter
+from arena.access.roles import Principal, resolve
+from arena.sandbox.archive import MAX_BUNDLE_BYTES
+from arena.service.errors import PermissionDenied
+from arena.store import Store
+
+log = logging.getLogger("arena.service")
+
+
+@dataclass
+class Service:
+    store: Store
+    admin: AdminToken | None = None
+    limiter: RateLimiter = field(default_factory=RateLimiter)
+    launcher: str = "bwrap"  # where submitted bundles build
+    upload_cap: int = MAX_BUNDLE_BYTES  # bytes of one uploaded archive
+
+    def caller(self, token: str | None, address: str) -> Principal:
+        """The principal behind `token` (a spectator without one), charged one call; raises on a bad token."""
+        if not token:
+            self.limiter.hit("anonymous", f"addr:{_host(address)}")
+            return resolve(self.store, self.admin, None)
+        try:
+            principal = resolve(self.store, self.admin, token)
+        except Exception:
+            self.limiter.hit(
+                "anonymous", f"addr:{_host(address)}"
+            )  # token guessing costs like anonymous calls
+            raise
+        self.limiter.hit("call", principal.key)
+        return principal
+
+
+def require_admin(principal: Principal, what: str) -> None:
+    if not principal.is_admin:
+        raise PermissionDenied(f"{what} is for the organiser: it needs the admin token")
+
+
+def require_owner(principal: Principal, what: str) -> str:
+    """The owner's name (the admin acts as owner 'admin' unless told otherwise); spectators are refused."""
+    if principal.role == "spectator":
+        raise PermissionDenied(
+            f"{what} needs an owner's API token (ARENA_API_TOKEN); ask the organiser for one"
+        )
+    return principal.owner or "admin"
+
+
+def _host(address: str) -> str:
+    """'ipv4:127.0.0.1:5555' / 'ipv6:[::1]:5555' / '127.0.0.1' -> the host part, so ports do not split buckets."""
+    text = address.split(":", 1)[1] if address.startswith(("ipv4:", "ipv6:")) else address
+    if text.startswith("["):
+        return text[1:].split("]", 1)[0]
+    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text

@@ -1,0 +1,201 @@
+"""The `Arena` gRPC service: authenticates each call, runs the operation off the event loop, and
+turns every error into its proper status (never UNKNOWN).
+
+The referee's own matches share this process's event loop, so operations (database reads, a
+bundle's build) run in worker threads: a slow query or a build never delays a bot's clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from arena.access.admin import bearer
+from arena.access.roles import Principal
+from arena.proto import arena_pb2 as pb
+from arena.proto import arena_pb2_grpc
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
+from arena.service.core import Service
+from arena.service.errors import InvalidArgument, status_of
+
+log = logging.getLogger("arena.service")
+
+Handler = Callable[..., Awaitable[Any]]
+
+
+def token_of(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            return bearer(value if isinstance(value, str) else value.decode("latin-1")) or value
+    return None
+
+
+async def abort_for(context: grpc.aio.ServicerContext, exc: BaseException, method: str) -> None:
+    status = status_of(exc)
+    if status is None:
+        log.exception("%s failed", method, exc_info=exc)
+        await context.abort(
+            grpc.StatusCode.INTERNAL, f"{method}: internal error; the server's log has the details"
+        )
+    assert status is not None
+    if status.retry_after is not None:
+        context.set_trailing_metadata((("retry-after", str(status.retry_after)),))
+    await context.abort(status.code, status.message)
+
+
+def rpc(method: Handler) -> Handler:
+    """Resolve the caller, then run `method(self, principal, request, context)`; map its errors."""
+
+    @functools.wraps(method)
+    async def wrapper(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+            return await method(self, principal, request, context)
+        except grpc.aio.AbortError:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every other error becomes its status
+            await abort_for(context, exc, method.__name__)
+
+    return wrapper
+
+
+def threaded(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    async def run(*args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
+
+    return run
+
+
+class ArenaService(arena_pb2_grpc.ArenaServicer):
+    """Every call of arena.proto's `Arena`; CreateMatch/GetMatch go to the referee's own servicer."""
+
+    def __init__(self, service: Service, referee: arena_pb2_grpc.ArenaServicer | None = None) -> None:
+        self.service = service
+        self._referee = referee
+
+    # ---- a standalone referee ----
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> Any:
+        if self._referee is None:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "this server hosts no referee")
+        assert self._referee is not None
+        return await self._referee.CreateMatch(request, context)
+
+    async def GetMatch(self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext) -> Any:
+        if self._referee is None:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "this server hosts no referee")
+        assert self._referee is not None
+        return await self._referee.GetMatch(request, context)
+
+    # ---- bots ----
+    async def SubmitBot(self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any) -> Any:
+        try:
+            principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+            first = await anext(aiter(request_iterator), None)
+            if first is None or first.WhichOneof("part") != "header":
+                raise InvalidArgument("the first SubmitBotChunk must be the header (name, format)")
+            header = first.header
+            ops_bots.check_name(header.name)
+            await asyncio.to_thread(ops_bots.submitter, self.service, principal, header.name, header.owner)
+            if header.size > self.service.upload_cap:
+                raise ops_bots.ResourceExhausted(
+                    f"size {header.size}: over the {self.service.upload_cap // (1024 * 1024)} MiB cap"
+                )
+
+            async def data() -> AsyncIterator[bytes]:
+                async for chunk in request_iterator:
+                    if chunk.WhichOneof("part") != "data":
+                        raise InvalidArgument("only the first SubmitBotChunk may be a header")
+                    yield chunk.data
+
+            with ops_bots.new_upload_dir() as tmp:
+                path = ops_bots.upload_path(tmp, header.format)
+                await ops_bots.receive_upload(data(), self.service.upload_cap, path)
+                return await asyncio.to_thread(
+                    ops_bots.submit_file, self.service, principal, header.name, path, header.owner
+                )
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            await abort_for(context, exc, "SubmitBot")
+
+    @rpc
+    async def ListBots(self, principal: Principal, request: pb.ListBotsRequest, context: Any) -> Any:
+        return await threaded(ops_bots.list_bots)(self.service, request.owner, request.include_retired)
+
+    @rpc
+    async def GetBot(self, principal: Principal, request: pb.GetBotRequest, context: Any) -> Any:
+        return await threaded(ops_bots.get_bot)(self.service, request.name)
+
+    @rpc
+    async def RetireBot(self, principal: Principal, request: pb.RetireBotRequest, context: Any) -> Any:
+        return await threaded(ops_bots.retire_bot)(self.service, principal, request.name)
+
+    @rpc
+    async def GetBotLogs(self, principal: Principal, request: pb.GetBotLogsRequest, context: Any) -> Any:
+        return await threaded(ops_bots.bot_logs)(
+            self.service, principal, request.name, request.match_id, request.limit
+        )
+
+    # ---- results ----
+    @rpc
+    async def ListSeasons(self, principal: Principal, request: pb.ListSeasonsRequest, context: Any) -> Any:
+        return await threaded(ops_results.list_seasons)(self.service)
+
+    @rpc
+    async def GetStandings(self, principal: Principal, request: pb.GetStandingsRequest, context: Any) -> Any:
+        return await threaded(ops_results.get_standings)(self.service, request.season)
+
+    @rpc
+    async def ListMatches(self, principal: Principal, request: pb.ListMatchesRequest, context: Any) -> Any:
+        return await threaded(ops_results.list_matches)(self.service, request)
+
+    @rpc
+    async def GetReplay(self, principal: Principal, request: pb.GetReplayRequest, context: Any) -> Any:
+        return await threaded(ops_results.get_replay)(
+            self.service, principal, request.match_id, request.private
+        )
+
+    # ---- challenges ----
+    @rpc
+    async def Challenge(self, principal: Principal, request: pb.ChallengeRequest, context: Any) -> Any:
+        return await threaded(ops_challenge.challenge)(self.service, principal, request)
+
+    # ---- the organiser ----
+    @rpc
+    async def CreateSeason(self, principal: Principal, request: pb.CreateSeasonRequest, context: Any) -> Any:
+        return await threaded(ops_admin.create_season)(self.service, principal, request)
+
+    @rpc
+    async def StartSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        return await threaded(ops_admin.season_step)(self.service, principal, request.name, "start")
+
+    @rpc
+    async def FreezeSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        return await threaded(ops_admin.season_step)(self.service, principal, request.name, "freeze")
+
+    @rpc
+    async def CloseSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        return await threaded(ops_admin.season_step)(self.service, principal, request.name, "close")
+
+    @rpc
+    async def SuspendBot(self, principal: Principal, request: pb.SuspendBotRequest, context: Any) -> Any:
+        return await threaded(functools.partial(ops_admin.suspend, on=True))(
+            self.service, principal, request.name, request.reason
+        )
+
+    @rpc
+    async def ReinstateBot(self, principal: Principal, request: pb.SuspendBotRequest, context: Any) -> Any:
+        return await threaded(functools.partial(ops_admin.suspend, on=False))(
+            self.service, principal, request.name, request.reason
+        )
+
+    @rpc
+    async def ListOwners(self, principal: Principal, request: pb.ListOwnersRequest, context: Any) -> Any:
+        return await threaded(ops_admin.list_owners)(self.service, principal)

@@ -1,0 +1,111 @@
+"""The organiser's operations (admin token only): seasons, suspensions and the list of owners."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlalchemy import select
+
+from arena.access.roles import Principal
+from arena.proto import arena_pb2 as pb
+from arena.proto import referee_pb2
+from arena.service.core import Service, require_admin
+from arena.service.errors import InvalidArgument, NotFound, echo
+from arena.service.ops_bots import check_name, get_bot
+from arena.service.ops_results import season_info
+from arena.store import models as m
+
+MAX_REASON = 500
+
+
+def check_rules(pairs: list[str], field: str = "rules") -> list[str]:
+    """Validated "key=value" pairs; INVALID_ARGUMENT names the bad one."""
+    from arena.engine import Rules
+
+    items = [p.strip() for p in pairs if p.strip()]
+    try:
+        Rules.from_pairs(items)
+    except Exception as exc:  # RulesError, and any overflow a hostile value could cause
+        raise InvalidArgument(f"{field}: {str(exc)[:200]}") from None
+    return items
+
+
+def check_time(tc: referee_pb2.TimeControl, field: str = "time_control") -> dict:
+    """Seconds per clock, as seasons store them; zero fields take the defaults."""
+    from arena.referee import TimeControl
+
+    limits = {"startup_ms": 600_000, "move_ms": 60_000, "bank_ms": 3_600_000}
+    for name, most in limits.items():
+        if getattr(tc, name) > most:
+            raise InvalidArgument(f"{field}.{name}: at most {most} ms, got {getattr(tc, name)}")
+    return asdict(TimeControl.from_proto(tc))
+
+
+def create_season(service: Service, principal: Principal, req: pb.CreateSeasonRequest) -> pb.SeasonInfo:
+    from arena.ladder.seasons import create_season as create
+
+    require_admin(principal, "CreateSeason")
+    check_name(req.name)
+    season = create(
+        service.store,
+        req.name,
+        rules=check_rules(list(req.rules)),
+        time_control=check_time(req.time_control),
+        duplicate=req.duplicate,
+    )
+    return season_info(season)
+
+
+def season_step(service: Service, principal: Principal, name: str, step: str) -> pb.SeasonInfo:
+    from arena.ladder import seasons
+
+    require_admin(principal, f"{step.capitalize()}Season")
+    check_name(name, "name")
+    if step == "start":
+        seasons.start_season(service.store, name)
+    elif step == "freeze":
+        seasons.freeze_season(service.store, name)
+    elif step == "close":
+        if seasons.close_season(service.store, name) == 0:
+            seasons.maybe_finish_close(service.store, name)
+    else:  # pragma: no cover - the servicer names the step
+        raise ValueError(step)
+    return season_info(service.store.season(name))
+
+
+def suspend(service: Service, principal: Principal, name: str, reason: str, *, on: bool) -> pb.BotInfo:
+    from arena.store.repo import suspend_bot
+
+    require_admin(principal, "SuspendBot" if on else "ReinstateBot")
+    if len(reason) > MAX_REASON:
+        raise InvalidArgument(f"reason: at most {MAX_REASON} characters, got {len(reason)}")
+    with service.store.tx() as s:
+        bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+        if bot is None:
+            raise NotFound(f"no bot named {echo(name)}")
+        if on:
+            suspend_bot(s, bot.id, f"suspended by the organiser: {reason or 'no reason given'}")
+        elif bot.suspended:
+            bot.suspended, bot.suspension_reason = False, None
+            s.add(
+                m.Notice(bot_id=bot.id, kind="reinstated", message=f"reinstated by the organiser: {reason}")
+            )
+    return get_bot(service, name)
+
+
+def list_owners(service: Service, principal: Principal) -> pb.ListOwnersResponse:
+    from arena.access.owners import list_owners as owners
+
+    require_admin(principal, "ListOwners")
+    return pb.ListOwnersResponse(
+        owners=[
+            pb.OwnerInfo(
+                name=o.name,
+                token_prefix=o.token_prefix,
+                revoked=o.revoked,
+                bots=o.bots,
+                created_at=o.created_at.isoformat(timespec="seconds") + "Z",
+            )
+            for o in owners(service.store)
+        ]
+    )

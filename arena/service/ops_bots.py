@@ -1,0 +1,197 @@
+"""Bot operations of the management API: submit (streamed, capped), list, show, retire, and logs.
+
+The same functions serve gRPC and the web. Public answers carry only public fields; build logs
+and match logs go to the bot's owner and the admin (docs/security.md, "Bots").
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from arena.access.roles import Principal
+from arena.proto import arena_pb2 as pb
+from arena.service.convert import bot_info, match_info, version_info
+from arena.service.core import Service, require_owner
+from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted, echo
+from arena.store import models as m
+from arena.store.repo import NAME_RE
+
+FORMATS = ("tar.gz", "zip")
+RECENT = 20
+
+
+def check_name(name: str, field: str = "name") -> str:
+    if not NAME_RE.match(name or ""):
+        raise InvalidArgument(
+            f"{field} {echo(name)}: use letters, digits, '_', '.', '-' (1-64, not starting with . - _)"
+        )
+    return name
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InvalidArgument(f"format {echo(fmt)}: expected one of {', '.join(FORMATS)}")
+    return fmt
+
+
+async def receive_upload(chunks: AsyncIterator[bytes], cap: int, dest: Path) -> int:
+    """Write the arriving bytes to `dest`, refusing as soon as they pass `cap` (never buffered whole)."""
+    total = 0
+    with dest.open("wb") as out:
+        async for chunk in chunks:
+            total += len(chunk)
+            if total > cap:
+                raise ResourceExhausted(
+                    f"the upload is over the {cap // (1024 * 1024)} MiB cap; make the bundle smaller"
+                )
+            out.write(chunk)
+    if total == 0:
+        raise InvalidArgument("the upload is empty: send the archive's bytes after the header")
+    return total
+
+
+def submitter(service: Service, principal: Principal, name: str, owner: str = "") -> str:
+    """Whose name the bot is registered under; refuses someone else's bot and non-admins naming an owner."""
+    me = require_owner(principal, "submitting a bot")
+    if owner and not principal.is_admin:
+        raise PermissionDenied("only the admin may submit for another owner; leave owner empty")
+    who = owner or me
+    with service.store.read() as s:
+        bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+        if bot is not None and bot.owner != who:
+            raise PermissionDenied(f"bot {name!r} belongs to another owner; pick another name")
+    return who
+
+
+def submit_file(
+    service: Service, principal: Principal, name: str, path: Path, owner: str = ""
+) -> pb.SubmitBotResponse:
+    """Build and register the archive at `path` (blocking: the build runs in the sandbox)."""
+    from arena.workers.submit import submit_bundle
+
+    check_name(name)
+    who = submitter(service, principal, name, owner)
+    service.limiter.hit("upload", principal.key)
+    done = submit_bundle(service.store, path, name=name, owner=who, launcher=service.launcher)
+    v = done.version
+    return pb.SubmitBotResponse(version=version_info(v), new=done.new, build_log=v.build_log or "")
+
+
+def upload_path(tmp: str, fmt: str) -> Path:
+    return Path(tmp) / f"upload.{check_format(fmt)}"
+
+
+def new_upload_dir() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="arena-upload-")
+
+
+def _labels(s: Session, version_ids: set[int]) -> dict[int, str]:
+    rows = s.execute(
+        select(m.BotVersion.id, m.Bot.name, m.BotVersion.number)
+        .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+        .where(m.BotVersion.id.in_(version_ids))
+    )
+    return {vid: f"{name}@{number}" for vid, name, number in rows}
+
+
+def labels_for(s: Session, matches: list[m.Match]) -> dict[int, str]:
+    return _labels(s, {v for x in matches for v in (x.version0_id, x.version1_id)})
+
+
+def _bot(s: Session, name: str) -> m.Bot:
+    bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+    if bot is None:
+        raise NotFound(f"no bot named {echo(name)}")
+    return bot
+
+
+def list_bots(service: Service, owner: str = "", include_retired: bool = False) -> pb.ListBotsResponse:
+    with service.store.read() as s:
+        query = select(m.Bot).order_by(m.Bot.name)
+        if owner:
+            query = query.where(m.Bot.owner == owner)
+        if not include_retired:
+            query = query.where(m.Bot.retired.is_(False))
+        return pb.ListBotsResponse(bots=[bot_info(b) for b in s.scalars(query)])
+
+
+def get_bot(service: Service, name: str, recent: int = RECENT) -> pb.BotInfo:
+    from arena.ladder.visibility import unrevealed_ids
+
+    with service.store.read() as s:
+        bot = _bot(s, name)
+        out = bot_info(bot)
+        ids = [v.id for v in bot.versions]
+        played = list(
+            s.scalars(
+                select(m.Match)
+                .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
+                .order_by(m.Match.id.desc())
+            )
+        )
+        hidden = unrevealed_ids(s, played)
+        counts: dict[str, int] = {}
+        for x in played:
+            if x.id in hidden or x.status != "done":
+                continue
+            for seat, vid in enumerate((x.version0_id, x.version1_id)):
+                if vid in ids and x.verdicts:
+                    counts[str(x.verdicts[seat])] = counts.get(str(x.verdicts[seat]), 0) + 1
+        out.verdicts.extend(pb.VerdictCount(verdict=k, count=n) for k, n in sorted(counts.items()))
+        shown = played[:recent]
+        labels = labels_for(s, shown)
+        out.recent.extend(match_info(x, labels, revealed=x.id not in hidden) for x in shown)
+        return out
+
+
+def retire_bot(service: Service, principal: Principal, name: str) -> pb.BotInfo:
+    with service.store.read() as s:
+        owner = _bot(s, name).owner
+    if not principal.owns(owner):
+        raise PermissionDenied(f"bot {name!r} is not yours; only its owner or the admin may retire it")
+    service.store.retire(name)
+    return get_bot(service, name)
+
+
+def bot_logs(
+    service: Service, principal: Principal, name: str, match_id: int = 0, limit: int = 0
+) -> pb.BotLogs:
+    """Build logs and match logs of a bot: its owner and the admin only."""
+    limit = min(limit or RECENT, 200)
+    with service.store.read() as s:
+        bot = _bot(s, name)
+        if not principal.owns(bot.owner):
+            raise PermissionDenied(f"the logs of {name!r} are shown only to its owner and the admin")
+        out = pb.BotLogs(name=bot.name)
+        out.builds.extend(
+            pb.VersionBuildLog(version=v.number, build_ok=v.build_ok, log=v.build_log or "")
+            for v in bot.versions
+        )
+        ids = {v.id for v in bot.versions}
+        query = select(m.Match).where(
+            m.Match.status == "done", or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids))
+        )
+        if match_id:
+            query = query.where(m.Match.id == match_id)
+        matches = list(s.scalars(query.order_by(m.Match.id.desc()).limit(limit)))
+        if match_id and not matches:
+            raise NotFound(f"bot {name!r} played no finished match {match_id}")
+        for x in matches:
+            for seat, vid in enumerate((x.version0_id, x.version1_id)):
+                if vid not in ids:
+                    continue
+                log = s.get(m.MatchLog, (x.id, seat))
+                out.matches.append(
+                    pb.MatchLogEntry(
+                        match_id=x.id,
+                        seat=seat,
+                        verdict=str((x.verdicts or ["", ""])[seat]),
+                        text=log.text if log else "",
+                    )
+                )
+        return out

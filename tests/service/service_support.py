@@ -1,0 +1,61 @@
+"""Helpers of the service tests: a real `Arena` gRPC service on a loopback port, tokens, bundles."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import tarfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from arena.proto import arena_pb2_grpc
+from arena.service.core import Service
+from arena.service.grpc_servicer import ArenaService
+
+ADMIN = "admin-token-for-tests-0123456789"
+
+
+@dataclass
+class Running:
+    service: Service
+    address: str
+    tokens: dict[str, str]  # owner name -> API token
+
+    def stub(self) -> arena_pb2_grpc.ArenaStub:
+        return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(self.address))
+
+    @staticmethod
+    def auth(token: str | None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {token}")] if token else []
+
+
+def serve_in_thread(service: Service) -> tuple[str, threading.Event, threading.Thread]:
+    ready, stop = threading.Event(), threading.Event()
+    box: dict[str, str] = {}
+
+    async def main() -> None:
+        server = grpc.aio.server()
+        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(service), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        box["address"] = f"127.0.0.1:{port}"
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        await server.stop(0.5)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(20), "the service did not start"
+    return box["address"], stop, thread
+
+
+def bundle_archive(source: Path, name: str = "bot") -> bytes:
+    """A .tar.gz of a bundle folder, as an author's machine would send it."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(source, arcname=name, filter=lambda t: None if "__pycache__" in t.name else t)
+    return buf.getvalue()

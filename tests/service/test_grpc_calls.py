@@ -1,0 +1,195 @@
+"""The management API over real gRPC: every refusal has its status, and the journeys' calls work."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from service_support import ADMIN, Running, bundle_archive
+
+from arena.access.owners import revoke_owner
+from arena.proto import arena_pb2 as pb
+from arena.proto import referee_pb2
+
+
+def _code(call, *args, **kwargs) -> grpc.StatusCode:  # noqa: ANN001
+    with pytest.raises(grpc.RpcError) as err:
+        call(*args, **kwargs)
+    return err.value.code()
+
+
+def _chunks(name: str, data: bytes, fmt: str = "tar.gz", size: int = 0, chunk: int = 64 * 1024):
+    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=name, format=fmt, size=size))
+    for i in range(0, len(data), chunk):
+        yield pb.SubmitBotChunk(data=data[i : i + chunk])
+
+
+def test_spectators_read_but_cannot_act(arena_service: Running) -> None:
+    stub = arena_service.stub()
+    assert stub.ListBots(pb.ListBotsRequest()).bots == []
+    assert stub.ListSeasons(pb.ListSeasonsRequest()).seasons == []
+    assert _code(stub.CreateSeason, pb.CreateSeasonRequest(name="s")) == grpc.StatusCode.PERMISSION_DENIED
+    assert _code(stub.ListOwners, pb.ListOwnersRequest()) == grpc.StatusCode.PERMISSION_DENIED
+    assert (
+        _code(stub.Challenge, pb.ChallengeRequest(my_bot="a", opponent="b"))
+        == grpc.StatusCode.PERMISSION_DENIED
+    )
+    assert _code(stub.SubmitBot, _chunks("x", b"123")) == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_bad_wrong_and_revoked_tokens_are_unauthenticated(arena_service: Running) -> None:
+    stub = arena_service.stub()
+    alice = arena_service.tokens["alice"]
+    for token in ("elf_wrong", alice[:-1] + ("x" if alice[-1] != "x" else "y"), "not-even-a-token"):
+        md = Running.auth(token)
+        assert _code(stub.ListBots, pb.ListBotsRequest(), metadata=md) == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as err:
+        stub.ListBots(pb.ListBotsRequest(), metadata=Running.auth("elf_wrongwrongwrong"))
+    assert "elf_wron…" in err.value.details() and "elf_wrongwrongwrong" not in err.value.details()
+    assert stub.ListBots(pb.ListBotsRequest(), metadata=Running.auth(alice)).bots == []
+    revoke_owner(arena_service.service.store, "alice")
+    assert (
+        _code(stub.ListBots, pb.ListBotsRequest(), metadata=Running.auth(alice))
+        == grpc.StatusCode.UNAUTHENTICATED
+    )
+
+
+def test_owner_token_is_refused_admin_calls(arena_service: Running) -> None:
+    stub = arena_service.stub()
+    md = Running.auth(arena_service.tokens["alice"])
+    for call, req in (
+        (stub.CreateSeason, pb.CreateSeasonRequest(name="s")),
+        (stub.StartSeason, pb.SeasonRequest(name="s")),
+        (stub.FreezeSeason, pb.SeasonRequest(name="s")),
+        (stub.CloseSeason, pb.SeasonRequest(name="s")),
+        (stub.SuspendBot, pb.SuspendBotRequest(name="x")),
+        (stub.ReinstateBot, pb.SuspendBotRequest(name="x")),
+        (stub.ListOwners, pb.ListOwnersRequest()),
+    ):
+        assert _code(call, req, metadata=md) == grpc.StatusCode.PERMISSION_DENIED, call
+
+
+def test_admin_runs_seasons_and_sees_owners(arena_service: Running) -> None:
+    stub = arena_service.stub()
+    md = Running.auth(ADMIN)
+    made = stub.CreateSeason(
+        pb.CreateSeasonRequest(
+            name="autumn",
+            rules=["flags=1"],
+            duplicate=True,
+            time_control=referee_pb2.TimeControl(move_ms=500),
+        ),
+        metadata=md,
+    )
+    assert made.status == "draft" and made.duplicate and list(made.rules) == ["flags=1"]
+    assert made.time_control.move_ms == 500
+    assert stub.StartSeason(pb.SeasonRequest(name="autumn"), metadata=md).status == "running"
+    assert _code(stub.CreateSeason, pb.CreateSeasonRequest(name="autumn"), metadata=md) == (
+        grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert (
+        _code(stub.StartSeason, pb.SeasonRequest(name="nope"), metadata=md)
+        == grpc.StatusCode.NOT_FOUND
+    )
+    bad = pb.CreateSeasonRequest(name="b", rules=["flags=4294967296"])
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateSeason(bad, metadata=md)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "rules" in err.value.details()
+    long_name = pb.CreateSeasonRequest(name="n" * 10_000)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateSeason(long_name, metadata=md)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and len(err.value.details()) < 400
+    owners = stub.ListOwners(pb.ListOwnersRequest(), metadata=md).owners
+    assert [o.name for o in owners] == ["alice", "bob"]
+    assert all(o.token_prefix.startswith("elf_") and len(o.token_prefix) <= 8 for o in owners)
+    assert stub.FreezeSeason(pb.SeasonRequest(name="autumn"), metadata=md).status == "frozen"
+
+
+def test_submit_streams_builds_and_guards_names(arena_service: Running, repo_root) -> None:
+    stub = arena_service.stub()
+    alice, bob = (Running.auth(arena_service.tokens[n]) for n in ("alice", "bob"))
+    data = bundle_archive(repo_root / "sample_bots" / "python" / "random")
+    done = stub.SubmitBot(_chunks("alicebot", data, size=len(data)), metadata=alice)
+    assert done.new and done.version.number == 1 and done.version.build_ok
+    again = stub.SubmitBot(_chunks("alicebot", data), metadata=alice)
+    assert not again.new and again.version.number == 1
+    assert _code(stub.SubmitBot, _chunks("alicebot", data), metadata=bob) == grpc.StatusCode.PERMISSION_DENIED
+    listed = stub.ListBots(pb.ListBotsRequest(owner="alice")).bots
+    assert [(b.name, b.owner, b.state) for b in listed] == [("alicebot", "alice", "active")]
+    assert _code(stub.SubmitBot, _chunks("../evil", data), metadata=alice) == grpc.StatusCode.INVALID_ARGUMENT
+    assert (
+        _code(stub.SubmitBot, _chunks("x", data, fmt="rar"), metadata=alice)
+        == grpc.StatusCode.INVALID_ARGUMENT
+    )
+    assert (
+        _code(stub.SubmitBot, _chunks("x", b"not an archive"), metadata=alice)
+        == grpc.StatusCode.INVALID_ARGUMENT
+    )
+    no_header = iter([pb.SubmitBotChunk(data=data)])
+    assert _code(stub.SubmitBot, no_header, metadata=alice) == grpc.StatusCode.INVALID_ARGUMENT
+    assert _code(stub.RetireBot, pb.RetireBotRequest(name="alicebot"), metadata=bob) == (
+        grpc.StatusCode.PERMISSION_DENIED
+    )
+    assert _code(stub.GetBotLogs, pb.GetBotLogsRequest(name="alicebot"), metadata=bob) == (
+        grpc.StatusCode.PERMISSION_DENIED
+    )
+    assert _code(stub.GetBotLogs, pb.GetBotLogsRequest(name="alicebot")) == grpc.StatusCode.PERMISSION_DENIED
+    logs = stub.GetBotLogs(pb.GetBotLogsRequest(name="alicebot"), metadata=alice)
+    assert [b.version for b in logs.builds] == [1]
+
+
+def test_upload_over_the_cap_is_cut_off_while_streaming(arena_service: Running) -> None:
+    """The server refuses as soon as the bytes pass the cap; the client's remaining chunks are never read."""
+    arena_service.service.upload_cap = 256 * 1024
+    sent = []
+
+    def endless():
+        yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name="big", format="tar.gz"))
+        for i in range(10_000):  # 640 MiB if it were all read
+            sent.append(i)
+            yield pb.SubmitBotChunk(data=b"\0" * 65536)
+
+    md = Running.auth(arena_service.tokens["alice"])
+    assert _code(arena_service.stub().SubmitBot, endless(), metadata=md) == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert len(sent) < 1000  # gRPC flow control stops the client long before it sends everything
+    declared = _chunks("big", b"x", size=10**9)
+    assert _code(arena_service.stub().SubmitBot, declared, metadata=md) == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_challenges_are_owned_unrated_and_rate_limited(arena_service: Running, repo_root) -> None:
+    from arena.access.ratelimit import Budget
+
+    stub = arena_service.stub()
+    alice, bob = (Running.auth(arena_service.tokens[n]) for n in ("alice", "bob"))
+    data = bundle_archive(repo_root / "sample_bots" / "python" / "random")
+    stub.SubmitBot(_chunks("a1", data), metadata=alice)
+    stub.SubmitBot(_chunks("b1", data), metadata=bob)
+    made = stub.Challenge(pb.ChallengeRequest(my_bot="a1", opponent="b1", deals=3), metadata=alice).match
+    assert made.kind == "challenge" and made.status == "queued" and list(made.players) == ["a1@1", "b1@1"]
+    assert len(made.commitment) == 64 and not made.has_seed and made.requested_by == "alice"
+    assert _code(stub.Challenge, pb.ChallengeRequest(my_bot="b1", opponent="a1"), metadata=alice) == (
+        grpc.StatusCode.PERMISSION_DENIED
+    )
+    assert _code(stub.Challenge, pb.ChallengeRequest(my_bot="a1", opponent="zz"), metadata=alice) == (
+        grpc.StatusCode.NOT_FOUND
+    )
+    assert _code(stub.Challenge, pb.ChallengeRequest(my_bot="a1", opponent="a1"), metadata=alice) == (
+        grpc.StatusCode.INVALID_ARGUMENT
+    )
+    arena_service.service.limiter.budgets["challenge"] = Budget(1, 3600.0)
+    stub.Challenge(pb.ChallengeRequest(my_bot="b1", opponent="a1"), metadata=bob)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Challenge(pb.ChallengeRequest(my_bot="b1", opponent="a1"), metadata=bob)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert dict(err.value.trailing_metadata())["retry-after"] == "3600"
+
+
+def test_anonymous_floods_are_limited_per_address(arena_service: Running) -> None:
+    from arena.access.ratelimit import Budget
+
+    arena_service.service.limiter.budgets["anonymous"] = Budget(5, 60.0)
+    stub = arena_service.stub()
+    for _ in range(5):
+        stub.ListSeasons(pb.ListSeasonsRequest())
+    assert _code(stub.ListSeasons, pb.ListSeasonsRequest()) == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # an owner has a bucket of its own
+    stub.ListSeasons(pb.ListSeasonsRequest(), metadata=Running.auth(arena_service.tokens["alice"]))
