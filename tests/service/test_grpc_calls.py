@@ -86,10 +86,7 @@ def test_admin_runs_seasons_and_sees_owners(arena_service: Running) -> None:
     assert _code(stub.CreateSeason, pb.CreateSeasonRequest(name="autumn"), metadata=md) == (
         grpc.StatusCode.FAILED_PRECONDITION
     )
-    assert (
-        _code(stub.StartSeason, pb.SeasonRequest(name="nope"), metadata=md)
-        == grpc.StatusCode.NOT_FOUND
-    )
+    assert _code(stub.StartSeason, pb.SeasonRequest(name="nope"), metadata=md) == grpc.StatusCode.NOT_FOUND
     bad = pb.CreateSeasonRequest(name="b", rules=["flags=4294967296"])
     with pytest.raises(grpc.RpcError) as err:
         stub.CreateSeason(bad, metadata=md)
