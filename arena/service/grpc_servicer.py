@@ -19,7 +19,7 @@ from arena.access.admin import bearer
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
-from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
 from arena.service.core import Service
 from arena.service.errors import InvalidArgument, status_of
 
@@ -221,6 +221,20 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return await threaded(ops_results.get_replay)(
             self.service, principal, request.match_id, request.private
         )
+
+    # ---- spectating ----
+    async def WatchMatch(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchEvent]:
+        try:
+            check_request(request)
+            await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+            async for event in ops_watch.watch(self.service, request.match_id):
+                yield event
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            await abort_for(context, exc, "WatchMatch")
 
     # ---- challenges ----
     @rpc
