@@ -16,9 +16,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.proto import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
+from arena.access.admin import AdminToken
+from arena.proto import arena_pb2, referee_pb2, referee_pb2_grpc
 from arena.referee.handles import BotHandle
-from arena.referee.management import ArenaServicer
+from arena.referee.management import add_management
 from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
 from arena.referee.session import Seat
 
@@ -98,6 +99,7 @@ class RefereeServer:
         tcp: str | None = None,
         management: bool = False,
         on_finished: Callable[[MatchRunner], None] | None = None,
+        admin_token: AdminToken | None = None,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -105,6 +107,7 @@ class RefereeServer:
         self.tcp = tcp
         self.tcp_port: int | None = None
         self.management = management
+        self.admin_token = admin_token  # what the management calls need (None: they refuse)
         self.on_finished = on_finished  # called for matches started with start_match()
         self.runners: dict[str, MatchRunner] = {}
         self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
@@ -141,7 +144,7 @@ class RefereeServer:
         )
         names = [referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name]
         if self.management:
-            arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
+            add_management(server, self)
             names.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME]
