@@ -187,6 +187,10 @@ async def _serve(unix_path, tcp, create, seed, rules, tc, replays, token, web_se
             where = f"replay NOT written ({exc})"
         click.echo(f"match {match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; {where}")
 
+    stop = asyncio.Event()  # handlers first: a Ctrl-C right after the start-up line is a clean stop
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     server = RefereeServer(
         unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay, admin_token=token
     )
@@ -204,10 +208,6 @@ async def _serve(unix_path, tcp, create, seed, rules, tc, replays, token, web_se
         server.start_match(runner)
         click.echo(f"match {runner.spec.match_id}: seat 0 token {runner.tokens[0]}")
         click.echo(f"match {runner.spec.match_id}: seat 1 token {runner.tokens[1]}")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     web_task = asyncio.create_task(web_server.serve()) if web_server is not None else None
     await stop.wait()
     click.echo("shutting down: ending matches in flight")
