@@ -10,10 +10,18 @@ import asyncio
 import ipaddress
 import logging
 import signal
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from arena.access.admin import AdminToken
+    from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.referee.management import ReplayDir
+    from arena.referee.match import MatchRunner
 
 log = logging.getLogger("arena.serve")
 NO_TOKEN = (
@@ -79,7 +87,16 @@ NO_TOKEN = (
     "--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`)."
 )
 def serve(
-    unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir, admin_token_file, web_addr, db_url
+    unix_path: str,
+    tcp: str | None,
+    create: bool,
+    seed: int,
+    rule_pairs: tuple[str, ...],
+    time_text: str,
+    replay_dir: str,
+    admin_token_file: str | None,
+    web_addr: str | None,
+    db_url: str | None,
 ) -> None:
     """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -170,13 +187,23 @@ def _web_server(addr: str, db_url: str | None):
     return server
 
 
-async def _serve(unix_path, tcp, create, seed, rules, tc, replays, token, web_server=None) -> None:
+async def _serve(
+    unix_path: str | None,
+    tcp: str | None,
+    create: bool,
+    seed: int,
+    rules: Rules,
+    tc: TimeControl,
+    replays: ReplayDir,
+    token: AdminToken | None,
+    web_server: Any = None,
+) -> None:
     from arena.proto.codec import encode_record
     from arena.referee import MatchSpec
     from arena.referee.management import UnsafeReplayPath
     from arena.referee.server import RefereeServer
 
-    def write_replay(runner) -> None:
+    def write_replay(runner: MatchRunner) -> None:
         if runner.record is None:
             return
         match_id, r = runner.spec.match_id, runner.result
