@@ -158,8 +158,8 @@ def test_serve_reads_the_admin_token_file_and_refuses_a_bad_one(repo_root, tmp_p
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--rules", "flags=4294967296"], "--rules: rules option flags=4294967296 is out of range"),
-        (["--rules", "max_deals=4294967296"], "--rules: rules option max_deals=4294967296 is out of range"),
+        (["--rules", "flags=4294967296"], "--rules: rules option flags=4294967296 is invalid"),
+        (["--rules", "max_deals=4294967296"], "--rules: rules option max_deals=4294967296 is invalid"),
         (["--time", "move=9999999999s"], "--time: move=1e+10s is out of range"),
     ],
 )

@@ -231,7 +231,7 @@ def test_the_replay_dir_refuses_when_it_is_moved_under_a_running_server(tmp_path
 
 # -- bad rules -------------------------------------------------------------------------------------
 BAD_RULES = [
-    ["flags=4294967296"], ["max_deals=4294967296"], ["flags=99999999999999999999999"], ["flags=0"],
+    ["flags=4294967296"], ["max_deals=4294967296"], ["flags=10001"], ["max_deals=10001"], ["flags=99999999999999999999999"], ["flags=0"],
     ["flags=-1"], ["flags=1.5"], ["flags="], ["flags=1e3"], ["max_deals=0"], ["hand_size=7"],
     ["hand_size=true"], ["trumps=maybe"], ["scoring=nope"], ["deck=tarot"], ["noequals"], ["=x"],
     ["colour=red"], ["flags=" + "9" * 5000], ["scoring=tendler"] * 33, ["flags=\x00"],
@@ -246,11 +246,12 @@ def test_bad_rules_are_invalid_argument_naming_the_field(mgmt, rules):
     assert mgmt.server.runners == {}
 
 
-def test_flags_beyond_uint32_name_the_bound(mgmt):
+def test_flags_beyond_uint32_are_invalid_argument_naming_the_bound(mgmt):
     err = refused(mgmt.api.CreateMatch, arena_pb2.CreateMatchRequest(rules=["flags=4294967296"]))
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert (
-        err.details() == "rules: rules option flags=4294967296 is out of range; allowed: at most 4294967295"
+        err.details()
+        == "rules: rules option flags=4294967296 is invalid; allowed: an integer from 1 to 10000"
     )
 
 
