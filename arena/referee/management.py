@@ -119,13 +119,13 @@ def rules_of(pairs: list[str]) -> Rules:
 
 
 def check_time_control(tc: TimeControl) -> TimeControl:
-    """`tc` if every clock is positive and fits the wire's uint32 milliseconds, else BadRequest."""
+    """`tc` if every clock fits the wire's uint32 milliseconds (Welcome and the record carry them)."""
     for name in ("startup", "move", "bank"):
         ms = round(getattr(tc, name) * 1000)
-        if not 0 < ms <= UINT32_MAX:
+        if not 0 <= ms <= UINT32_MAX:
             raise BadRequest(
                 "time_control",
-                f"{name}={getattr(tc, name):g}s is out of range; allowed: 1 ms to {UINT32_MAX // 1000} s",
+                f"{name}={getattr(tc, name):g}s is out of range; allowed: 0 to {UINT32_MAX // 1000} s",
             )
     return tc
 
@@ -180,7 +180,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self._server = server
 
     def _authorize(self, method: str, context: grpc.aio.ServicerContext) -> None:
-        token = getattr(self._server, "admin_token", None)
+        token = self._server.admin_token
         if token is None:
             raise _Refusal(
                 grpc.StatusCode.UNAUTHENTICATED,

@@ -94,6 +94,7 @@ WRONG = [
     (("authorization", f"Bearer {TOKEN[:-1]}"),),
     (("authorization", f"Bearer {TOKEN}x"),),
     (("x-admin-token", TOKEN),),  # the right token under the wrong name
+    (("authorization", "Bearer elf_" + "o" * 43),),  # an owner's API token is not the admin's
     (("authorization", f"Bearer {TOKEN}"), ("authorization", "Bearer wrong")),  # two: which one counts?
 ]
 
