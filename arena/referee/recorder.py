@@ -3,30 +3,39 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from arena.engine import DealSummary, Match, Rules
+from arena.engine import DealSummary, Match
 from arena.proto import replay_pb2 as rpb
 from arena.proto.codec import FORMAT
-from arena.referee.clock import TimeControl
 from arena.referee.convert import codes, rules_to_proto
+from arena.referee.session import Seat
+
+if TYPE_CHECKING:
+    from arena.referee.match import MatchSpec
 
 
 class Recorder:
-    def __init__(self, match_id: str, rules: Rules, seed: int, tc: TimeControl) -> None:
+    def __init__(self, spec: MatchSpec, salt: bytes, commitment: str) -> None:
         self.record = rpb.MatchRecord(
             format=FORMAT,
-            match_id=match_id,
-            seed=seed,
-            rules=rules_to_proto(rules),
-            time_control=tc.to_proto(),
+            match_id=spec.match_id,
+            seed=spec.seed,
+            rules=rules_to_proto(spec.rules),
+            time_control=spec.time_control.to_proto(),
+            commitment=commitment,
+            salt=salt.hex(),
         )
         self._t0 = time.perf_counter()
         self.record.timing.started_unix_ms = int(time.time() * 1000)
 
-    def players(self, names: list[tuple[str, str]]) -> None:
+    def players(self, seats: list[Seat]) -> None:
+        """The registered names; what each bot called itself is kept apart (private)."""
         del self.record.players[:]
-        for seat, (name, version) in enumerate(names):
-            self.record.players.add(seat=seat, name=name, version=version)
+        for s in seats:
+            self.record.players.add(
+                seat=s.index, name=s.name, version=s.version, self_reported_name=s.self_name
+            )
 
     def deal_started(self, match: Match) -> None:
         deal = match.deal
