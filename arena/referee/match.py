@@ -381,20 +381,10 @@ class MatchRunner(SeatStreams):
             winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
             flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
         )  # fmt: skip
-        deal, trick, turn = self.where if failed else (0, 0, 0)
-        result_rec = rpb.ResultRecord(
-            winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
-            flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
-            failed_deal=deal, failed_trick=trick, failed_turn_id=turn, private_details=private,
-        )  # fmt: skip
-        stats = [
-            rpb.SeatStats(seat=s.index, stale_actions=s.stale, logs_dropped=s.logs_dropped,
-                          logs_truncated=s.logs_truncated)
-            for s in self.seats
-        ]  # fmt: skip
         if not self.recorder.record.players:
             self.recorder.players(self.seats)
-        self.record = self.recorder.finish(result_rec, stats, self.clocks)
+        where = self.where if failed else (0, 0, 0)
+        self.record = self.recorder.finish(self.result, private, where, self.seats, self.clocks)
         for i in (0, 1):
             self._resume(i)
         for s in self.seats:

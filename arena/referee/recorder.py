@@ -6,8 +6,10 @@ import time
 from typing import TYPE_CHECKING
 
 from arena.engine import DealSummary, Match
+from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.proto.codec import FORMAT
+from arena.referee.clock import SeatClock
 from arena.referee.convert import codes, rules_to_proto
 from arena.referee.session import Seat
 
@@ -59,10 +61,26 @@ class Recorder:
     def log(self, seat: int, deal: int, trick: int, text: str) -> None:
         self.record.logs.add(seat=seat, deal=deal, trick=trick, text=text)
 
-    def finish(self, result: rpb.ResultRecord, stats: list[rpb.SeatStats], clocks) -> rpb.MatchRecord:
-        self.record.result.CopyFrom(result)
+    def finish(
+        self,
+        result: pb.MatchResult,
+        private: list[str],
+        where: tuple[int, int, int],
+        seats: list[Seat],
+        clocks: list[SeatClock],
+    ) -> rpb.MatchRecord:
+        """The result as the bots were told it, plus what only the record keeps: where a verdict
+        struck, the private details (quotes of the bots' own text) and the per-seat counters."""
+        r = result
+        self.record.result.CopyFrom(rpb.ResultRecord(
+            winner=r.winner, void=r.void, verdicts=r.verdicts, details=r.details, lines=r.lines, flags=r.flags,
+            deals_played=r.deals_played, end_reason=r.end_reason, failed_deal=where[0], failed_trick=where[1],
+            failed_turn_id=where[2], private_details=private,
+        ))  # fmt: skip
         del self.record.stats[:]
-        self.record.stats.extend(stats)
+        for s in seats:
+            self.record.stats.add(seat=s.index, stale_actions=s.stale, logs_dropped=s.logs_dropped,
+                                  logs_truncated=s.logs_truncated)  # fmt: skip
         t = self.record.timing
         t.duration_ms = int((time.perf_counter() - self._t0) * 1000)
         del t.bank_left_ms[:], t.think_total_us[:], t.moves[:]
