@@ -3,10 +3,13 @@
 A record's private fields are those that quote a bot's own text (replay.proto marks them): the `Log`
 lines, the verdicts' private details (the card text a bot sent, the last lines of its output) and the
 name each bot gave itself in its `Join`. The public form is the same record without them, field for
-field, so it still re-simulates and `arena replay verify` still checks its decks and commitment.
+field, so it still re-simulates and `arena replay verify` still checks its decks and commitment. An
+owner's form keeps the private fields of the owner's own seats only.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, encode_record
@@ -24,9 +27,33 @@ def public_record(record: replay_pb2.MatchRecord) -> replay_pb2.MatchRecord:
     return out
 
 
+def private_record(record: replay_pb2.MatchRecord, seats: Iterable[int]) -> replay_pb2.MatchRecord:
+    """A copy with the private fields of `seats` only (an owner's own seats; both for the admin):
+    the other seat's Log lines, private detail and self-reported name are cleared as in the public form."""
+    keep = set(seats)
+    out = replay_pb2.MatchRecord()
+    out.CopyFrom(record)
+    logs = [entry for entry in out.logs if entry.seat in keep]
+    out.ClearField("logs")
+    out.logs.extend(logs)
+    if out.HasField("result"):
+        for seat in range(len(out.result.private_details)):
+            if seat not in keep:
+                out.result.private_details[seat] = ""
+    for player in out.players:
+        if player.seat not in keep:
+            player.ClearField("self_reported_name")
+    return out
+
+
 def public_record_bytes(data: bytes) -> bytes:
     """The public form of a framed record (arena.proto.codec); RecordError for bytes that are not one."""
     return encode_record(public_record(decode_record(data)))
+
+
+def private_record_bytes(data: bytes, seats: Iterable[int]) -> bytes:
+    """The form of a framed record for the owner of `seats`; RecordError for bytes that are not one."""
+    return encode_record(private_record(decode_record(data), seats))
 
 
 def is_public(record: replay_pb2.MatchRecord) -> bool:

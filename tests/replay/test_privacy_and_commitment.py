@@ -10,9 +10,15 @@ from elfern1_helpers import mutated, seeded_record
 
 from arena.engine import deck_commitment
 from arena.proto import replay_pb2
-from arena.proto.codec import RecordError, encode_record
+from arena.proto.codec import RecordError, decode_record, encode_record
 from arena.replay.json_record import save
-from arena.replay.privacy import is_public, public_record, public_record_bytes
+from arena.replay.privacy import (
+    is_public,
+    private_record,
+    private_record_bytes,
+    public_record,
+    public_record_bytes,
+)
 from arena.replay.verify import NO_COMMITMENT, RecordFailure, replay_json, verify_file
 
 SALT = "00112233445566778899aabbccddeeff"
@@ -113,3 +119,19 @@ def test_an_arena_record_without_a_commitment_verifies_with_a_note(tmp_path):
     hand_written = tmp_path / "hand.json"  # no match id: nothing was ever committed to
     save(seeded_record(), hand_written)
     assert verify_file(hand_written) == (True, f"{hand_written}: ok")
+
+
+def test_an_owners_form_keeps_the_private_fields_of_its_own_seats_only():
+    full = _record(private=True)
+    full.logs.add(seat=1, deal=1, trick=2, text="seat one's secret")
+    full.result.private_details[1] = "seat one's output"
+    full.players[1].self_reported_name = "seat-one-self"
+    mine = private_record(full, [0])
+    assert [entry.text for entry in mine.logs] == ["api_key=LEAK"]
+    assert list(mine.result.private_details) == ["last output of the bot:\napi_key=LEAK", ""]
+    assert [p.self_reported_name for p in mine.players] == ["tactician", ""]
+    theirs = decode_record(private_record_bytes(encode_record(full), [1]))
+    assert b"LEAK" not in theirs.SerializeToString() and b"tactician" not in theirs.SerializeToString()
+    assert [entry.text for entry in theirs.logs] == ["seat one's secret"]
+    assert private_record_bytes(encode_record(full), [0, 1]) == encode_record(full)  # the admin: all of it
+    assert is_public(private_record(full, []))  # no seat of yours: nothing private
