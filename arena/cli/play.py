@@ -198,6 +198,7 @@ def play(
         "void": outcome.void,
         "verdicts": list(outcome.verdicts),
         "details": list(outcome.verdict_details),
+        "private_details": [*outcome.record.result.private_details, "", ""][:2],  # your bots' own output
         "lines": list(outcome.lines),
         "flags": list(outcome.flags),
         "deals_played": outcome.deals_played,
@@ -291,6 +292,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
             + (f" at deal {at['deal']}, trick {at['trick']}, turn {at['turn']}" if at["turn"] else "")
         )
         con.print(escape(s["details"][seat]), highlight=False)
+        if s["private_details"][seat]:  # what the bot sent and its last output: yours, so shown here
+            con.print(escape(s["private_details"][seat]), highlight=False)
         again = ["arena play", bot_a, bot_b or "--remote", "--seed", str(s["seed"])]
         again += [f"--rules {p}" for p in rule_pairs]
         again += [f"--flags {flags}"] if flags else []

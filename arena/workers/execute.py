@@ -52,6 +52,8 @@ def run_job(job: MatchJob) -> MatchResult:
         launcher=make_launcher(job.launcher),
         match_id=f"m{job.match_id}",
         pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
+        salt=bytes.fromhex(job.salt) if job.salt else None,  # the one behind Match.commitment
+        names=job.names if all(name for name, _ in job.names) else None,  # registered, never bot.toml's
     )
     return MatchResult(
         winner=outcome.winner,
@@ -67,12 +69,16 @@ def run_job(job: MatchJob) -> MatchResult:
 
 
 def seat_logs(outcome: Any) -> tuple[str, str]:
-    """Each seat's own log: its Log lines from the record, then its verdict if it failed (for its owner)."""
+    """Each seat's own log, for its owner only: its Log lines from the record, then its verdict if it
+    failed, with the private part of the verdict (what it sent, the last lines of its output)."""
     out: list[list[str]] = [[], []]
     for entry in outcome.record.logs:
         if entry.seat in (0, 1):
             out[entry.seat].append(f"[deal {entry.deal} trick {entry.trick}] {entry.text}")
+    private = list(outcome.record.result.private_details) + ["", ""]
     for seat in (0, 1):
         if outcome.verdicts[seat] != "OK":
             out[seat].append(f"[verdict] {outcome.verdicts[seat]}: {outcome.verdict_details[seat]}")
+            if private[seat]:
+                out[seat].append(private[seat])
     return "\n".join(out[0]), "\n".join(out[1])

@@ -121,17 +121,22 @@ def play_match(
     limits: Limits | None = None,
     tcp: str | None = None,
     on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
+    salt: bytes | None = None,
+    names: tuple[tuple[str, str], tuple[str, str]] | None = None,
 ) -> MatchOutcome:
     """Play one match to its end and return the outcome; the bots are always killed afterwards.
 
     A `None` bundle is a remote seat: nobody launches it, and `on_ready(addresses, tokens)` is
     called once the referee listens (add `tcp="127.0.0.1:0"` to listen on TCP too), so that the
-    caller can hand the address and token to a bot it runs itself.
+    caller can hand the address and token to a bot it runs itself. `names` are the registered
+    (name, version) pairs recorded for the seats (default: each bundle's); `salt` that of the deck
+    commitment (default: the referee draws one).
     """
     return run_sync(
         play_match_async(
             bundles, rules=rules, seed=seed, time_control=time_control, launcher=launcher, match_id=match_id,
-            on_event=on_event, pause_idle=pause_idle, limits=limits, tcp=tcp, on_ready=on_ready,
+            on_event=on_event, pause_idle=pause_idle, limits=limits, tcp=tcp, on_ready=on_ready, salt=salt,
+            names=names,
         )
     )  # fmt: skip
 
@@ -149,12 +154,14 @@ async def play_match_async(
     limits: Limits | None = None,
     tcp: str | None = None,
     on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
+    salt: bytes | None = None,
+    names: tuple[tuple[str, str], tuple[str, str]] | None = None,
 ) -> MatchOutcome:
     """The same, for callers already inside the referee loop."""
     loop = asyncio.get_running_loop()
-    names = tuple(("", "") if b is None else (b.name, b.version) for b in bundles)
+    names = names or tuple(("", "") if b is None else (b.name, b.version) for b in bundles)  # type: ignore[assignment]
     kwargs = {"match_id": match_id} if match_id else {}
-    spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, **kwargs)  # type: ignore[arg-type]
+    spec = MatchSpec(rules=rules, seed=seed, time_control=time_control, names=names, salt=salt, **kwargs)  # type: ignore[arg-type]
     await loop.run_in_executor(None, sweep_stale_match_dirs)  # off the loop: /tmp may be large
     with tempfile.TemporaryDirectory(prefix=_match_dir_prefix()) as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid

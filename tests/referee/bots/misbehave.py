@@ -2,6 +2,7 @@
 directly, because the SDK would not let it break the protocol.
 
   crash        plays one move, then dies on its second turn with exit code 3
+  leaky        like crash, but first puts a secret marker in a Log line and on stderr (privacy tests)
   illegal      answers its first turn with a card that is not in its hand
   sleeper      joins and never answers
   disconnect   closes its stream on its first turn but keeps the process running
@@ -49,6 +50,8 @@ for msg in responses:
     kind = msg.WhichOneof("msg")
     if kind == "welcome" and mode == "secondjoin":
         out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], protocol_version=1)))
+    if kind == "welcome" and mode == "leaky":
+        out.put(pb.BotMessage(log=pb.Log(text="log says api_key=LEAK-7f3a9c")))
     if kind == "welcome" and mode == "spammer":
         for i in range(3000):
             out.put(pb.BotMessage(log=pb.Log(text=f"line {i} " + "x" * 3000)))
@@ -60,8 +63,10 @@ for msg in responses:
     req = msg.turn_request
     turns += 1
     legal = list(req.legal_cards)
-    if mode == "crash" and turns == 2:
+    if mode in ("crash", "leaky") and turns == 2:
         print("crash: something went badly wrong", file=sys.stderr, flush=True)
+        if mode == "leaky":
+            print("stderr says api_key=LEAK-7f3a9c", file=sys.stderr, flush=True)
         os._exit(3)
     if mode == "sleeper":
         time.sleep(60)
