@@ -2,6 +2,9 @@
 never touch SQLAlchemy themselves and a change in the store's tables is fixed in one place.
 
 Every method opens a short session and returns the pydantic shapes of `arena.web.schemas`.
+What a spectator may see is decided here, in one place: a match's result, seed, salt and replay only
+once `arena.ladder.visibility` says it is revealed, and of the arena's verdict sentences and
+suspension reasons only the first line (the bot's own output never follows it onto a page).
 """
 
 from __future__ import annotations
@@ -9,11 +12,13 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import String, cast, func, or_, select
 from sqlalchemy.orm import Session
 
+from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
 from arena.web.schemas import (
@@ -36,6 +41,41 @@ PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §
 TREND_WINDOW = 10
 LOS_MAX = 16  # bots; a larger matrix does not fit a page
 OK = "OK"
+PUBLIC_LINE = 300  # characters of an arena sentence shown publicly
+
+
+def first_line(text: str | None) -> str:
+    """The arena's own sentence: the first line of a detail or reason, capped (defence in depth)."""
+    return str(text or "").split("\n", 1)[0][:PUBLIC_LINE]
+
+
+def sealed_reason(match_id: int, status: str, twins: int) -> str:
+    """One line saying why a match's replay is not public yet."""
+    if status == "failed":
+        return f"match {match_id} failed: it was not played to the end and has no replay"
+    if status != "done":
+        when = "it and its duplicate twin have finished" if twins else "it has finished"
+        return f"match {match_id} is not over: its replay is published when {when}"
+    return (
+        f"match {match_id} is over but its duplicate twin is not: its replay is published when both "
+        "have finished"
+    )
+
+
+@dataclass(frozen=True)
+class MatchFacts:
+    """What the access checks need to know about one match."""
+
+    id: int
+    status: str
+    revealed: bool
+    reason: str | None  # why it is sealed, when it is
+    seats: tuple[tuple[str, int, str], ...]  # (registered name, version number, owner) per seat
+    has_replay: bool
+
+    @property
+    def labels(self) -> list[str]:
+        return [f"{name}@{number}" for name, number, _ in self.seats]
 
 
 class WebData:
@@ -168,6 +208,7 @@ class WebData:
                 else []
             )
             season_names = dict(s.execute(select(m.Season.id, m.Season.name)).all())
+            sealed = sealed_done_ids(s)
             ratings = [
                 BotRating(
                     season=season_names.get(e.season_id, "?"),
@@ -187,6 +228,8 @@ class WebData:
                     .order_by(m.Match.record_seq, m.RatingChange.id)
                 )
                 for change, at, season_id in s.execute(q):
+                    if change.match_id in sealed:
+                        continue
                     history.append(
                         RatingPoint(
                             match_id=change.match_id,
@@ -211,7 +254,11 @@ class WebData:
                 m.Match.void,
                 cast(m.Match.verdicts, String),
             )
-            grouped = select(*keys, func.count()).where(mine, m.Match.status == "done").group_by(*keys)
+            grouped = (
+                select(*keys, func.count())
+                .where(mine, m.Match.status == "done", m.Match.id.not_in(sealed))
+                .group_by(*keys)
+            )
             for v0, v1, winner, void, verdicts_json, n in s.execute(grouped):
                 seat = 0 if v0 in version_ids else 1
                 seat_verdicts = json.loads(verdicts_json or "[]") or []
@@ -226,7 +273,7 @@ class WebData:
                 owner=bot.owner,
                 retired=bot.retired,
                 suspended=bot.suspended,
-                suspension_reason=bot.suspension_reason,
+                suspension_reason=first_line(bot.suspension_reason) or None,
                 versions=[
                     VersionOut(
                         number=v.number,
@@ -255,8 +302,12 @@ class WebData:
         with self.session() as s:
             return s.scalars(select(m.Bot.owner).where(m.Bot.name == name)).one_or_none()
 
-    def logs(self, name: str, limit: int = 20) -> LogsOut | None:
-        """The bot's build logs and its own seat's match logs (the caller checks the owner's token)."""
+    def logs(self, name: str, limit: int = 20, *, unrevealed: bool = False) -> LogsOut | None:
+        """The bot's build logs and its own seat's match logs (the caller checks the owner's token).
+
+        A match's logs are held back until it and its twin are over (a log may quote the bot's hand,
+        which its twin's opponent holds), unless `unrevealed` (the admin) asks for them too."""
+        held = 0
         with self.session() as s:
             bot = s.scalars(select(m.Bot).where(m.Bot.name == name)).one_or_none()
             if bot is None:
@@ -270,15 +321,23 @@ class WebData:
                     .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
                     .order_by(m.Match.id.desc())
                 )
-                for log, match in s.execute(q):
+                rows = [
+                    (log, match)
+                    for log, match in s.execute(q)
+                    if (match.version0_id if log.seat == 0 else match.version1_id) in ids
+                ]
+                sealed = set() if unrevealed else unrevealed_ids(s, {match for _, match in rows})
+                for log, match in rows:
                     seat_version = match.version0_id if log.seat == 0 else match.version1_id
-                    if seat_version in ids and len(logs) < limit + len(bot.versions):
+                    if match.id in sealed:
+                        held += 1
+                    elif len(logs) < limit + len(bot.versions):
                         logs.append(
                             LogEntry(
                                 match_id=match.id, version=ids[seat_version], seat=log.seat, text=log.text
                             )
                         )
-            return LogsOut(bot=bot.name, logs=logs)
+            return LogsOut(bot=bot.name, logs=logs, held=held)
 
     # ---- matches --------------------------------------------------------------------------
     def matches(
@@ -296,7 +355,8 @@ class WebData:
             if bot:
                 ids = select(m.BotVersion.id).join(m.Bot).where(m.Bot.name == bot)
                 q = q.where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-            if verdict:
+            if verdict:  # a sealed match's verdicts are part of its withheld result
+                q = q.where(m.Match.id.not_in(sealed_done_ids(s)))
                 if verdict.upper() == "VOID":
                     q = q.where(m.Match.void.is_(True))
                 else:
@@ -309,33 +369,102 @@ class WebData:
         """Verdicts that occur in the store, for the match list's filter."""
         with self.session() as s:  # a handful of distinct per-seat combinations, even for many matches
             combos = s.scalars(
-                select(cast(m.Match.verdicts, String)).where(m.Match.status == "done").distinct()
+                select(cast(m.Match.verdicts, String))
+                .where(m.Match.status == "done", m.Match.id.not_in(sealed_done_ids(s)))
+                .distinct()
             )
             return sorted({str(v) for combo in combos for v in json.loads(combo or "[]") or []})
 
     def match(self, match_id: int) -> MatchOut | None:
+        """One match as the public sees it: seed, salt, result and details only once revealed."""
         with self.session() as s:
             match = s.get(m.Match, match_id)
             if match is None:
                 return None
             summary = _summaries(s, [match])[0]
-            has_replay = s.scalar(select(func.count()).where(m.Replay.match_id == match_id)) > 0
-            return MatchOut(
+            common = {
                 **summary.model_dump(),
-                rules=_rules_dict(match.rules),
+                "rules": _rules_dict(match.rules),
+                "commitment_id": f"m{match.id}",
+            }
+            if not summary.revealed:
+                return MatchOut(**common, sealed=sealed_reason(match.id, match.status, _twins(s, match)))
+            has_replay = _has_replay(s, match_id)
+            return MatchOut(
+                **common,
                 seed=match.seed,
+                salt=match.salt or None,
                 duration=match.duration,
-                verdict_details=list(match.verdict_details or []),
+                verdict_details=[first_line(d) for d in match.verdict_details or []],
+                has_replay=bool(has_replay),
+            )
+
+    def match_facts(self, match_id: int) -> MatchFacts | None:
+        """Status, reveal state and the registered seats with their owners, for the access checks."""
+        with self.session() as s:
+            match = s.get(m.Match, match_id)
+            if match is None:
+                return None
+            shown = not unrevealed_ids(s, [match])
+            q = (
+                select(m.BotVersion.id, m.Bot.name, m.BotVersion.number, m.Bot.owner)
+                .join(m.Bot)
+                .where(m.BotVersion.id.in_((match.version0_id, match.version1_id)))
+            )
+            by_id = {vid: (name, number, owner) for vid, name, number, owner in s.execute(q)}
+            has_replay = _has_replay(s, match_id)
+            return MatchFacts(
+                id=match.id,
+                status=match.status,
+                revealed=shown,
+                reason=None if shown else sealed_reason(match.id, match.status, _twins(s, match)),
+                seats=tuple(by_id.get(v, ("?", 0, "")) for v in (match.version0_id, match.version1_id)),
                 has_replay=bool(has_replay),
             )
 
     def replay_bytes(self, match_id: int) -> bytes | None:
+        """The stored record as the referee wrote it: private (logs included); see arena.web.records."""
         with self.session() as s:
             replay = s.get(m.Replay, match_id)
-            return bytes(replay.data) if replay is not None else None
+            return bytes(replay.data) if replay is not None and replay.data else None
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+def sealed_done_ids(s: Session) -> set[int]:
+    """The finished matches that are not revealed yet (a duplicate twin still open), store-wide.
+
+    Only matches that share a season and pair with an unfinished one can be sealed, so the query
+    touches the open pairs only, however long the history."""
+    open_keys = set(
+        s.execute(
+            select(m.Match.season_id, m.Match.pair)
+            .where(m.Match.pair.is_not(None), m.Match.status != "done")
+            .distinct()
+        ).all()
+    )
+    if not open_keys:
+        return set()
+    pairs = {pair for _, pair in open_keys}
+    done = s.scalars(select(m.Match).where(m.Match.status == "done", m.Match.pair.in_(pairs))).all()
+    return unrevealed_ids(s, [x for x in done if (x.season_id, x.pair) in open_keys])
+
+
+def _has_replay(s: Session, match_id: int) -> bool:
+    """A stored, non-empty replay (a match recorded without one stores no bytes)."""
+    q = select(func.count()).where(m.Replay.match_id == match_id, func.length(m.Replay.data) > 0)
+    return (s.scalar(q) or 0) > 0
+
+
+def _twins(s: Session, match: m.Match) -> int:
+    """How many other matches share this one's decks (its duplicate twins)."""
+    if match.pair is None:
+        return 0
+    q = select(func.count()).where(
+        m.Match.season_id == match.season_id, m.Match.pair == match.pair, m.Match.id != match.id
+    )
+    return s.scalar(q) or 0
+
+
 def _season(row: m.Season, matches: int) -> SeasonOut:
     return SeasonOut(
         name=row.name,
@@ -392,21 +521,28 @@ def _summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
         if season_ids
         else {}
     )
+    sealed = unrevealed_ids(s, matches)
     out = []
     for match in matches:
         seats = [versions.get(match.version0_id, ("?", 0)), versions.get(match.version1_id, ("?", 0))]
-        verdicts = [str(v) for v in (match.verdicts or [])]
+        public = {
+            "id": match.id,
+            "season": seasons.get(match.season_id),
+            "kind": match.kind,
+            "status": match.status,
+            "bots": [name for name, _ in seats],
+            "versions": [f"{name}@{number}" for name, number in seats],
+            "commitment": match.commitment or "",
+        }
+        if match.id in sealed:  # existence, seats, status and commitment only
+            out.append(MatchSummary(**public, revealed=False))
+            continue
         out.append(
             MatchSummary(
-                id=match.id,
-                season=seasons.get(match.season_id),
-                kind=match.kind,
-                status=match.status,
-                bots=[name for name, _ in seats],
-                versions=[f"{name}@{number}" for name, number in seats],
+                **public,
                 winner=match.winner,
                 void=match.void,
-                verdicts=verdicts,
+                verdicts=[str(v) for v in (match.verdicts or [])],
                 lines=list(match.lines or []),
                 deals=match.deals_played,
                 finished_at=match.finished_at,
