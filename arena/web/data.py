@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import String, cast, func, or_, select
@@ -21,6 +20,7 @@ from sqlalchemy.orm import Session
 from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
+from arena.web.reveal import MatchFacts, first_line, has_replay, sealed_done_ids, sealed_reason, twins
 from arena.web.schemas import (
     BotOut,
     BotRating,
@@ -41,41 +41,6 @@ PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §
 TREND_WINDOW = 10
 LOS_MAX = 16  # bots; a larger matrix does not fit a page
 OK = "OK"
-PUBLIC_LINE = 300  # characters of an arena sentence shown publicly
-
-
-def first_line(text: str | None) -> str:
-    """The arena's own sentence: the first line of a detail or reason, capped (defence in depth)."""
-    return str(text or "").split("\n", 1)[0][:PUBLIC_LINE]
-
-
-def sealed_reason(match_id: int, status: str, twins: int) -> str:
-    """One line saying why a match's replay is not public yet."""
-    if status == "failed":
-        return f"match {match_id} failed: it was not played to the end and has no replay"
-    if status != "done":
-        when = "it and its duplicate twin have finished" if twins else "it has finished"
-        return f"match {match_id} is not over: its replay is published when {when}"
-    return (
-        f"match {match_id} is over but its duplicate twin is not: its replay is published when both "
-        "have finished"
-    )
-
-
-@dataclass(frozen=True)
-class MatchFacts:
-    """What the access checks need to know about one match."""
-
-    id: int
-    status: str
-    revealed: bool
-    reason: str | None  # why it is sealed, when it is
-    seats: tuple[tuple[str, int, str], ...]  # (registered name, version number, owner) per seat
-    has_replay: bool
-
-    @property
-    def labels(self) -> list[str]:
-        return [f"{name}@{number}" for name, number, _ in self.seats]
 
 
 class WebData:
@@ -388,15 +353,15 @@ class WebData:
                 "commitment_id": f"m{match.id}",
             }
             if not summary.revealed:
-                return MatchOut(**common, sealed=sealed_reason(match.id, match.status, _twins(s, match)))
-            has_replay = _has_replay(s, match_id)
+                return MatchOut(**common, sealed=sealed_reason(match.id, match.status, twins(s, match)))
+            stored = has_replay(s, match_id)
             return MatchOut(
                 **common,
                 seed=match.seed,
                 salt=match.salt or None,
                 duration=match.duration,
                 verdict_details=[first_line(d) for d in match.verdict_details or []],
-                has_replay=bool(has_replay),
+                has_replay=stored,
             )
 
     def match_facts(self, match_id: int) -> MatchFacts | None:
@@ -412,14 +377,14 @@ class WebData:
                 .where(m.BotVersion.id.in_((match.version0_id, match.version1_id)))
             )
             by_id = {vid: (name, number, owner) for vid, name, number, owner in s.execute(q)}
-            has_replay = _has_replay(s, match_id)
+            stored = has_replay(s, match_id)
             return MatchFacts(
                 id=match.id,
                 status=match.status,
                 revealed=shown,
-                reason=None if shown else sealed_reason(match.id, match.status, _twins(s, match)),
+                reason=None if shown else sealed_reason(match.id, match.status, twins(s, match)),
                 seats=tuple(by_id.get(v, ("?", 0, "")) for v in (match.version0_id, match.version1_id)),
-                has_replay=bool(has_replay),
+                has_replay=stored,
             )
 
     def replay_bytes(self, match_id: int) -> bytes | None:
@@ -430,41 +395,6 @@ class WebData:
 
 
 # ---- helpers ----------------------------------------------------------------------------------
-def sealed_done_ids(s: Session) -> set[int]:
-    """The finished matches that are not revealed yet (a duplicate twin still open), store-wide.
-
-    Only matches that share a season and pair with an unfinished one can be sealed, so the query
-    touches the open pairs only, however long the history."""
-    open_keys = set(
-        s.execute(
-            select(m.Match.season_id, m.Match.pair)
-            .where(m.Match.pair.is_not(None), m.Match.status != "done")
-            .distinct()
-        ).all()
-    )
-    if not open_keys:
-        return set()
-    pairs = {pair for _, pair in open_keys}
-    done = s.scalars(select(m.Match).where(m.Match.status == "done", m.Match.pair.in_(pairs))).all()
-    return unrevealed_ids(s, [x for x in done if (x.season_id, x.pair) in open_keys])
-
-
-def _has_replay(s: Session, match_id: int) -> bool:
-    """A stored, non-empty replay (a match recorded without one stores no bytes)."""
-    q = select(func.count()).where(m.Replay.match_id == match_id, func.length(m.Replay.data) > 0)
-    return (s.scalar(q) or 0) > 0
-
-
-def _twins(s: Session, match: m.Match) -> int:
-    """How many other matches share this one's decks (its duplicate twins)."""
-    if match.pair is None:
-        return 0
-    q = select(func.count()).where(
-        m.Match.season_id == match.season_id, m.Match.pair == match.pair, m.Match.id != match.id
-    )
-    return s.scalar(q) or 0
-
-
 def _season(row: m.Season, matches: int) -> SeasonOut:
     return SeasonOut(
         name=row.name,

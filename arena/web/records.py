@@ -26,6 +26,7 @@ from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, encode_record
 from arena.replay.export import record_to_json
 from arena.replay.privacy import public_record
+from arena.web.reveal import first_line
 
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
 PRIVATE_FIELDS = ("self_reported_name",)  # PlayerRecord fields only the seat's owner sees
@@ -51,9 +52,18 @@ def _registered(record: replay_pb2.MatchRecord, seats: Seats) -> None:
             player.name, player.version = name, str(number)
 
 
+def _arena_sentences(record: replay_pb2.MatchRecord, keep: Collection[int]) -> None:
+    """Cut the verdict details of the seats not in `keep` to their first line, the arena's sentence
+    (older records append the bot's last output after it), in place."""
+    details = [d if seat in keep else first_line(d) for seat, d in enumerate(record.result.details)]
+    record.result.ClearField("details")
+    record.result.details.extend(details)
+
+
 def public_bytes(data: bytes, seats: Seats) -> bytes:
     """The record every public download serves (HTTP 422 if the stored bytes are not a record)."""
     record = public_record(_decode(data))
+    _arena_sentences(record, ())
     _registered(record, seats)
     return encode_record(record)
 
@@ -74,6 +84,7 @@ def private_bytes(data: bytes, seats: Seats, keep: Collection[int]) -> bytes:
         for name in PRIVATE_FIELDS:
             if player.seat not in keep and name in player.DESCRIPTOR.fields_by_name:
                 player.ClearField(name)
+    _arena_sentences(record, keep)
     _registered(record, seats)
     return encode_record(record)
 

@@ -238,6 +238,7 @@ class Sealed:
     seeds: dict[int, int]  # match id -> seed (private until revealed)
     records: dict[int, object]  # match id -> the stored proto record
     seats: dict[int, tuple[str, str]]  # match id -> registered bot names per seat
+    mark: str = MARK
 
     @property
     def unrevealed(self) -> list[int]:
@@ -339,10 +340,15 @@ def sealed(tmp_path_factory) -> Sealed:
 
 
 @pytest.fixture(scope="session")
-def admin_token():
+def admin_secret() -> str:
+    return ADMIN_SECRET
+
+
+@pytest.fixture(scope="session")
+def admin_token(admin_secret):
     from arena.access.admin import AdminToken
 
-    return AdminToken.of(ADMIN_SECRET, "the tests")
+    return AdminToken.of(admin_secret, "the tests")
 
 
 @pytest.fixture(scope="session")
