@@ -13,8 +13,9 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from arena.web.access import is_admin, owned_seats, owns, presented, refuse
-from arena.web.data import MatchFacts, WebData
+from arena.web.data import WebData
 from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, private_bytes, public_bytes
+from arena.web.reveal import MatchFacts
 from arena.web.schemas import BotOut, LogsOut, MatchOut, MatchPage, SeasonOut, StandingsOut
 from arena.web.timeline import build_timeline
 

@@ -65,6 +65,12 @@ def test_match_api_before_reveal_shows_seats_status_and_commitment_only(sealed_c
         assert out["verdict_details"] == [] and out["deals"] == 0 and out["duration"] is None
         assert set(out["versions"]) == {"impostor@1", "honest@1"}
     assert sealed_client.get(f"/api/matches/{sealed.sealed_done}").json()["status"] == "done"
+    for mid in sealed.unrevealed:  # the page shows the public facts, with the 403
+        page = sealed_client.get(f"/matches/{mid}")
+        assert page.status_code == 403 and stored[mid][0] in page.text and 'class="tag sealed"' in page.text
+        assert (
+            'id="board"' not in page.text and "replay.json" not in page.text and "record.bin" not in page.text
+        )
 
 
 def test_match_api_after_reveal_shows_seed_salt_and_a_commitment_that_checks(sealed_client, sealed):
