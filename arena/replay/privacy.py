@@ -8,6 +8,8 @@ public download serves `public_record_bytes` (docs/security.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, encode_record
 
@@ -26,6 +28,24 @@ def public_record(record: replay_pb2.MatchRecord) -> replay_pb2.MatchRecord:
     _clear(out.result, "private_details")
     for player in out.players:
         _clear(player, "self_reported_name")
+    return out
+
+
+def private_record(record: replay_pb2.MatchRecord, seats: Iterable[int]) -> replay_pb2.MatchRecord:
+    """A copy with the private fields of `seats` only (an owner's own seats; both for the admin)."""
+    keep = set(seats)
+    out = replay_pb2.MatchRecord()
+    out.CopyFrom(record)
+    logs = [entry for entry in out.logs if entry.seat in keep]
+    out.ClearField("logs")
+    out.logs.extend(logs)
+    if "private_details" in out.result.DESCRIPTOR.fields_by_name and out.HasField("result"):
+        for seat in range(len(out.result.private_details)):
+            if seat not in keep:
+                out.result.private_details[seat] = ""
+    for player in out.players:
+        if player.seat not in keep:
+            _clear(player, "self_reported_name")
     return out
 
 

@@ -25,11 +25,10 @@ from arena.engine import EngineError
 from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, encode_record
 from arena.replay.export import record_to_json
-from arena.replay.privacy import public_record
+from arena.replay.privacy import private_record, public_record
 from arena.web.reveal import first_line
 
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
-PRIVATE_FIELDS = ("self_reported_name",)  # PlayerRecord fields only the seat's owner sees
 
 _CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _CACHE_SIZE = 64
@@ -70,20 +69,7 @@ def public_bytes(data: bytes, seats: Seats) -> bytes:
 
 def private_bytes(data: bytes, seats: Seats, keep: Collection[int]) -> bytes:
     """The record with the private parts (logs, private details, self-reported name) of `keep` only."""
-    record = replay_pb2.MatchRecord()
-    record.CopyFrom(_decode(data))
-    kept = [log for log in record.logs if log.seat in keep]
-    record.ClearField("logs")
-    record.logs.extend(kept)
-    result = record.result
-    if "private_details" in result.DESCRIPTOR.fields_by_name:
-        details = list(result.private_details)
-        result.ClearField("private_details")
-        result.private_details.extend(d if seat in keep else "" for seat, d in enumerate(details))
-    for player in record.players:
-        for name in PRIVATE_FIELDS:
-            if player.seat not in keep and name in player.DESCRIPTOR.fields_by_name:
-                player.ClearField(name)
+    record = private_record(_decode(data), keep)
     _arena_sentences(record, keep)
     _registered(record, seats)
     return encode_record(record)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from arena.ladder.visibility import unrevealed_ids
 from arena.store import models as m
 
+OPEN = ("queued", "running")  # a match in these states holds back the reveal of its deck-mates
 PUBLIC_LINE = 300  # characters of an arena sentence shown publicly
 
 
@@ -55,22 +56,19 @@ class MatchFacts:
 
 
 def sealed_done_ids(s: Session) -> set[int]:
-    """The finished matches that are not revealed yet (a duplicate twin still open), store-wide.
+    """The finished matches that are not revealed yet (a deck-mate still open), store-wide.
 
-    Only matches that share a season and pair with an unfinished one can be sealed, so the query
-    touches the open pairs only, however long the history."""
-    open_keys = set(
-        s.execute(
-            select(m.Match.season_id, m.Match.pair)
-            .where(m.Match.pair.is_not(None), m.Match.status != "done")
-            .distinct()
-        ).all()
+    Only a match that shares a season and pair, or a seed, with an unfinished one can be sealed, so
+    this reads the open matches and their deck-mates only, however long the history; the decision
+    itself is `unrevealed_ids`'s."""
+    still_open = m.Match.status.in_(OPEN)
+    open_seeds = select(m.Match.seed).where(still_open)
+    open_pairs = select(m.Match.season_id, m.Match.pair).where(still_open, m.Match.pair.is_not(None))
+    near = or_(  # subqueries: no parameter limit, however many matches are queued
+        m.Match.seed.in_(open_seeds), tuple_(m.Match.season_id, m.Match.pair).in_(open_pairs)
     )
-    if not open_keys:
-        return set()
-    pairs = {pair for _, pair in open_keys}
-    done = s.scalars(select(m.Match).where(m.Match.status == "done", m.Match.pair.in_(pairs))).all()
-    return unrevealed_ids(s, [x for x in done if (x.season_id, x.pair) in open_keys])
+    done = s.scalars(select(m.Match).where(m.Match.status == "done", near)).all()
+    return unrevealed_ids(s, done)
 
 
 def has_replay(s: Session, match_id: int) -> bool:
