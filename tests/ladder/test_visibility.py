@@ -100,3 +100,22 @@ def test_unrevealed_ids_handles_empty_and_long_lists(store: Store, monkeypatch) 
     _states(store, ids, t0="done", u0="done", u1="done", solo="done", c0="done")
     monkeypatch.setattr(visibility, "CHUNK", 1)  # every IN list split into single values: same answer
     assert _shown(store, ids) == {"u0", "u1", "solo"}
+
+
+def test_season_export_writes_only_revealed_matches(store: Store, tmp_path) -> None:
+    from arena.ladder.export import export_replays
+    from arena.store.models import Replay
+
+    ids = _setup(store)
+    _states(store, ids, t0="done", solo="done")
+    with store.tx() as s:
+        for name in ("t0", "solo"):
+            s.add(Replay(match_id=ids[name], data=f"record of {name}".encode()))
+    out, count = export_replays(store, "vis", tmp_path / "out")
+    assert count == 1 and [p.read_bytes() for p in out.iterdir()] == [b"record of solo"]  # t1 still queued
+    _states(store, ids, t1="failed")
+    out, count = export_replays(store, "vis", tmp_path / "out")
+    assert count == 2 and sorted(p.read_bytes() for p in out.iterdir()) == [
+        b"record of solo",
+        b"record of t0",
+    ]
