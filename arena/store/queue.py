@@ -56,28 +56,51 @@ def requeue_abandoned(s: Session, *, now: float | None = None) -> int:
     return count
 
 
-def deck_mates(m: type[Match] | Match, other: type[Match]) -> ColumnElement[bool]:
-    """SQL: `other` shares `m`'s decks (the same seed, or the same season and duplicate pair).
+def deck_mates(m: Match, other: type[Match]) -> ColumnElement[bool]:
+    """SQL: `other` (an alias of Match) shares `m`'s decks: the same seed, or the same season and pair.
 
-    `m` is the `Match` class (a correlated query) or one loaded match. Twins share their seed by
-    construction; the pair test also covers rows written before seeds were drawn per pair.
-    """
-    if isinstance(m, type):  # correlated with the outer query's row
-        same_pair = and_(m.season_id.is_not(None), other.season_id == m.season_id, other.pair == m.pair)
-        return and_(other.id != m.id, or_(other.seed == m.seed, same_pair))
+    Twins share their seed by construction; the pair test also covers rows written before seeds
+    were drawn per pair."""
     shared = [other.seed == m.seed]
     if m.season_id is not None and m.pair is not None:
         shared.append(and_(other.season_id == m.season_id, other.pair == m.pair))
     return and_(other.id != m.id, or_(*shared))
 
 
-def _mate_running(m: type[Match] | Match) -> ColumnElement[bool]:
+def _mate_running(m: Match) -> ColumnElement[bool]:
     other = aliased(Match)
     return exists().where(other.status == "running", deck_mates(m, other))
 
 
+def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
+    """Conditions that keep out every queued match with a running deck-mate. The running matches are
+    few (one per worker), so they are read first and the queue is filtered by plain value lists: a
+    correlated subquery per queued row would make each claim scan the table once per candidate."""
+    running = s.execute(
+        select(Match.seed, Match.season_id, Match.pair).where(Match.status == "running")
+    ).all()
+    seeds = sorted({seed for seed, _, _ in running})
+    pairs: dict[int, set[int]] = {}
+    for _, season, pair in running:
+        if season is not None and pair is not None:
+            pairs.setdefault(season, set()).add(pair)
+    conditions: list[ColumnElement[bool]] = []
+    if seeds:
+        conditions.append(Match.seed.not_in(seeds))
+    for season, taken in sorted(pairs.items()):  # one season per clause: SQLite's row-value IN is slow
+        conditions.append(  # NULL season or pair: no pair to share (NOT over a NULL would drop the row)
+            or_(
+                Match.season_id.is_(None),
+                Match.pair.is_(None),
+                Match.season_id != season,
+                Match.pair.not_in(sorted(taken)),
+            )
+        )
+    return conditions
+
+
 def _deck_key(seed: int) -> int:
-    """The seed folded to a signed 32-bit advisory-lock key (a collision only makes a claim wait)."""
+    """The seed folded to a signed 32-bit advisory-lock key (a collision only makes a claim pass a match over for now)."""
     key = (seed ^ (seed >> 32)) & 0xFFFFFFFF
     return key - (1 << 32) if key >= 1 << 31 else key
 
@@ -107,7 +130,7 @@ def claim(
     with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED
     and each pick is confirmed under its seed's advisory lock (`_lock_decks`).
     """
-    query = select(Match).where(Match.status == "queued", ~_mate_running(Match))
+    query = select(Match).where(Match.status == "queued", *_not_beside_running(s))
     if ids is not None:
         query = query.where(Match.id.in_(ids))
     if season_id is not None:
