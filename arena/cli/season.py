@@ -44,7 +44,12 @@ def season() -> None:
     "--format", "fmt", default=None, metavar="flags=N|deals=N", help="First to N flags, or exactly N deals."
 )
 @click.option("--duplicate", is_flag=True, help="Play every pairing twice, same cards, seats swapped.")
-@click.option("--seed", type=int, default=None, help="Season seed (default: random); fixes every match seed.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the matchmaking's draws only (default: random); match seeds always come from the CSPRNG.",
+)
 def create(
     name: str,
     rules: tuple[str, ...],

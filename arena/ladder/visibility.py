@@ -1,40 +1,62 @@
-"""When a match's cards may be shown: only once it and every match sharing its decks are over.
+"""When a match's seed, salt, decks and replay may be shown to spectators.
 
-The twins of a duplicate pair (same season, same `pair`) hold the same decks, so one twin's replay
-shows the other's hidden cards while that one is still being played. The web asks `revealed()`
-before it serves a seed, a salt, a result or a replay (docs/security.md).
+A match is revealed once it is done and no match that shares its decks is still queued or running:
+the twin of a duplicate pair (same season and pair), or any match with the same seed. Until then its
+replay would show the cards its twin is about to be dealt. Failed and deleted deck-mates do not hold
+a reveal back: they will never be played. The web decides what is public with these two helpers;
+`unrevealed_ids` answers for a whole list in at most a few queries, for list pages.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import exists, select, tuple_
+from sqlalchemy.orm import Session, aliased
 
 from arena.store.models import Match
+from arena.store.queue import deck_mates
 
-FINAL = ("done", "failed")
+OPEN = ("queued", "running")
+CHUNK = 500  # values per IN list, well under every database's parameter limit
+T = TypeVar("T")
 
 
 def revealed(s: Session, m: Match) -> bool:
-    """True when `m` is done and every match with its season and pair is done or failed."""
-    return m.id not in unrevealed_ids(s, [m])
+    """True only when `m` is done and every match sharing its decks is done or failed (or gone)."""
+    if m.status != "done":
+        return False
+    other = aliased(Match)
+    return not s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(m, other))))
 
 
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:
-    """The ids among `matches` that `revealed()` refuses, with one query for the whole batch."""
+    """The ids of those of `matches` that are not revealed (the same test as `revealed`, in bulk)."""
     matches = list(matches)
-    out = {m.id for m in matches if m.status != "done"}
-    keyed: dict[tuple[int | None, int], list[int]] = defaultdict(list)
-    for m in matches:
-        if m.id not in out and m.pair is not None:
-            keyed[(m.season_id, m.pair)].append(m.id)
-    if not keyed:
-        return out
-    pairs = {pair for _, pair in keyed}
-    q = select(Match.season_id, Match.pair).where(Match.pair.in_(pairs), Match.status.not_in(FINAL))
-    for season_id, pair in s.execute(q):
-        out.update(keyed.get((season_id, pair), []))
-    return out
+    hidden = {m.id for m in matches if m.status != "done"}
+    done = [m for m in matches if m.status == "done"]
+    if not done:
+        return hidden
+    seeds = sorted({m.seed for m in done})
+    pairs = sorted({(m.season_id, m.pair) for m in done if m.season_id is not None and m.pair is not None})
+    open_seeds: set[int] = set()
+    open_pairs: set[tuple[int, int]] = set()
+    for chunk in _chunks(seeds):
+        open_seeds |= set(s.scalars(select(Match.seed).where(Match.status.in_(OPEN), Match.seed.in_(chunk))))
+    for chunk in _chunks(pairs):
+        rows = s.execute(
+            select(Match.season_id, Match.pair).where(
+                Match.status.in_(OPEN), tuple_(Match.season_id, Match.pair).in_(chunk)
+            )
+        )
+        open_pairs |= {(season_id, pair) for season_id, pair in rows}
+    for m in done:  # a done match is never open itself, so any open hit is a deck-mate
+        if m.seed in open_seeds or (m.season_id, m.pair) in open_pairs:
+            hidden.add(m.id)
+    return hidden
+
+
+def _chunks(values: Sequence[T]) -> Iterable[Sequence[T]]:
+    for i in range(0, len(values), CHUNK):
+        yield values[i : i + CHUNK]
