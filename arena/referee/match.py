@@ -210,6 +210,9 @@ class MatchRunner(SeatStreams):
             trick = await self._turn(seat, turns)
             if trick is not None:
                 last = trick
+                if self.on_event is not None:  # spectators' live feed: the public part of the trick
+                    self._emit("trick", deal=deal.index + 1, trick=trick.no, leader=trick.leader,
+                               cards=[card_code(trick.lead), card_code(trick.follow)], winner=trick.winner)  # fmt: skip
         self._settle()
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)

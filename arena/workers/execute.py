@@ -6,6 +6,7 @@ Runs inside a pool child process (spawned: gRPC does not survive fork).
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -37,24 +38,16 @@ def bwrap_available() -> bool:
 
 def run_job(job: MatchJob) -> MatchResult:
     """Play the match; bot misbehaviour comes back as verdicts, never as an exception."""
-    from arena.engine import Rules
-    from arena.referee import TimeControl
     from arena.sandbox.bundle import load_bundle
-    from arena.workers.match import play_match
 
     started = time.monotonic()
     bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
-    outcome = play_match(
-        bundles,
-        rules=Rules.from_pairs(job.rules),
-        seed=job.seed,
-        time_control=TimeControl(**job.time_control),
-        launcher=make_launcher(job.launcher),
-        match_id=f"m{job.match_id}",
-        pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
-        salt=bytes.fromhex(job.salt) if job.salt else None,  # the one behind Match.commitment
-        names=job.names if all(name for name, _ in job.names) else None,  # registered, never bot.toml's
-    )
+    live = _live_writer(job.live)  # spectators follow it one trick behind
+    try:
+        outcome = _play(job, bundles, live)
+    finally:
+        if live is not None:
+            live.close()
     return MatchResult(
         winner=outcome.winner,
         void=outcome.void,
@@ -65,6 +58,39 @@ def run_job(job: MatchJob) -> MatchResult:
         replay=outcome.replay_bytes,
         logs=seat_logs(outcome),
         duration=time.monotonic() - started,
+    )
+
+
+def _live_writer(path: str) -> Any:
+    """The live feed's writer, or None: a worker that cannot write it (a read-only home on another
+    host) still plays the match; spectators then see it once it is recorded."""
+    from arena.workers.live import LiveWriter
+
+    if not path:
+        return None
+    try:
+        return LiveWriter(path)
+    except OSError as exc:
+        logging.getLogger("arena.workers").warning("no live feed for %s: %s", path, exc)
+        return None
+
+
+def _play(job: MatchJob, bundles: tuple[Any, Any], live: Any) -> Any:
+    from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.workers.match import play_match
+
+    return play_match(
+        bundles,
+        rules=Rules.from_pairs(job.rules),
+        seed=job.seed,
+        time_control=TimeControl(**job.time_control),
+        launcher=make_launcher(job.launcher),
+        match_id=f"m{job.match_id}",
+        pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
+        salt=bytes.fromhex(job.salt) if job.salt else None,  # the one behind Match.commitment
+        names=job.names if all(name for name, _ in job.names) else None,  # registered, never bot.toml's
+        on_event=live,
     )
 
 
