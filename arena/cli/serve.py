@@ -1,7 +1,11 @@
-"""`arena serve`: the referee as a standalone gRPC server (Unix socket and/or TCP).
+"""`arena serve`: the multi-user arena server: the referee, the whole `Arena` API, the web, the players.
 
-The management calls (CreateMatch, GetMatch) need the admin token; without one they are off, and a
-referee that would listen beyond this machine refuses to start (docs/referee.md, docs/security.md).
+One process: the referee (bots join over the Unix socket and/or TCP), the management API
+(arena.proto's `Arena`, one `arena.service.core.Service` over the store, shared with the web of
+`--web`), and with `--workers N` a child process that plays challenges and running seasons. The
+admin calls need the admin token; without one they are off, and a server that would listen beyond
+this machine refuses to start (docs/deploy.md, docs/referee.md, docs/security.md). `--tls-cert`
+and `--tls-key` put TLS on the TCP listener and the web.
 """
 
 from __future__ import annotations
@@ -10,11 +14,15 @@ import asyncio
 import ipaddress
 import logging
 import signal
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.errors import UserError
+from arena.cli.ladder_common import SANDBOX_HELP
 
 if TYPE_CHECKING:
     from arena.access.admin import AdminToken
@@ -22,6 +30,7 @@ if TYPE_CHECKING:
     from arena.referee import TimeControl
     from arena.referee.management import ReplayDir
     from arena.referee.match import MatchRunner
+    from arena.service.core import Service
 
 log = logging.getLogger("arena.serve")
 NO_TOKEN = (
@@ -84,8 +93,30 @@ NO_TOKEN = (
     help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.",
 )
 @click.option(
-    "--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`)."
+    "--db",
+    "db_url",
+    default=None,
+    metavar="URL",
+    help="The store the API, the web and the workers use (default: ARENA_DATABASE_URL, else "
+    "$ARENA_HOME/arena.db, as every other command).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(0, 256),
+    default=0,
+    show_default=True,
+    help="Matches this server plays at once: queued challenges, then running seasons (0: none; "
+    "then `arena season run` or `arena worker` must play them).",
+)
+@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
+@click.option(
+    "--tls-cert",
+    "tls_cert",
+    default=None,
+    metavar="FILE",
+    help="PEM certificate (chain) for TLS on --tcp and --web; needs --tls-key.",
+)
+@click.option("--tls-key", "tls_key", default=None, metavar="FILE", help="The PEM private key of --tls-cert.")
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -97,18 +128,26 @@ def serve(
     admin_token_file: str | None,
     web_addr: str | None,
     db_url: str | None,
+    workers: int,
+    launcher: str,
+    tls_cert: str | None,
+    tls_key: str | None,
 ) -> None:
-    """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
+    """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
     Bots connect with the Referee service (protos/elfern/arena/v1/referee.proto), each with its seat
-    token; matches are created with the Arena service (arena.proto: CreateMatch, GetMatch), which
-    needs the admin token as metadata `authorization: Bearer <token>`. Health checking and server
+    token. Everything else is the Arena service (arena.proto): owners submit bots, read their logs
+    and challenge with their API token, the organiser runs seasons with the admin token, both as
+    metadata `authorization: Bearer <token>` (docs/deploy.md). Health checking and server
     reflection are on, so grpcurl works: `grpcurl -plaintext 127.0.0.1:50051 list`.
     """
     from arena.access.admin import AdminToken, AdminTokenError
+    from arena.access.ratelimit import RateLimiter
+    from arena.cli.ladder_common import check_launcher
     from arena.cli.play import parse_rules
     from arena.referee import TimeControl, TimeControlError
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
+    from arena.service.core import Service
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
@@ -121,6 +160,9 @@ def serve(
             f"--tcp {tcp} listens beyond this machine, and the management calls hand out seat tokens: "
             + NO_TOKEN
         )
+    tls = load_tls(tls_cert, tls_key)
+    if tls is not None and not tcp and not web_addr:
+        raise UserError("--tls-cert/--tls-key secure --tcp and --web; give at least one of them")
     try:
         tc = check_time_control(TimeControl.parse(time_text))
     except TimeControlError as exc:
@@ -138,12 +180,89 @@ def serve(
         raise UserError(
             f"--replays {replay_dir}: {exc.strerror or exc}; give a directory you can write"
         ) from None
+    if workers:
+        check_launcher(launcher)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    web_server = _web_server(web_addr, db_url) if web_addr else None
+    service = Service(_open_store(db_url), admin=token, limiter=RateLimiter(), launcher=launcher)
     try:
-        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, replays, token, web_server))
+        web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None
+        log.info(
+            "store %s; %s",
+            service.store.engine.url.render_as_string(hide_password=True),
+            f"{workers} worker(s) in the {launcher} sandbox" if workers else "no workers (--workers 0)",
+        )
+        plan = Plan(unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls)
+        asyncio.run(_serve(plan, web_server))
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
+    finally:
+        service.store.close()
+
+
+@dataclass(frozen=True)
+class Tls:
+    """A certificate chain and its key, both PEM, checked to belong together."""
+
+    cert: Path
+    key: Path
+    cert_pem: bytes
+    key_pem: bytes
+
+    def grpc_credentials(self) -> Any:
+        import grpc
+
+        return grpc.ssl_server_credentials([(self.key_pem, self.cert_pem)])
+
+
+def load_tls(cert: str | None, key: str | None) -> Tls | None:
+    """The TLS files, read and checked now, so a bad one is one line at start-up, not a failed handshake."""
+    if cert is None and key is None:
+        return None
+    if not cert or not key:
+        raise UserError("give both --tls-cert FILE and --tls-key FILE (PEM), or neither")
+    pems = []
+    for flag, path in (("--tls-cert", cert), ("--tls-key", key)):
+        try:
+            pems.append(Path(path).read_bytes())
+        except OSError as exc:
+            raise UserError(
+                f"{flag} {path}: cannot read it ({exc.strerror or exc}); give a readable PEM file"
+            )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_verify_locations(cadata=pems[0].decode("ascii", "replace"))
+    except (ssl.SSLError, ValueError) as exc:
+        raise UserError(f"--tls-cert {cert}: not a PEM certificate ({_reason(exc)})") from None
+    try:
+        context.load_cert_chain(cert, key, password=lambda: b"")
+    except ssl.SSLError as exc:
+        if "KEY_VALUES_MISMATCH" in str(exc):
+            raise UserError(
+                f"--tls-key {key} is not the key of --tls-cert {cert}; give the key the certificate was made for"
+            ) from None
+        raise UserError(
+            f"--tls-key {key}: not an unencrypted PEM private key ({_reason(exc)}); "
+            "decrypt it with `openssl pkey -in KEY -out KEY.plain`"
+        ) from None
+    return Tls(Path(cert), Path(key), pems[0], pems[1])
+
+
+def _reason(exc: Exception) -> str:
+    return str(getattr(exc, "reason", None) or exc).splitlines()[0][:120]
+
+
+def _open_store(db_url: str | None) -> Any:
+    """The store of the whole server (the same resolution as `arena web`), migrated; one line if it fails."""
+    from arena.cli.web import _demo_home
+    from arena.store import Store
+
+    try:
+        return Store.open(db_url, home=_demo_home(db_url))
+    except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
+        raise UserError(
+            f"cannot open the store ({exc.__class__.__name__}: {str(exc).splitlines()[0][:200]}); "
+            "check --db or ARENA_DATABASE_URL"
+        ) from None
 
 
 def is_loopback(tcp: str) -> bool:
@@ -165,10 +284,14 @@ def is_loopback(tcp: str) -> bool:
     return (mapped or address).is_loopback
 
 
-def _web_server(addr: str, db_url: str | None):
-    """Build (not start) a uvicorn server for the web app, failing early on a bad address or store."""
+def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None) -> Any:
+    """Build (not start) a uvicorn server for the web app over the server's own Service (the same
+    store, admin token and rate limits as gRPC), failing early on a bad address or store."""
+    import inspect
+
     import uvicorn
 
+    from arena.access.admin import AdminTokenError
     from arena.cli.web import _check_port, _demo_home
     from arena.web.app import create_app
 
@@ -176,32 +299,52 @@ def _web_server(addr: str, db_url: str | None):
     if not host or not port_text.isdigit():
         raise UserError(f"--web {addr!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
     _check_port(host, int(port_text))
+    shared: dict[str, Any] = {"admin_token": service.admin}
+    # TODO(lead): web12 adds create_app(..., service=); once merged, pass service=service unconditionally.
+    if "service" in inspect.signature(create_app).parameters:
+        shared["service"] = service
     try:
-        app = create_app(db_url, _demo_home(db_url))
+        app = create_app(db_url, _demo_home(db_url), **shared)
+    except AdminTokenError as exc:
+        raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None
-    config = uvicorn.Config(app, host=host, port=int(port_text), log_level="warning")
+    ssl_files = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)} if tls else {}
+    config = uvicorn.Config(app, host=host, port=int(port_text), log_level="warning", **ssl_files)
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # the referee's loop owns SIGINT/SIGTERM
-    click.echo(f"web: http://{host}:{port_text}/  (API docs at /api/docs)")
+    click.echo(f"web: {'https' if tls else 'http'}://{host}:{port_text}/  (API docs at /api/docs)")
     return server
 
 
-async def _serve(
-    unix_path: str | None,
-    tcp: str | None,
-    create: bool,
-    seed: int,
-    rules: Rules,
-    tc: TimeControl,
-    replays: ReplayDir,
-    token: AdminToken | None,
-    web_server: Any = None,
-) -> None:
+@dataclass(frozen=True)
+class Plan:
+    """What `_serve` runs, checked by `serve` first."""
+
+    unix_path: str | None
+    tcp: str | None
+    create: bool
+    seed: int
+    rules: Rules
+    tc: TimeControl
+    replays: ReplayDir
+    token: AdminToken | None
+    service: Service
+    workers: int
+    tls: Tls | None
+
+
+async def _serve(plan: Plan, web_server: Any = None) -> None:
+    import grpc
+
     from arena.proto.codec import encode_record
     from arena.referee import MatchSpec
-    from arena.referee.management import UnsafeReplayPath
+    from arena.referee.management import ArenaServicer, UnsafeReplayPath
     from arena.referee.server import RefereeServer
+    from arena.service.grpc_servicer import ArenaService, add_arena_service
+    from arena.workers.daemon import start_players, stop_players
+
+    replays, token = plan.replays, plan.token
 
     def write_replay(runner: MatchRunner) -> None:
         if runner.record is None:
@@ -218,8 +361,19 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+
+    def services(grpc_server: grpc.aio.Server) -> None:
+        # The whole Arena API; CreateMatch/GetMatch go on to the referee's own servicer (admin token).
+        add_arena_service(ArenaService(plan.service, referee=ArenaServicer(server)), grpc_server)
+
     server = RefereeServer(
-        unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay, admin_token=token
+        unix_path=plan.unix_path,
+        tcp=plan.tcp,
+        management=True,
+        on_finished=write_replay,
+        admin_token=token,
+        services=services,
+        tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
     )
     await server.start()
     management = (
@@ -227,11 +381,18 @@ async def _serve(
         if token is not None
         else "management calls refused: no admin token; " + NO_TOKEN
     )
+    tls = f"TLS with {plan.tls.cert}; " if plan.tls else ""
     click.echo(
-        f"referee listening on {', '.join(server.addresses)} (health checking and reflection on; {management})"
+        f"referee listening on {', '.join(server.addresses)} "
+        f"({tls}health checking and reflection on; {management})"
     )
-    if create:  # the operator's own terminal: the tokens are theirs to hand to two bots
-        runner = server.create_match(MatchSpec(rules=rules, seed=seed, time_control=tc))
+    players = None
+    if plan.workers:  # a child process (gRPC does not survive fork) with its own connection to the store
+        store = plan.service.store
+        url = store.engine.url.render_as_string(hide_password=False)
+        players = start_players(url, store.home, plan.workers, plan.service.launcher)
+    if plan.create:  # the operator's own terminal: the tokens are theirs to hand to two bots
+        runner = server.create_match(MatchSpec(rules=plan.rules, seed=plan.seed, time_control=plan.tc))
         server.start_match(runner)
         click.echo(f"match {runner.spec.match_id}: seat 0 token {runner.tokens[0]}")
         click.echo(f"match {runner.spec.match_id}: seat 1 token {runner.tokens[1]}")
@@ -241,4 +402,6 @@ async def _serve(
     if web_task is not None:
         web_server.should_exit = True
         await web_task
+    if players is not None:  # its matches in flight go back to the queue
+        await asyncio.to_thread(stop_players, players)
     await server.stop(3.0)

@@ -2,83 +2,107 @@
 
 `arena serve --workers N` plays through this `JobSource`: it claims queued challenges (unrated,
 `kind="challenge"`), then asks each running or closing season (a `SeasonRun` that plays until its
-ratings are stable) for its next match. Seasons started or closed remotely are picked up within
-`REFRESH` seconds; a closing season freezes once its final round robin is recorded.
+ratings are stable) for its next match, taking the seasons in turn. Every `refresh` seconds it
+looks again: seasons started or closed remotely are picked up, bots submitted since are entered
+in the running seasons (a stable season plays again when a new bot arrives), and matches whose
+runner died go back to the queue. A closing season freezes once its final round robin is recorded.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import select
 
 from arena.ladder.record import record_result
-from arena.ladder.runner import SeasonRun, job_for
-from arena.ladder.seasons import maybe_finish_close
+from arena.ladder.runner import MAX_ATTEMPTS, SeasonRun, job_for
+from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
 from arena.store import MatchJob, MatchResult, Store
-from arena.store.models import Match, Season
-from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew
+from arena.store.models import Entry, Match, Season, utcnow
+from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
 
-REFRESH = 2.0  # seconds between looks for seasons that started or closed
+log = logging.getLogger("arena.players")
+
+REFRESH = 2.0  # seconds between looks for seasons that started or closed, new bots and dead runners
 
 
 class ServerRun:
     """The server's `JobSource`: challenges, then running seasons, round robin."""
 
-    def __init__(self, store: Store, *, launcher: str = "bwrap", ttl: float = LEASE_SECONDS,
-                 live_dir: Path | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        store: Store,
+        *,
+        launcher: str = "bwrap",
+        ttl: float = LEASE_SECONDS,
+        live_dir: Path | None = None,
+        refresh: float = REFRESH,
+    ) -> None:
         self.store, self.launcher, self.ttl = store, launcher, ttl
         self.owner = lease_owner()
         self.live_dir = live_dir
+        self.refresh = refresh
         self.seasons: dict[str, SeasonRun] = {}
-        self._refreshed = 0.0
+        self._refreshed: float | None = None
         self._turn = 0
         self.suspended: list[str] = []
 
     def _refresh(self) -> None:
-        if time.monotonic() - self._refreshed < REFRESH:
+        now = time.monotonic()
+        if self._refreshed is not None and now - self._refreshed < self.refresh:
             return
-        self._refreshed = time.monotonic()
-        with self.store.read() as s:
-            live = {
-                name
-                for (name,) in s.execute(select(Season.name).where(Season.status.in_(("running", "closing"))))
-            }
+        self._refreshed = now
+        with self.store.tx() as s:
+            requeue_abandoned(s)
+            live = {}
+            for season in s.scalars(select(Season).where(Season.status.in_(("running", "closing")))):
+                live[season.name] = season.status
+                if season.status == "running":
+                    before = _entered(s, season.id)
+                    sync_entries(s, season)
+                    if _entered(s, season.id) != before and season.name in self.seasons:
+                        self.seasons[season.name]._stable = False  # a new bot: play until stable again
         for name in list(self.seasons):
             if name not in live:
                 del self.seasons[name]
-        for name in live - set(self.seasons):
-            self.seasons[name] = SeasonRun(
-                self.store, name, until_stable=True, launcher=self.launcher, ttl=self.ttl
-            )
-            self.seasons[name].owner = self.owner  # one lease owner for everything this server plays
+        for name in sorted(set(live) - set(self.seasons)):
+            try:
+                run = SeasonRun(self.store, name, until_stable=True, launcher=self.launcher, ttl=self.ttl)
+            except SeasonError:  # frozen or deleted since the look above
+                continue
+            run.owner = self.owner  # one lease owner for everything this server plays
+            self.seasons[name] = run
+            log.info("playing season %s (%s)", name, live[name])
 
     def _live(self, job: MatchJob) -> MatchJob:
         if self.live_dir is None:
             return job
-        from dataclasses import replace
-
         return replace(job, live=str(self.live_dir / f"m{job.match_id}.jsonl"))
 
     def next_job(self) -> MatchJob | None:
+        self._refresh()
         with self.store.tx() as s:
             m = claim(s, self.owner, kinds=("challenge",), ttl=self.ttl)
             if m is not None:
                 return self._live(job_for(s, m, self.launcher))
-        self._refresh()
         names = sorted(self.seasons)
         for i in range(len(names)):
             name = names[(self._turn + i) % len(names)]
             try:
                 job = self.seasons[name].next_job()
-            except Exception:  # the season was frozen or deleted meanwhile: forget it
+            except Exception as exc:  # the season was frozen or deleted meanwhile: forget it (a refresh
+                log.warning("season %s: %s", name, exc)  # brings it back if it still plays)
                 self.seasons.pop(name, None)
                 continue
             if job is not None:
                 self._turn += 1
                 return self._live(job)
-            maybe_finish_close(self.store, name)
+            if maybe_finish_close(self.store, name):
+                log.info("season %s: final round robin recorded; frozen", name)
+                self.seasons.pop(name, None)
         return None
 
     def renew(self, match_ids: list[int]) -> None:
@@ -92,15 +116,15 @@ class ServerRun:
             run._stable = False  # a result may change whether a season is stable
 
     def fail(self, job: MatchJob, error: str) -> None:
-        from arena.ladder.runner import MAX_ATTEMPTS
-
         with self.store.tx() as s:
             m = s.get(Match, job.match_id)
             if m is None or m.lease_owner != self.owner:
                 return
-            if m.attempts >= MAX_ATTEMPTS:
+            if m.attempts >= MAX_ATTEMPTS:  # given up, visibly, as SeasonRun does
                 m.status, m.lease_owner, m.lease_expires = "failed", None, None
+                m.finished_at = utcnow()  # its deck-mate may start now
                 m.verdict_details = [error, error]
+                log.warning("match %s failed %d times: %s", m.id, m.attempts, error)
             else:
                 release(s, self.owner, m.id)
 
@@ -108,3 +132,7 @@ class ServerRun:
         with self.store.tx() as s:
             for match_id in match_ids:
                 release(s, self.owner, match_id)
+
+
+def _entered(s, season_id: int) -> set[int]:  # noqa: ANN001
+    return set(s.scalars(select(Entry.id).where(Entry.season_id == season_id, Entry.active.is_(True))))

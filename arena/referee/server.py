@@ -100,6 +100,8 @@ class RefereeServer:
         management: bool = False,
         on_finished: Callable[[MatchRunner], None] | None = None,
         admin_token: AdminToken | None = None,
+        services: Callable[[grpc.aio.Server], None] | None = None,
+        tcp_credentials: grpc.ServerCredentials | None = None,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -109,6 +111,8 @@ class RefereeServer:
         self.management = management
         self.admin_token = admin_token  # what the management calls need (None: they refuse)
         self.on_finished = on_finished  # called for matches started with start_match()
+        self.services = services  # registers the Arena service instead of add_management (arena serve)
+        self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
         self.runners: dict[str, MatchRunner] = {}
         self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
         self._tasks: set[asyncio.Task] = set()
@@ -144,7 +148,10 @@ class RefereeServer:
         )
         names = [referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name]
         if self.management:
-            add_management(server, self)
+            if self.services is not None:
+                self.services(server)
+            else:
+                add_management(server, self)
             names.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME]
@@ -155,7 +162,10 @@ class RefereeServer:
                 self.unix_path.unlink()
             server.add_insecure_port(f"unix://{self.unix_path}")
         if self.tcp is not None:
-            self.tcp_port = server.add_insecure_port(self.tcp)
+            if self.tcp_credentials is not None:
+                self.tcp_port = server.add_secure_port(self.tcp, self.tcp_credentials)
+            else:
+                self.tcp_port = server.add_insecure_port(self.tcp)
             if not self.tcp_port:
                 raise OSError(f"cannot listen on {self.tcp}")
         await server.start()
