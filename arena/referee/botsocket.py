@@ -12,6 +12,11 @@ hold hundreds of MiB; with these options the same flood moves its RSS by about 1
 - **Streams**: at most `SEAT_RPCS` calls at once on the whole socket (the seat's stream, and one more
   for a retried Join); more are refused with `RESOURCE_EXHAUSTED`. HTTP/2 admits `SEAT_STREAMS` per
   connection, so that a gRPC client's extra calls are refused with a status instead of queueing.
+- **Calls over the match**: `SEAT_CALL_BUDGET`. Every call that gets past gRPC's core costs the
+  referee's event loop (shared by every match in the process) the same, whatever it asks for, so a
+  bot that keeps opening calls would slow other matches down. Past the budget, each further call is
+  refused with `RESOURCE_EXHAUSTED` and the seat loses with `PROTOCOL_ERROR`; its match, and with it
+  this socket, ends.
 - **Connections**: at most `SEAT_CONNECTIONS`; further ones are closed by gRPC's core at accept.
 - **Buffers**: no BDP probing (it grows the flow-control windows toward the link's bandwidth-delay
   product), 16 KiB frames, 8 KiB of metadata.
@@ -23,7 +28,9 @@ hold hundreds of MiB; with these options the same flood moves its RSS by about 1
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -38,12 +45,13 @@ from arena.referee.server import (
     check_version,
     play_handlers,
 )
-from arena.referee.session import Seat
+from arena.referee.session import BAD, Event, Seat
 
 BOT_SOCKET_RECEIVE_CAP = MAX_BOT_MESSAGE + 1024  # gRPC's limit: room for the 16 KiB cap and framing
 SEAT_RPCS = 2  # calls at once: the seat's stream, and one more so that a refused Join can be retried
 SEAT_STREAMS = 4  # HTTP/2 streams per connection (more than SEAT_RPCS: extra calls get a status)
 SEAT_CONNECTIONS = 2
+SEAT_CALL_BUDGET = 16  # calls over the whole match: a bot needs one, a few if its Join is refused
 SOCKET_NAME = "referee.sock"
 
 BOT_SOCKET_OPTIONS: tuple[tuple[str, int], ...] = (
@@ -56,6 +64,33 @@ BOT_SOCKET_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.http2.max_frame_size", 16384),
     ("grpc.max_metadata_size", 8192),
 )
+
+
+async def _refuse(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    await context.abort(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, f"this socket's budget of {SEAT_CALL_BUDGET} calls is spent"
+    )
+
+
+_REFUSED = grpc.stream_stream_rpc_method_handler(_refuse)  # any method: it answers before reading
+
+
+class _CallBudget(grpc.aio.ServerInterceptor):
+    """Counts every call that reaches the referee (before gRPC's concurrency limit and method lookup)."""
+
+    def __init__(self, socket: BotSocket) -> None:
+        self._socket = socket
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        self._socket.calls += 1
+        if self._socket.calls > SEAT_CALL_BUDGET:
+            self._socket.overspent()
+            return _REFUSED
+        return await continuation(handler_call_details)
 
 
 def seat_socket_path(match_dir: str | Path, seat: int) -> Path:
@@ -77,6 +112,7 @@ class BotSocket:
         self.unix_path = Path(unix_path) if unix_path is not None else None
         self.tcp = tcp
         self.tcp_port: int | None = None
+        self.calls = 0  # calls that reached the referee, of SEAT_CALL_BUDGET
         self._server: grpc.aio.Server | None = None
 
     @property
@@ -103,8 +139,20 @@ class BotSocket:
         seat.claimed = True
         return self.runner, seat
 
+    def overspent(self) -> None:
+        """The seat broke the protocol by opening call after call: it loses (once), its match ends."""
+        seat = self.seat
+        if seat.bad_reason or self.runner.state == "OVER":
+            return
+        seat.bad_reason = f"opened more than {SEAT_CALL_BUDGET} calls on its socket (a bot needs one stream)"
+        self.runner.post(Event(BAD, seat.index, seat.bad_reason))
+
     async def start(self) -> None:
-        server = grpc.aio.server(options=list(BOT_SOCKET_OPTIONS), maximum_concurrent_rpcs=SEAT_RPCS)
+        server = grpc.aio.server(
+            options=list(BOT_SOCKET_OPTIONS),
+            maximum_concurrent_rpcs=SEAT_RPCS,
+            interceptors=[_CallBudget(self)],
+        )
         server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim)),))
         try:
             if self.unix_path is not None:
