@@ -263,6 +263,12 @@ def test_a_seat_socket_takes_only_its_own_token_and_only_play(tmp_path):
                     list(pbg.RefereeStub(ch).Play(iter([join]), timeout=10))
                 assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
                 assert f"this socket serves seat {seat} only" in refused.value.details()
+    # A refused Join (an unknown protocol version) leaves the seat's token usable: the retry below joins.
+    with grpc.insecure_channel(addresses[0][0]) as ch:
+        join = pb.BotMessage(join=pb.Join(token=tokens[0], protocol_version=2))
+        with pytest.raises(grpc.RpcError) as refused:
+            list(pbg.RefereeStub(ch).Play(iter([join]), timeout=10))
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     with grpc.insecure_channel(addresses[0][0]) as ch:
