@@ -183,6 +183,7 @@ def serve(
     if workers:
         check_launcher(launcher)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # a migration's every step is noise here
     service = Service(_open_store(db_url), admin=token, limiter=RateLimiter(), launcher=launcher)
     try:
         web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None
@@ -227,7 +228,7 @@ def load_tls(cert: str | None, key: str | None) -> Tls | None:
         except OSError as exc:
             raise UserError(
                 f"{flag} {path}: cannot read it ({exc.strerror or exc}); give a readable PEM file"
-            )
+            ) from None
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     try:
         context.load_verify_locations(cadata=pems[0].decode("ascii", "replace"))

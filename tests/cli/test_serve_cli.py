@@ -239,4 +239,65 @@ def test_serve_end_to_end_with_the_admin_token_two_random_bots_and_the_replay_un
         interrupt(proc)
     assert decode_record((replays / "e2e-1.replay").read_bytes()).match_id == "e2e-1"
     files = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")}
-    assert files == {"replays", "replays/e2e-1.replay"}  # nothing outside --replays, nothing else in it
+    # nothing outside --replays but the store (ARENA_HOME is the working directory), nothing else in it
+    assert files == {"arena.db", "replays", "replays/e2e-1.replay"}
+
+
+# -- the store, the sandbox and the workers -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--db", "sqlite:///{tmp}/a-file/arena.db"], "cannot open the store (FileExistsError"),
+        (["--db", "nosuchdb://x"], "cannot open the store ("),
+        (["--workers", "1", "--sandbox", "nope"], "nope"),
+        (["--workers", "-1"], "Invalid value for '--workers'"),
+    ],
+)
+def test_serve_refuses_a_bad_store_or_sandbox_in_one_line(repo_root, tmp_path, args, message):
+    (tmp_path / "a-file").write_text("a file, not a directory")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    out = subprocess.run(
+        [*ARENA, "serve", "--unix", "", "--tcp", "127.0.0.1:0", *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env=arena_env(repo_root),
+    )  # fmt: skip
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert len([ln for ln in out.stderr.splitlines() if ln.startswith("Error")]) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_serve_answers_the_whole_arena_api_and_keeps_create_match(repo_root, tmp_path):
+    """The owners' and organiser's calls are on the referee's listener, over the store of ARENA_HOME;
+    CreateMatch still needs the admin token; an admin call with no token is refused."""
+    from arena.access.owners import add_owner
+    from arena.store import Store
+
+    home = tmp_path / "home"
+    store = Store.open(None, home=home)
+    token = add_owner(store, "ann")
+    store.close()
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", "", "--tcp", "127.0.0.1:0", ARENA_ADMIN_TOKEN=TOKEN, ARENA_HOME=str(home)
+    )  # fmt: skip
+    try:
+        address = proc.stdout.readline().split(" on ")[1].split(" (")[0]
+        with grpc.insecure_channel(address) as channel:
+            api = arena_pb2_grpc.ArenaStub(channel)
+            owner = (("authorization", f"Bearer {token}"),)
+            admin = (("authorization", f"Bearer {TOKEN}"),)
+            assert list(api.ListBots(arena_pb2.ListBotsRequest(), metadata=owner, timeout=30).bots) == []
+            owners = api.ListOwners(arena_pb2.ListOwnersRequest(), metadata=admin, timeout=30)
+            assert [o.name for o in owners.owners] == ["ann"]
+            for call, request, metadata in (
+                (api.ListOwners, arena_pb2.ListOwnersRequest(), owner),
+                (api.CreateMatch, arena_pb2.CreateMatchRequest(), owner),
+            ):
+                with pytest.raises(grpc.RpcError) as info:
+                    call(request, metadata=metadata, timeout=30)
+                assert info.value.code() in (
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    grpc.StatusCode.UNAUTHENTICATED,
+                )
+            created = api.CreateMatch(arena_pb2.CreateMatchRequest(match_id="k1"), metadata=admin, timeout=30)
+            assert created.match_id == "k1" and len(created.tokens) == 2
+    finally:
+        interrupt(proc)

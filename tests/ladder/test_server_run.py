@@ -100,7 +100,7 @@ def test_a_challenge_then_a_running_seasons_matches_are_played_and_recorded(stor
     assert all(m.id in rated for m in ladder)
     for match_id in source.ids:  # each match wrote its live file, for WatchMatch
         events = read_events(live / f"m{match_id}.jsonl")
-        assert events and any(e.get("type") == "trick" for e in events), events[:3]
+        assert events and any(e.get("kind") == "trick" for e in events), events[:3]
 
 
 def _engine_submit(store: Store, tmp_path, name: str, owner: str, strategy: str = "random") -> None:
