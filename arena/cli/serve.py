@@ -160,9 +160,9 @@ def serve(
             f"--tcp {tcp} listens beyond this machine, and the management calls hand out seat tokens: "
             + NO_TOKEN
         )
-    tls = load_tls(tls_cert, tls_key)
-    if tls is not None and not tcp and not web_addr:
+    if (tls_cert or tls_key) and not tcp and not web_addr:
         raise UserError("--tls-cert/--tls-key secure --tcp and --web; give at least one of them")
+    tls = load_tls(tls_cert, tls_key)
     try:
         tc = check_time_control(TimeControl.parse(time_text))
     except TimeControlError as exc:
