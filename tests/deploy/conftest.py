@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from deploy_support import load_compose
+from deploy_support import DOCS_ENV, load_compose
 
 
 @pytest.fixture
 def compose() -> dict:
-    """docker-compose.yml with ARENA_HOME set as the docs say and every other variable at its default."""
-    return load_compose({"ARENA_HOME": "/srv/arena-home"})
+    """docker-compose.yml with ARENA_HOME and ARENA_ADMIN_TOKEN_FILE set as the docs say and every other
+    variable at its default."""
+    return load_compose(DOCS_ENV)

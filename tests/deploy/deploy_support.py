@@ -27,6 +27,10 @@ DOCKER_DEFAULT_CAPS = (
     "KILL",
     "AUDIT_WRITE",
 )
+#: The variables docs/deploy.md tells the organiser to set.
+DOCS_ENV = {"ARENA_HOME": "/srv/arena-home", "ARENA_ADMIN_TOKEN_FILE": "/srv/arena-admin-token"}
+#: Where Compose mounts the server's secret (and where its command reads the admin token).
+ADMIN_SECRET = "/run/secrets/arena_admin_token"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}")
 
 

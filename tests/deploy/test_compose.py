@@ -12,7 +12,7 @@ import sys
 
 import click
 import pytest
-from deploy_support import COMPOSE, REPO, load_compose
+from deploy_support import ADMIN_SECRET, COMPOSE, DOCS_ENV, REPO, load_compose
 
 from arena.cli import cli
 
@@ -44,12 +44,15 @@ def test_commands_parse_with_the_real_cli(compose: dict) -> None:
     server = parse_arena_command(compose["services"]["server"]["command"])
     assert server.params["tcp"] == "0.0.0.0:50051" and server.params["web_addr"] == "0.0.0.0:8000"
     assert server.params["unix_path"] == ""
+    assert server.params["admin_token_file"] == ADMIN_SECRET  # 0.0.0.0 needs it (see below)
+    assert server.params["workers"] == 1 and server.params["launcher"] == "bwrap"  # it plays challenges
     home = compose["services"]["server"]["environment"]["ARENA_HOME"]
     assert server.params["replay_dir"].startswith(f"{home}/")  # kept in the mounted home, not the container
     worker = parse_arena_command(compose["services"]["worker"]["command"])
     assert worker.params["concurrency"] == 1
-    for port in compose["services"]["server"]["ports"]:  # published ports are the ones it listens on
+    for port in compose["services"]["server"]["ports"]:  # published ports are the ones it listens on,
         assert port.rsplit(":", 1)[1] in ("8000", "50051")
+        assert port.startswith("127.0.0.1:")  # on the host's loopback unless ARENA_BIND says otherwise
     with pytest.raises(click.UsageError):  # the check itself can fail
         parse_arena_command(["arena", "worker", "--concurrency", "0"])
 
@@ -62,7 +65,8 @@ def test_environment_is_what_the_cli_reads(compose: dict) -> None:
     pg = services["postgres"]["environment"]
     for name in ARENA_SERVICES:
         env = services[name]["environment"]
-        assert set(env) == {"ARENA_HOME", "ARENA_DATABASE_URL", "ARENA_BROKER_URL"}
+        extra = {"FORWARDED_ALLOW_IPS"} if name == "server" else set()  # uvicorn's own variable
+        assert set(env) == {"ARENA_HOME", "ARENA_DATABASE_URL", "ARENA_BROKER_URL", *extra}
         assert env["ARENA_DATABASE_URL"] == (
             f"postgresql://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}@postgres:5432/{pg['POSTGRES_DB']}"
         )
@@ -86,8 +90,58 @@ def test_arena_home_must_be_given() -> None:
         load_compose({})
 
 
-def test_worker_sandbox_settings(compose: dict) -> None:
-    worker = compose["services"]["worker"]
+def test_the_admin_token_comes_from_a_secret_file(compose: dict) -> None:
+    """The server reads the token from Compose's secret mount; only the server gets it; the file must
+    be named (no default token, no token in the environment or on the command line)."""
+    services = compose["services"]
+    name = ADMIN_SECRET.rsplit("/", 1)[1]
+    assert services["server"]["secrets"] == [name]
+    assert compose["secrets"] == {name: {"file": DOCS_ENV["ARENA_ADMIN_TOKEN_FILE"]}}
+    assert "secrets" not in services["worker"]  # workers only play; they never need the token
+    text = COMPOSE.read_text()
+    assert "ARENA_ADMIN_TOKEN:" not in text and "ARENA_ADMIN_TOKEN=" not in text
+    with pytest.raises(KeyError, match="ARENA_ADMIN_TOKEN_FILE"):
+        load_compose({"ARENA_HOME": "/srv/arena-home"})
+
+
+def _server_argv(compose: dict, token_file: str | None) -> list[str]:
+    """The server's command with its ports at 0 and the secret at `token_file` (None: dropped)."""
+    argv = [
+        a.replace(":50051", ":0").replace(":8000", ":0") for a in compose["services"]["server"]["command"]
+    ]
+    i = argv.index("--admin-token-file")
+    if token_file is None:
+        del argv[i : i + 2]
+    else:
+        argv[i + 1] = token_file
+    return argv
+
+
+def test_the_server_refuses_to_start_without_its_secret(compose: dict, tmp_path) -> None:
+    """`--tcp 0.0.0.0:50051` hands out seat tokens and admin calls: without the secret the server exits
+    in one line before it opens the store or listens (with it, tests/deploy/test_topology.py runs it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"PYTHONPATH": str(REPO), "ARENA_HOME": str(tmp_path / "home")}
+    for token_file, message in (
+        (None, "--tcp 0.0.0.0:0 listens beyond this machine"),
+        (str(tmp_path / "missing"), f"cannot read the admin token file {tmp_path / 'missing'}"),
+    ):
+        argv = _server_argv(compose, token_file)
+        out = subprocess.run(
+            [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", *argv[1:]],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert out.returncode == 2, out.stderr
+        lines = out.stderr.splitlines()
+        assert len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "home").exists()  # nothing opened
+
+
+@pytest.mark.parametrize("service", ARENA_SERVICES)
+def test_sandbox_settings(compose: dict, service: str) -> None:
+    """The workers play in bwrap; so does the server (it builds submitted bundles and its --workers
+    play challenges), with the same privileges and the same uid pool."""
+    worker = compose["services"][service]
     assert not worker.get("privileged")
     assert sorted(worker["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]  # tests/deploy/test_topology.py shows why
     assert "apparmor=unconfined" in worker["security_opt"]

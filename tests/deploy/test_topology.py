@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from deploy_support import DOCKER_DEFAULT_CAPS, REPO, load_compose
+from deploy_support import ADMIN_SECRET, DOCKER_DEFAULT_CAPS, DOCS_ENV, REPO, load_compose
 
 from arena.ladder.standings import verify_ratings
 from arena.store import Store
@@ -33,7 +33,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 ARENA = str(Path(sys.executable).parent / "arena")
 REDIS = "redis://127.0.0.1:6379/13"  # a db number of its own
-COMPOSE = load_compose({"ARENA_HOME": "/srv/arena-home"})
+COMPOSE = load_compose(DOCS_ENV)
+ADMIN = "topology-admin-token-0123456789abcdef"
 
 
 def _needs_root_bwrap() -> None:
@@ -89,10 +90,24 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     client = redis_client(REDIS)
     home, queue = tmp_path / "home", f"arena-deploy-{uuid.uuid4().hex[:10]}"
     home.mkdir()
-    services = load_compose({"ARENA_HOME": str(home)})["services"]
+    token_file = tmp_path / "admin-token"  # the secret's file, as Compose would mount it
+    token_file.write_text(ADMIN + "\n")
+    token_file.chmod(0o600)
+    # ARENA_SERVER_WORKERS=0: here the Celery workers must play every match (counted below); the
+    # server's own players are covered by tests/service/test_journey.py.
+    compose_env = {
+        "ARENA_HOME": str(home),
+        "ARENA_ADMIN_TOKEN_FILE": str(token_file),
+        "ARENA_SERVER_WORKERS": "0",
+    }
+    services = load_compose(compose_env)["services"]
     # The compose services' variables, pointed at this machine's PostgreSQL schema and Redis db.
     local = {"ARENA_HOME": str(home), "ARENA_DATABASE_URL": database_url, "ARENA_BROKER_URL": REDIS}
-    assert set(services["worker"]["environment"]) == set(local) == set(services["server"]["environment"])
+    assert (
+        set(services["worker"]["environment"])
+        == set(local)
+        == set(services["server"]["environment"]) - {"FORWARDED_ALLOW_IPS"}
+    )
     env = {**os.environ, **local, "ARENA_CELERY_QUEUE": queue}
     worker_env = {**env, "ARENA_CGROUP_ROOT": str(tmp_path / "no-cgroups")}
 
@@ -111,7 +126,9 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
 
     web_port, tcp_port = _free_port(), _free_port()
     serve = [
-        a.replace("0.0.0.0:50051", f"127.0.0.1:{tcp_port}").replace("0.0.0.0:8000", f"127.0.0.1:{web_port}")
+        a.replace("0.0.0.0:50051", f"127.0.0.1:{tcp_port}")
+        .replace("0.0.0.0:8000", f"127.0.0.1:{web_port}")
+        .replace(ADMIN_SECRET, str(token_file))  # the secret's mount point -> its file
         for a in services["server"]["command"]
     ]
     assert serve != services["server"]["command"]
@@ -139,6 +156,18 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
             except OSError:
                 assert server.poll() is None, server.communicate()[1]
                 time.sleep(0.2)
+        # The management API answers the organiser with the secret's token, and nobody without it.
+        import grpc
+
+        from arena.proto import arena_pb2, arena_pb2_grpc
+
+        with grpc.insecure_channel(f"127.0.0.1:{tcp_port}") as channel:
+            api = arena_pb2_grpc.ArenaStub(channel)
+            auth = (("authorization", f"Bearer {ADMIN}"),)
+            assert list(api.ListOwners(arena_pb2.ListOwnersRequest(), metadata=auth, timeout=30).owners) == []
+            with pytest.raises(grpc.RpcError) as info:
+                api.ListOwners(arena_pb2.ListOwnersRequest(), timeout=30)
+            assert info.value.code() in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED)
         run = arena(
             "season", "run", "dep", "--matches", "4", "--executor", "celery", "--concurrency", "2", "--quiet"
         )
