@@ -287,4 +287,6 @@ def test_the_journey_with_the_cli(arena: Arena, tmp_path: Path) -> None:
     match_id = str(json.loads(challenged)["id"])
     watched = client(ann, "watch", match_id, "--json").stdout.splitlines()
     events = [json.loads(line) for line in watched]
-    assert any("trick" in e for e in events) and "status" in events[-1], events[-3:]
+    statuses = [e["status"] for e in events if "status" in e]
+    assert "status" in events[0] and statuses[-1]["status"] == "done", events[:2]
+    assert any("trick" in e for e in events) and any("deal_end" in e for e in events)
