@@ -19,6 +19,7 @@ from arena.cli.ladder_common import (
     run_with_progress,
     user_errors,
 )
+from arena.cli.remote import Remote, local_only, remote_options
 
 
 @click.group()
@@ -31,6 +32,10 @@ def season() -> None:
     arena season run autumn --until-stable      # safe to Ctrl-C; run it again to continue
     arena standings autumn
     arena season close autumn                   # final duplicate round robin, then frozen
+
+    create, start, freeze, close and list also work against a remote `arena serve` with --server
+    (ARENA_SERVER) and the admin token as --api-token (ARENA_API_TOKEN); the server's workers then
+    play the matches (run, verify and export work on the local store only).
     """
 
 
@@ -44,7 +49,13 @@ def season() -> None:
     "--format", "fmt", default=None, metavar="flags=N|deals=N", help="First to N flags, or exactly N deals."
 )
 @click.option("--duplicate", is_flag=True, help="Play every pairing twice, same cards, seats swapped.")
-@click.option("--seed", type=int, default=None, help="Season seed (default: random); fixes every match seed.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Season seed (default: random); fixes every match seed. Local store only: a server draws its own.",
+)
+@remote_options
 def create(
     name: str,
     rules: tuple[str, ...],
@@ -52,16 +63,28 @@ def create(
     fmt: str | None,
     duplicate: bool,
     seed: int | None,
+    remote: Remote | None,
 ) -> None:
-    """Create a draft season NAME."""
+    """Create a draft season NAME (remotely: CreateSeason, admin token only)."""
     from arena.ladder.seasons import create_season
 
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
-    with user_errors():
-        created = create_season(
-            open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
+    if remote is not None:
+        from arena.cli.challenge import time_control
+        from arena.proto import arena_pb2 as pb
+
+        if seed is not None:
+            local_only(remote, "--seed")
+        request = pb.CreateSeasonRequest(
+            name=name, rules=pairs, time_control=time_control(time_text), duplicate=duplicate
         )
+        created = remote.call("CreateSeason", request)
+    else:
+        with user_errors():
+            created = create_season(
+                open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
+            )
     click.echo(
         f"season {created.name} created (draft): rules {' '.join(pairs) or 'default'}, "
         f"time {time_text or 'default'}{', duplicate' if duplicate else ''}; "
@@ -69,13 +92,30 @@ def create(
     )
 
 
+def _step(remote: Remote, method: str, name: str):  # noqa: ANN202 - a SeasonInfo
+    from arena.proto import arena_pb2 as pb
+
+    return remote.call(method, pb.SeasonRequest(name=name))
+
+
 @season.command("start")
 @click.argument("name")
-def start(name: str) -> None:
-    """Open NAME for play, entering every active bot's newest version."""
+@remote_options
+def start(name: str, remote: Remote | None) -> None:
+    """Open NAME for play, entering every active bot's newest version (remotely: StartSeason, admin)."""
     from arena.ladder.runner import active_entries
     from arena.ladder.seasons import start_season
 
+    if remote is not None:
+        from arena.proto import arena_pb2 as pb
+
+        info = _step(remote, "StartSeason", name)
+        table = remote.call("GetStandings", pb.GetStandingsRequest(season=name))
+        n = sum(1 for r in table.rows if r.active)
+        click.echo(f"season {name} {info.status} with {n} bots; the server's match workers play it")
+        if n < 2:
+            click.echo("note: fewer than two bots; submit some with `arena bots submit`", err=True)
+        return
     store = open_store()
     with user_errors():
         start_season(store, name)
@@ -214,10 +254,15 @@ def run(
 
 @season.command("freeze")
 @click.argument("name")
-def freeze(name: str) -> None:
-    """Stop all play in NAME and freeze its standings as they are."""
+@remote_options
+def freeze(name: str, remote: Remote | None) -> None:
+    """Stop all play in NAME and freeze its standings as they are (remotely: FreezeSeason, admin)."""
     from arena.ladder.seasons import freeze_season
 
+    if remote is not None:
+        _step(remote, "FreezeSeason", name)
+        click.echo(f"season {name} frozen; `arena standings {name}`")
+        return
     with user_errors():
         freeze_season(open_store(), name)
     click.echo(f"season {name} frozen; `arena standings {name}`")
@@ -237,10 +282,27 @@ def freeze(name: str) -> None:
     help=EXECUTOR_HELP,
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def close(name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
-    """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable."""
+@remote_options
+def close(
+    name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool, remote: Remote | None
+) -> None:
+    """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable.
+
+    Remotely (CloseSeason, admin) the server queues the final matches and its workers play them; the
+    season freezes by itself when they are done (the play options are for the local store).
+    """
     from arena.ladder.seasons import close_season, maybe_finish_close
 
+    if remote is not None:
+        info = _step(remote, "CloseSeason", name)
+        if info.status == "frozen":
+            click.echo(f"season {name} closed and frozen; `arena standings {name}`")
+        else:
+            click.echo(
+                f"season {name}: final round robin queued on the server, {info.matches_pending} matches "
+                "to play; it freezes when they are done (`arena season list` shows the state)"
+            )
+        return
     store = open_store()
     check_launcher(launcher)
     with user_errors():
@@ -266,19 +328,50 @@ def close(name: str, concurrency: int | None, launcher: str, executor: str, quie
 
 @season.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_(as_json: bool) -> None:
-    """All seasons with their state and match counts."""
-    rows = [
-        {
-            "name": s.name,
-            "status": s.status,
-            "rules": s.rules,
-            "time": s.time_control,
-            "duplicate": s.duplicate,
-            "recorded": s.recorded,
-        }
-        for s in open_store().seasons()
-    ]
+@remote_options
+def list_(as_json: bool, remote: Remote | None) -> None:
+    """All seasons with their state and match counts (remotely: ListSeasons, anyone)."""
+    rows = (
+        _remote_seasons(remote)
+        if remote is not None
+        else [
+            {
+                "name": s.name,
+                "status": s.status,
+                "rules": s.rules,
+                "time": s.time_control,
+                "duplicate": s.duplicate,
+                "recorded": s.recorded,
+            }
+            for s in open_store().seasons()
+        ]
+    )
+    _print_seasons(rows, as_json)
+
+
+def _remote_seasons(remote: Remote) -> list[dict]:
+    """ListSeasons as the rows of the local listing (oldest first; `recorded`: matches done)."""
+    from arena.proto import arena_pb2 as pb
+
+    answer = remote.call("ListSeasons", pb.ListSeasonsRequest())
+    rows = []
+    for x in reversed(answer.seasons):
+        tc = x.time_control
+        clocks = {"startup": tc.startup_ms, "move": tc.move_ms, "bank": tc.bank_ms}
+        rows.append(
+            {
+                "name": x.name,
+                "status": x.status,
+                "rules": list(x.rules),
+                "time": {k: v / 1000 for k, v in clocks.items() if v},
+                "duplicate": x.duplicate,
+                "recorded": x.matches_done,
+            }
+        )
+    return rows
+
+
+def _print_seasons(rows: list[dict], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
