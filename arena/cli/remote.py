@@ -82,6 +82,9 @@ class Remote:
     """A channel to one `arena serve` and the caller's token; every call goes through `call`."""
 
     def __init__(self, address: str, token: str | None = None, tls_ca: str | None = None) -> None:
+        # gRPC's C core logs connection and TLS failures to stderr; the one-line error says it all
+        # (GRPC_VERBOSITY=ERROR brings them back for debugging)
+        os.environ.setdefault("GRPC_VERBOSITY", "NONE")
         import grpc
 
         from arena.proto import arena_pb2_grpc

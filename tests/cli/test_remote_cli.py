@@ -1,0 +1,486 @@
+"""The CLI as a client: real `python -m arena.cli` processes talk to a real Arena gRPC service on loopback.
+
+Each CLI process gets ARENA_SERVER / ARENA_API_TOKEN and an empty ARENA_HOME of its own, so nothing
+it prints can come from a local store (the tests also check that it never creates one).
+
+GetBot, ListMatches and GetReplay import `arena.ladder.visibility` and `arena.replay.privacy`,
+which other branches provide. Until those are merged the `pending_modules` fixture puts minimal
+stand-ins into this test process's sys.modules (the server runs in this process); once the real
+modules import, it does nothing and these tests run against them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import types
+from collections.abc import Iterator
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from service_support import ADMIN, serve_in_thread  # noqa: E402
+
+from arena.access.admin import AdminToken  # noqa: E402
+from arena.access.owners import add_owner  # noqa: E402
+from arena.access.ratelimit import Budget, RateLimiter  # noqa: E402
+from arena.proto import arena_pb2 as pb  # noqa: E402
+from arena.proto import arena_pb2_grpc  # noqa: E402
+from arena.replay.export import record_to_json  # noqa: E402
+from arena.service.core import Service  # noqa: E402
+from arena.store import Store  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+RANDOM = REPO / "sample_bots" / "python" / "random"
+WRONG = "elf_xxxxxxxxWRONGWRONGWRONGWRONG"
+
+
+def _stand_ins() -> dict[str, dict]:
+    def unrevealed_ids(s, matches):  # noqa: ANN001, ANN202
+        return {x.id for x in matches if x.status != "done"}
+
+    def revealed(s, m):  # noqa: ANN001, ANN202
+        return m.status == "done"
+
+    return {
+        "arena.ladder.visibility": {"unrevealed_ids": unrevealed_ids, "revealed": revealed},
+        "arena.replay.privacy": {
+            "public_record_bytes": lambda data: data,
+            "private_record_bytes": lambda data, seats: data,
+        },
+    }
+
+
+@pytest.fixture
+def pending_modules(monkeypatch) -> None:
+    """Stand-ins for the modules other branches are writing, only while they do not import."""
+    for name, attrs in _stand_ins().items():
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            module = types.ModuleType(name)
+            module.__dict__.update(attrs)
+            monkeypatch.setitem(sys.modules, name, module)
+
+
+@dataclass
+class Server:
+    service: Service
+    address: str
+    url: str  # the server's store, for the local commands these tests compare with
+    tokens: dict[str, str]
+    client_home: Path
+
+    def run(self, *args: str, token: str | None = None, server: str | None = None, **env: str):
+        """`arena ARGS` as a separate process pointed at this server (or at `server`)."""
+        base = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        base.update(
+            PYTHONPATH=str(REPO),
+            ARENA_HOME=str(self.client_home),
+            ARENA_SERVER=self.address if server is None else server,
+            COLUMNS="200",
+        )
+        if token:
+            base["ARENA_API_TOKEN"] = token
+        base.update(env)
+        return subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args],
+            capture_output=True,
+            text=True,
+            env=base,
+            cwd=self.client_home,
+            timeout=600,
+        )
+
+    def local(self, *args: str):
+        """`arena ARGS` on the server's own store, without --server (what the organiser's shell sees)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(PYTHONPATH=str(REPO), ARENA_DATABASE_URL=self.url, COLUMNS="200")
+        return subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=self.client_home,
+            timeout=600,
+        )
+
+
+@pytest.fixture
+def server(tmp_path, pending_modules) -> Iterator[Server]:
+    home = tmp_path / "server"
+    home.mkdir()
+    url = f"sqlite:///{home / 'arena.db'}"
+    store = Store.open(url, home=home)
+    service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="bwrap")
+    tokens = {name: add_owner(store, name) for name in ("alice", "bob")}
+    client_home = tmp_path / "client"
+    client_home.mkdir()
+    address, stop, thread = serve_in_thread(service)
+    try:
+        yield Server(service, address, url, tokens, client_home)
+    finally:
+        stop.set()
+        thread.join(10)
+        store.close()
+    assert not (client_home / "arena.db").exists(), "a remote command opened a local store"
+
+
+def _one_line_error(done: subprocess.CompletedProcess, *needles: str) -> str:
+    """The command failed with exit code 2 and one line (no traceback) holding every needle."""
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def _ok(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return done.stdout
+
+
+def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> None:
+    alice, bob = server.tokens["alice"], server.tokens["bob"]
+    out = _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    assert "submitted alicebot@1 (python" in out and server.address in out
+    again = _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    assert "alicebot@1 unchanged" in again
+    # a folder packed by the CLI hashes like a local submission of the same folder would
+    from arena.store.bundles import content_hash
+
+    listed = json.loads(_ok(server.run("bots", "list", "--json")))
+    assert listed == [
+        {
+            "name": "alicebot",
+            "owner": "alice",
+            "version": 1,
+            "language": "python",
+            "state": "active",
+            "hash": content_hash(RANDOM)[:12],
+        }
+    ]
+    assert "alicebot" in _ok(server.run("bots", "list"))
+
+    mine = json.loads(_ok(server.run("bots", "show", "alicebot", "--json", token=alice)))
+    theirs = json.loads(_ok(server.run("bots", "show", "alicebot", "--json", token=bob)))
+    assert mine["versions"][0]["build_log"] is not None and mine["versions"][0]["build_ok"]
+    assert theirs["versions"][0]["build_log"] is None  # a build log is its owner's
+    assert set(mine) >= {"name", "owner", "retired", "suspended", "suspension_reason", "versions", "notices"}
+    assert mine["versions"][0]["path"] is None  # the server's paths stay on the server
+
+    logs = json.loads(_ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
+    assert logs["name"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
+    assert "no recorded match logs yet" in _ok(server.run("bots", "logs", "alicebot", token=alice))
+    _one_line_error(
+        server.run("bots", "logs", "alicebot", token=bob),
+        "PERMISSION_DENIED",
+        "only to its owner and the admin",
+    )
+    _one_line_error(server.run("bots", "logs", "alicebot"), "PERMISSION_DENIED", "no API token was sent")
+    _one_line_error(server.run("bots", "retire", "alicebot", token=bob), "PERMISSION_DENIED")
+    _one_line_error(
+        server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=bob),
+        "PERMISSION_DENIED",
+        "belongs to another owner",
+    )
+    _one_line_error(
+        server.run("bots", "submit", str(RANDOM), "--name", "-bad", token=alice), "INVALID_ARGUMENT", "name"
+    )
+    _one_line_error(server.run("bots", "show", "nobody"), "NOT_FOUND", "nobody")
+    assert "alicebot retired" in _ok(server.run("bots", "retire", "alicebot", token=alice))
+    assert json.loads(_ok(server.run("bots", "list", "--json"))) == []
+    assert json.loads(_ok(server.run("bots", "list", "--all", "--json")))[0]["state"] == "retired"
+
+
+def test_wrong_token_and_unreachable_server_are_one_line(server: Server) -> None:
+    line = _one_line_error(server.run("bots", "list", token=WRONG), "UNAUTHENTICATED", "elf_xxxx…")
+    assert WRONG not in line and "WRONG" not in line  # only the token's first 8 characters
+    with socket.socket() as sock:  # a loopback port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{sock.getsockname()[1]}"
+    for args in (("bots", "list"), ("standings",), ("matches",), ("watch", "1")):
+        _one_line_error(
+            server.run(*args, server=closed), f"cannot reach arena server {closed}", "connection refused"
+        )
+    _one_line_error(server.run("bots", "list", server="no-port-here"), "HOST:PORT")
+    # TLS asked of a plain-text server fails in one line too
+    ca = server.client_home / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    tls = server.run("bots", "list", "--tls-ca", str(ca))
+    assert tls.returncode == 2 and len(tls.stderr.strip().splitlines()) == 1 and "Traceback" not in tls.stderr
+    # an --api-token given without a server is a mistake, not silently ignored
+    local = server.run("bots", "list", "--api-token", "elf_abc", server="")
+    _one_line_error(local, "--api-token is only used with --server")
+
+
+def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: Server) -> None:
+    alice, bob = server.tokens["alice"], server.tokens["bob"]
+    _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    _ok(server.run("bots", "submit", str(RANDOM), "--name", "bobbot", token=bob))
+
+    # the organiser, remotely
+    _one_line_error(server.run("season", "create", "s1", token=alice), "PERMISSION_DENIED", "admin token")
+    _one_line_error(server.run("season", "create", "s1", "--seed", "3", token=ADMIN), "--seed")
+    made = _ok(
+        server.run("season", "create", "s1", "--format", "flags=1", "--time", "move=1s,bank=5s", token=ADMIN)
+    )
+    assert "season s1 created (draft)" in made
+    _one_line_error(server.run("season", "create", "s1", token=ADMIN), "FAILED_PRECONDITION")
+    assert "season s1 running with 2 bots" in _ok(server.run("season", "start", "s1", token=ADMIN))
+    _one_line_error(server.run("season", "start", "nope", token=ADMIN), "NOT_FOUND")
+    remote_seasons = json.loads(_ok(server.run("season", "list", "--json")))
+    assert remote_seasons == json.loads(_ok(server.local("season", "list", "--json")))
+    owners = json.loads(_ok(server.run("owners", "list", "--json", token=ADMIN)))
+    assert [(o["name"], o["token_prefix"]) for o in owners] == [
+        ("alice", alice[:8]),
+        ("bob", bob[:8]),
+    ]
+    assert alice not in _ok(server.run("owners", "list", token=ADMIN))
+    _one_line_error(server.run("owners", "list", token=alice), "PERMISSION_DENIED")
+
+    # the server's workers would play the season; here the organiser's shell plays two matches
+    played = server.local("season", "run", "s1", "--matches", "2", "--sandbox", "local", "--quiet")
+    assert "played 2 matches" in _ok(played)
+
+    remote = json.loads(_ok(server.run("standings", "s1", "--json")))
+    local = json.loads(_ok(server.local("standings", "s1", "--json")))
+    assert set(remote) == set(local) and remote["season"] == "s1" and remote["status"] == "running"
+    assert remote["standings"] == local["standings"] and len(remote["standings"]) == 2
+    assert sum(r["games"] for r in remote["standings"]) == 4
+    assert remote["los"] is None and len(local["los"]["matrix"]) == 2  # GetStandings has no LOS matrix
+    assert "alicebot@1" in _ok(server.run("standings"))  # the running season by default
+
+    # challenges: owned, unrated, listed apart, rate-limited
+    queued = _ok(server.run("challenge", "alicebot", "bobbot", "--deals", "3", token=alice))
+    assert "challenge queued: match" in queued and "alicebot@1 vs bobbot@1" in queued
+    row = json.loads(_ok(server.run("challenge", "bobbot", "alicebot", "--json", token=bob)))
+    assert row["kind"] == "challenge" and row["requested_by"] == "bob" and row["seed"] is None
+    _one_line_error(
+        server.run("challenge", "bobbot", "alicebot", token=alice), "PERMISSION_DENIED", "not yours"
+    )
+    _one_line_error(server.run("challenge", "alicebot", "nobody", token=alice), "NOT_FOUND")
+    _one_line_error(server.run("challenge", "alicebot", "bobbot"), "PERMISSION_DENIED")
+    server.service.limiter.budgets["challenge"] = Budget(1, 3600.0)
+    _ok(server.run("challenge", "alicebot", "bobbot", token=alice))
+    _one_line_error(
+        server.run("challenge", "alicebot", "bobbot", token=alice), "RESOURCE_EXHAUSTED", "retry after 3600 s"
+    )
+
+    # matches: ladder by default, challenges apart; the same JSON as the local command
+    ladder = json.loads(_ok(server.run("matches", "--season", "s1", "--json")))
+    assert {m["kind"] for m in ladder["matches"]} == {"ladder"} and ladder["total"] >= 2
+    done = [m for m in ladder["matches"] if m["status"] == "done"]
+    assert len(done) == 2 and all(m["revealed"] and m["seed"] is not None for m in done)
+    challenges = json.loads(_ok(server.run("matches", "--kind", "challenge", "--json")))
+    assert challenges["total"] == 3 and {m["status"] for m in challenges["matches"]} == {"queued"}
+    assert "alicebot@1 vs bobbot@1" in _ok(server.run("matches", "--kind", "challenge"))
+    local_matches = _local_in_process(server, "matches", "--season", "s1", "--json")
+    assert json.loads(local_matches) == ladder
+    _one_line_error(server.run("matches", "--season", "nope"), "NOT_FOUND")
+
+    # replays of a finished match: public to anyone, private to a seat's owner and the admin
+    match_id = str(done[0]["id"])
+    text = _ok(server.run("replay", "show", match_id))
+    assert text.strip() == "\n".join(_public_lines(server, int(match_id))) and "result:" in text
+    exported = json.loads(_ok(server.run("replay", "export", match_id, "--json")))
+    assert exported == record_to_json(_public_record(server, int(match_id)))
+    assert _ok(server.run("replay", "show", match_id, "--private", token=alice))
+    assert _ok(server.run("replay", "show", f"m{match_id}", "--private", token=ADMIN))
+    _one_line_error(server.run("replay", "show", match_id, "--private"), "PERMISSION_DENIED")
+    _one_line_error(server.run("replay", "show", "99999"), "NOT_FOUND")
+    _one_line_error(server.run("replay", "show", "last"), "MATCH 'last'")
+
+    # the bot's own logs of those matches, remotely
+    logs = json.loads(_ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
+    assert {x["match_id"] for x in logs["matches"]} == {m["id"] for m in done}
+
+    # closing queues the final round robin on the server; freezing stops it
+    assert "final round robin queued on the server" in _ok(server.run("season", "close", "s1", token=ADMIN))
+    assert "season s1 frozen" in _ok(server.run("season", "freeze", "s1", token=ADMIN))
+    assert json.loads(_ok(server.run("standings", "s1", "--json")))["status"] == "frozen"
+
+
+def _local_in_process(server: Server, *args: str) -> str:
+    """A local command in this process (where the stand-in modules are loaded), over the server's store."""
+    from arena.cli import cli
+
+    done = CliRunner().invoke(cli, list(args), env={"ARENA_DATABASE_URL": server.url, "ARENA_SERVER": ""})
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+def _public_record(server: Server, match_id: int):  # noqa: ANN202
+    from arena.proto.codec import decode_record
+
+    public_record_bytes = importlib.import_module("arena.replay.privacy").public_record_bytes  # see the top
+    return decode_record(public_record_bytes(server.service.store.replay(match_id)))
+
+
+def _public_lines(server: Server, match_id: int) -> list[str]:
+    from arena.replay.render import render
+
+    return render(_public_record(server, match_id))
+
+
+def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> None:
+    """Without a server, `arena challenge` queues in the local store as its admin; `matches` lists it."""
+    for name, owner in (("alicebot", "alice"), ("bobbot", "bob")):
+        _ok(server.run("bots", "submit", str(RANDOM), "--name", name, token=server.tokens[owner]))
+    queued = json.loads(
+        _local_in_process(server, "challenge", "alicebot", "bobbot", "--deals", "2", "--json")
+    )
+    assert queued["kind"] == "challenge" and queued["requested_by"] == "admin"
+    listed = json.loads(_local_in_process(server, "matches", "--kind", "challenge", "--json"))
+    assert [m["id"] for m in listed["matches"]] == [queued["id"]]
+    assert json.loads(_ok(server.run("matches", "--kind", "challenge", "--json"))) == listed
+    from arena.cli import cli
+
+    refused = CliRunner().invoke(cli, ["matches", "--season", "nope"], env={"ARENA_DATABASE_URL": server.url})
+    assert refused.exit_code == 2 and "no season named 'nope'" in refused.output
+
+
+def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_path) -> None:
+    big = tmp_path / "bigbot"
+    shutil.copytree(RANDOM, big, ignore=shutil.ignore_patterns("__pycache__"))
+    (big / "data.bin").write_bytes(os.urandom(3 * 1024 * 1024))  # incompressible: 3 MiB on the wire
+    done = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
+    assert "submitted big@1" in _ok(done)
+    assert "uploading bigbot (tar.gz)" in done.stderr and "(100%)" in done.stderr
+    assert "building the bundle" in done.stderr
+    server.service.upload_cap = 1024 * 1024
+    (big / "more.bin").write_bytes(os.urandom(1024))
+    over = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
+    over.stderr = "".join(x for x in over.stderr.splitlines(True) if not x.startswith("uploading "))
+    _one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
+    archive = tmp_path / "not-a-bundle.rar"
+    archive.write_bytes(b"x")
+    _one_line_error(
+        server.run("bots", "submit", str(archive), "--name", "x", token=server.tokens["alice"]), ".rar"
+    )
+    _one_line_error(
+        server.run("bots", "submit", str(tmp_path), "--name", "x", token=server.tokens["alice"]), "bot.toml"
+    )
+
+
+# ---- arena watch, against a scripted WatchMatch (the real one is built on another branch) ----
+
+
+def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:  # noqa: ANN003
+    info = pb.MatchInfo(
+        id=7,
+        kind="ladder",
+        season="s1",
+        status=state,
+        players=["ann@1", "bea@2"],
+        revealed=revealed,
+        **{"winner": -1, **kw},
+    )
+    return pb.WatchEvent(status=info)
+
+
+SCRIPT = [
+    _status("queued"),
+    _status("running"),
+    pb.WatchEvent(deal=pb.WatchDeal(deal=1, dealer=1)),
+    pb.WatchEvent(
+        trick=pb.WatchTrick(deal=1, trick=1, leader=0, cards=["7H", "KH"], winner=1, tricks_won=[0, 1])
+    ),
+    pb.WatchEvent(
+        trick=pb.WatchTrick(deal=1, trick=2, leader=1, cards=["AS", "8S"], winner=1, tricks_won=[0, 2])
+    ),
+    _status("done"),  # over, but its duplicate twin is still to play: only the status until then
+    pb.WatchEvent(deal_end=pb.WatchDealEnd(deal=1, winner=1, lines=[0, 2])),
+    _status("done", revealed=True, winner=1, lines=[0, 2], verdicts=["OK", "OK"]),
+    pb.WatchEvent(deal=pb.WatchDeal(deal=99, dealer=0)),  # never printed: the client stops at the end
+]
+
+
+class ScriptedWatch(arena_pb2_grpc.ArenaServicer):
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, str]] = []
+        self.release = threading.Event()
+
+    def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
+        self.seen.append((request.match_id, dict(context.invocation_metadata()).get("authorization", "")))
+        if request.match_id != 7:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
+        yield from SCRIPT
+        self.release.wait(60)  # the stream stays open: the client must stop by itself
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[str, ScriptedWatch]]:
+    fake = ScriptedWatch()
+    grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    arena_pb2_grpc.add_ArenaServicer_to_server(fake, grpc_server)
+    port = grpc_server.add_insecure_port("127.0.0.1:0")
+    grpc_server.start()
+    try:
+        yield f"127.0.0.1:{port}", fake
+    finally:
+        fake.release.set()
+        grpc_server.stop(0)
+
+
+def test_watch_prints_trick_by_trick_and_exits_when_over(scripted, tmp_path) -> None:
+    address, fake = scripted
+    client = Server(None, address, "", {}, tmp_path)  # type: ignore[arg-type]
+    out = _ok(client.run("watch", "m7", token="elf_watcher"))
+    lines = out.strip().splitlines()
+    assert lines == [
+        "match 7 (ladder, season s1): ann@1 vs bea@2 — queued",
+        "match 7 (ladder, season s1): ann@1 vs bea@2 — running",
+        "deal 1, dealer bea@2",
+        "  trick 1: ann@1 7H, bea@2 KH → bea@2 takes it (tricks 0-1)",
+        "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it (tricks 0-2)",
+        "match 7 is over; its tricks and result are shown once its duplicate twin has been played "
+        "(waiting; Ctrl-C to stop)",
+        "deal 1: bea@2 wins it; lines 0-2",
+        "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",
+    ]
+    assert fake.seen == [(7, "Bearer elf_watcher")]
+    events = [json.loads(x) for x in _ok(client.run("watch", "7", "--json")).splitlines()]
+    assert len(events) == len(SCRIPT) - 1 and events[3]["trick"]["cards"] == ["7H", "KH"]
+    _one_line_error(client.run("watch", "8"), "NOT_FOUND", "no match 8")
+    _one_line_error(client.run("watch", "seven"), "MATCH 'seven'")
+    _one_line_error(client.run("watch", "7", server=""), "--server HOST:PORT")
+
+
+def test_every_remote_command_explains_remote_mode_in_help() -> None:
+    from arena.cli import cli
+
+    runner = CliRunner()
+    for args in (
+        ["bots", "submit"],
+        ["bots", "list"],
+        ["bots", "show"],
+        ["bots", "logs"],
+        ["bots", "retire"],
+        ["standings"],
+        ["matches"],
+        ["replay", "show"],
+        ["replay", "export"],
+        ["challenge"],
+        ["watch"],
+        ["season", "create"],
+        ["season", "start"],
+        ["season", "freeze"],
+        ["season", "close"],
+        ["season", "list"],
+        ["owners", "list"],
+    ):
+        text = runner.invoke(cli, [*args, "--help"]).output
+        assert "--server" in text and "ARENA_SERVER" in text and "ARENA_API_TOKEN" in text, args
