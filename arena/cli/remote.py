@@ -159,7 +159,12 @@ def _reason(details: str) -> str:
     if "dns resolution failed" in low or "could not resolve" in low:
         return "unknown host name"
     if "ssl" in low or "handshake" in low or "certificate" in low:
-        return "the TLS handshake failed (wrong --tls-ca, or the server speaks plain gRPC?)"
+        return (
+            "the TLS handshake failed (a self-signed server needs its CA as --tls-ca FILE; "
+            "a plain-text server needs HOST:PORT without https://)"
+        )
+    if "socket closed" in low:
+        return "the connection was closed (a TLS server needs https://HOST:PORT or --tls-ca FILE)"
     return details or "no answer"
 
 

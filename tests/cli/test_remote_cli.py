@@ -484,3 +484,57 @@ def test_every_remote_command_explains_remote_mode_in_help() -> None:
     ):
         text = runner.invoke(cli, [*args, "--help"]).output
         assert "--server" in text and "ARENA_SERVER" in text and "ARENA_API_TOKEN" in text, args
+
+
+# ---- TLS: a self-signed server, trusted with --tls-ca ----
+
+
+def _self_signed(folder: Path) -> tuple[bytes, bytes]:
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return key.read_bytes(), cert.read_bytes()
+
+
+def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_path, pending_modules) -> None:
+    import asyncio
+
+    from arena.service.grpc_servicer import ArenaService
+
+    key, cert = _self_signed(tmp_path)
+    (tmp_path / "client").mkdir()
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
+    service = Service(store=store, admin=AdminToken.of(ADMIN), launcher="bwrap")
+    ready, stop, box = threading.Event(), threading.Event(), {}
+
+    async def main() -> None:
+        grpc_server = grpc.aio.server()
+        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(service), grpc_server)
+        box["port"] = grpc_server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key, cert)]))
+        await grpc_server.start()
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        await grpc_server.stop(0.5)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(20)
+    try:
+        client = Server(service, f"127.0.0.1:{box['port']}", "", {}, tmp_path / "client")
+        ca = str(tmp_path / "cert.pem")
+        assert json.loads(_ok(client.run("owners", "list", "--json", "--tls-ca", ca, token=ADMIN))) == []
+        https = f"https://127.0.0.1:{box['port']}"
+        assert _ok(client.run("bots", "list", "--json", server=https, ARENA_TLS_CA=ca)).strip() == "[]"
+        _one_line_error(client.run("bots", "list", server=https), f"server {https}: the TLS handshake failed")
+        plain = client.run("bots", "list", token=ADMIN)  # plain text to a TLS port
+        _one_line_error(
+            plain, f"cannot reach arena server 127.0.0.1:{box['port']}", "TLS server needs https://"
+        )
+    finally:
+        stop.set()
+        thread.join(10)
+        store.close()
