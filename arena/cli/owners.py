@@ -7,7 +7,7 @@ import json
 import click
 
 from arena.cli.ladder_common import open_store, user_errors
-from arena.cli.remote import Remote, remote_options
+from arena.cli.remote import Remote, remote_options, store_only
 
 
 @click.group()
@@ -34,6 +34,7 @@ def add(name: str) -> None:
     """Create owner NAME and print its new token once."""
     from arena.access.owners import add_owner
 
+    store_only("owners add")
     with user_errors():
         token = add_owner(open_store(), name)
     _print_token(name, token, "created owner")
@@ -45,6 +46,7 @@ def rotate(name: str) -> None:
     """Give NAME a new token; the old one stops working at once (also lifts a revocation)."""
     from arena.access.owners import rotate_owner
 
+    store_only("owners rotate")
     with user_errors():
         token = rotate_owner(open_store(), name)
     _print_token(name, token, "new token for")
@@ -56,6 +58,7 @@ def revoke(name: str) -> None:
     """Make NAME's token stop working; its bots stay registered (`rotate` hands out a new one)."""
     from arena.access.owners import revoke_owner
 
+    store_only("owners revoke")
     with user_errors():
         revoke_owner(open_store(), name)
     click.echo(f"revoked the token of {name}; `arena owners rotate {name}` issues a new one")

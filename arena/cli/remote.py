@@ -271,6 +271,17 @@ def local_only(remote: Remote | None, what: str) -> None:
         raise UserError(f"{what} works only on the local store; leave out --server (and ARENA_SERVER)")
 
 
+def store_only(command: str) -> None:
+    """Refuse a local-store-only command while ARENA_SERVER names a server: acting on a local store
+    the user did not mean (e.g. `owners add` on a laptop) would hand out a token the server rejects."""
+    server = os.environ.get("ARENA_SERVER", "").strip()
+    if server:
+        raise UserError(
+            f"`arena {command}` works on the local store only, but ARENA_SERVER is set ({server}); "
+            "run it on the server's machine with ARENA_SERVER unset"
+        )
+
+
 def need_remote(remote: Remote | None, command: str) -> Remote:
     if remote is None:
         raise UserError(

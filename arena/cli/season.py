@@ -19,7 +19,7 @@ from arena.cli.ladder_common import (
     run_with_progress,
     user_errors,
 )
-from arena.cli.remote import Remote, local_only, remote_options
+from arena.cli.remote import Remote, remote_options, store_only
 
 
 @click.group()
@@ -71,15 +71,9 @@ def create(
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
     if remote is not None:
-        from arena.cli.challenge import time_control
-        from arena.proto import arena_pb2 as pb
+        from arena.cli import season_remote
 
-        if seed is not None:
-            local_only(remote, "--seed")
-        request = pb.CreateSeasonRequest(
-            name=name, rules=pairs, time_control=time_control(time_text), duplicate=duplicate
-        )
-        created = remote.call("CreateSeason", request)
+        created = season_remote.create(remote, name, pairs, time_text, duplicate, seed)
     else:
         with user_errors():
             created = create_season(
@@ -92,12 +86,6 @@ def create(
     )
 
 
-def _step(remote: Remote, method: str, name: str):  # noqa: ANN202 - a SeasonInfo
-    from arena.proto import arena_pb2 as pb
-
-    return remote.call(method, pb.SeasonRequest(name=name))
-
-
 @season.command("start")
 @click.argument("name")
 @remote_options
@@ -107,14 +95,9 @@ def start(name: str, remote: Remote | None) -> None:
     from arena.ladder.seasons import start_season
 
     if remote is not None:
-        from arena.proto import arena_pb2 as pb
+        from arena.cli import season_remote
 
-        info = _step(remote, "StartSeason", name)
-        table = remote.call("GetStandings", pb.GetStandingsRequest(season=name))
-        n = sum(1 for r in table.rows if r.active)
-        click.echo(f"season {name} {info.status} with {n} bots; the server's match workers play it")
-        if n < 2:
-            click.echo("note: fewer than two bots; submit some with `arena bots submit`", err=True)
+        season_remote.start(remote, name)
         return
     store = open_store()
     with user_errors():
@@ -234,6 +217,7 @@ def run(
     quiet: bool,
 ) -> None:
     """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
+    store_only("season run")
     if (matches is None) == (not until_stable):
         raise UserError("give exactly one goal: --matches N or --until-stable")
     store = open_store()
@@ -260,7 +244,9 @@ def freeze(name: str, remote: Remote | None) -> None:
     from arena.ladder.seasons import freeze_season
 
     if remote is not None:
-        _step(remote, "FreezeSeason", name)
+        from arena.cli import season_remote
+
+        season_remote.step(remote, "FreezeSeason", name)
         click.echo(f"season {name} frozen; `arena standings {name}`")
         return
     with user_errors():
@@ -294,14 +280,9 @@ def close(
     from arena.ladder.seasons import close_season, maybe_finish_close
 
     if remote is not None:
-        info = _step(remote, "CloseSeason", name)
-        if info.status == "frozen":
-            click.echo(f"season {name} closed and frozen; `arena standings {name}`")
-        else:
-            click.echo(
-                f"season {name}: final round robin queued on the server, {info.matches_pending} matches "
-                "to play; it freezes when they are done (`arena season list` shows the state)"
-            )
+        from arena.cli import season_remote
+
+        season_remote.close(remote, name)
         return
     store = open_store()
     check_launcher(launcher)
@@ -331,44 +312,23 @@ def close(
 @remote_options
 def list_(as_json: bool, remote: Remote | None) -> None:
     """All seasons with their state and match counts (remotely: ListSeasons, anyone)."""
-    rows = (
-        _remote_seasons(remote)
-        if remote is not None
-        else [
-            {
-                "name": s.name,
-                "status": s.status,
-                "rules": s.rules,
-                "time": s.time_control,
-                "duplicate": s.duplicate,
-                "recorded": s.recorded,
-            }
-            for s in open_store().seasons()
-        ]
-    )
+    if remote is not None:
+        from arena.cli import season_remote
+
+        _print_seasons(season_remote.seasons(remote), as_json)
+        return
+    rows = [
+        {
+            "name": s.name,
+            "status": s.status,
+            "rules": s.rules,
+            "time": s.time_control,
+            "duplicate": s.duplicate,
+            "recorded": s.recorded,
+        }
+        for s in open_store().seasons()
+    ]
     _print_seasons(rows, as_json)
-
-
-def _remote_seasons(remote: Remote) -> list[dict]:
-    """ListSeasons as the rows of the local listing (oldest first; `recorded`: matches done)."""
-    from arena.proto import arena_pb2 as pb
-
-    answer = remote.call("ListSeasons", pb.ListSeasonsRequest())
-    rows = []
-    for x in reversed(answer.seasons):
-        tc = x.time_control
-        clocks = {"startup": tc.startup_ms, "move": tc.move_ms, "bank": tc.bank_ms}
-        rows.append(
-            {
-                "name": x.name,
-                "status": x.status,
-                "rules": list(x.rules),
-                "time": {k: v / 1000 for k, v in clocks.items() if v},
-                "duplicate": x.duplicate,
-                "recorded": x.matches_done,
-            }
-        )
-    return rows
 
 
 def _print_seasons(rows: list[dict], as_json: bool) -> None:
@@ -390,6 +350,7 @@ def verify(name: str) -> None:
     """Recompute every live Elo rating of NAME from its stored replays and compare with the stored ones."""
     from arena.ladder.standings import verify_ratings
 
+    store_only("season verify")
     with user_errors():
         problems = verify_ratings(open_store(), name)
     if problems:
@@ -412,6 +373,7 @@ def export(name: str, out_dir: Path | None) -> None:
     """Write NAME's replays as files that `arena replay show FILE` and `arena replay verify` read."""
     from arena.ladder.export import export_replays
 
+    store_only("season export")
     store = open_store()
     with user_errors():
         out, count = export_replays(store, name, out_dir)

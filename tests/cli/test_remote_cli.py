@@ -221,6 +221,15 @@ def test_wrong_token_and_unreachable_server_are_one_line(server: Server) -> None
     ca.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
     tls = server.run("bots", "list", "--tls-ca", str(ca))
     assert tls.returncode == 2 and len(tls.stderr.strip().splitlines()) == 1 and "Traceback" not in tls.stderr
+    # commands of the local store only refuse while ARENA_SERVER is set (no stray local store, no dud token)
+    for args in (
+        ("owners", "add", "carol"),
+        ("owners", "rotate", "alice"),
+        ("season", "run", "s", "--matches", "1"),
+    ):
+        _one_line_error(
+            server.run(*args, token=ADMIN), "works on the local store only", "ARENA_SERVER is set"
+        )
     # an --api-token given without a server is a mistake, not silently ignored
     local = server.run("bots", "list", "--api-token", "elf_abc", server="")
     _one_line_error(local, "--api-token is only used with --server")
