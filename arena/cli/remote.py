@@ -198,7 +198,8 @@ def explain(err: Any, address: str, token: str | None, method: str, timeout: flo
         return f"not now (FAILED_PRECONDITION): {details}"
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         wait = _retry_after(err)
-        return f"over the limit (RESOURCE_EXHAUSTED): {details}" + (f"; retry after {wait} s" if wait else "")
+        again = f"; retry after {wait} s" if wait and "retry" not in details.lower() else ""
+        return f"over the limit (RESOURCE_EXHAUSTED): {details}{again}"
     if code == grpc.StatusCode.UNIMPLEMENTED:
         return f"the server at {address} does not offer {method} (UNIMPLEMENTED): {details}"
     return f"the arena server failed {method} ({name}): {details}"
