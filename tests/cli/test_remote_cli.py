@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from service_support import ADMIN, serve_in_thread  # noqa: E402
+from service_support import ADMIN, bundle_archive, serve_in_thread  # noqa: E402
 
 from arena.access.admin import AdminToken  # noqa: E402
 from arena.access.owners import add_owner  # noqa: E402
@@ -349,10 +349,11 @@ def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> 
     """Without a server, `arena challenge` queues in the local store as its admin; `matches` lists it."""
     for name, owner in (("alicebot", "alice"), ("bobbot", "bob")):
         _ok(server.run("bots", "submit", str(RANDOM), "--name", name, token=server.tokens[owner]))
-    queued = json.loads(
-        _local_in_process(server, "challenge", "alicebot", "bobbot", "--deals", "2", "--json")
-    )
+    args = ("challenge", "alicebot", "bobbot", "--deals", "2", "--time", "move=2s", "--json")
+    queued = json.loads(_local_in_process(server, *args))
     assert queued["kind"] == "challenge" and queued["requested_by"] == "admin"
+    made = server.service.store.match(queued["id"])
+    assert made.time_control["move"] == 2.0 and "max_deals=2" in made.rules
     listed = json.loads(_local_in_process(server, "matches", "--kind", "challenge", "--json"))
     assert [m["id"] for m in listed["matches"]] == [queued["id"]]
     assert json.loads(_ok(server.run("matches", "--kind", "challenge", "--json"))) == listed
@@ -360,6 +361,15 @@ def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> 
 
     refused = CliRunner().invoke(cli, ["matches", "--season", "nope"], env={"ARENA_DATABASE_URL": server.url})
     assert refused.exit_code == 2 and "no season named 'nope'" in refused.output
+    # `bots logs --json` locally runs the server's own operation: the same document as remotely
+    local_logs = json.loads(_local_in_process(server, "bots", "logs", "alicebot", "--json"))
+    remote_logs = server.run("bots", "logs", "alicebot", "--json", token=server.tokens["alice"])
+    assert local_logs == json.loads(_ok(remote_logs)) and [b["version"] for b in local_logs["builds"]] == [1]
+    # an archive is streamed as it is
+    archive = server.client_home / "bot.tar.gz"
+    archive.write_bytes(bundle_archive(RANDOM))
+    sent = _ok(server.run("bots", "submit", str(archive), "--name", "tarbot", token=server.tokens["bob"]))
+    assert "submitted tarbot@1 (python" in sent
 
 
 def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_path) -> None:
