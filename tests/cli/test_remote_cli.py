@@ -385,6 +385,18 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     over = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
     over.stderr = "".join(x for x in over.stderr.splitlines(True) if not x.startswith("uploading "))
     _one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
+    broken = tmp_path / "broken"
+    shutil.copytree(RANDOM, broken, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = (broken / "bot.toml").read_text()
+    (broken / "bot.toml").write_text(
+        manifest + 'build = ["sh", "-c", "echo compiling; echo no-such-header >&2; exit 1"]\n'
+    )
+    failed = server.run("bots", "submit", str(broken), "--name", "broken", token=server.tokens["alice"])
+    assert (
+        failed.returncode == 2 and "submitted broken@1" in failed.stdout and "Traceback" not in failed.stderr
+    )
+    assert "broken@1: build FAILED; it will not play. Build log tail:" in failed.stderr
+    assert "no-such-header" in failed.stderr  # the build log, as the local command shows it
     archive = tmp_path / "not-a-bundle.rar"
     archive.write_bytes(b"x")
     _one_line_error(
