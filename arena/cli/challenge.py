@@ -12,7 +12,7 @@ import json
 import click
 
 from arena.cli.errors import UserError
-from arena.cli.remote import REMOTE_HELP, Remote, client_for, remote_options
+from arena.cli.remote import Remote, client_for, remote_options, with_remote
 
 
 def time_control(text: str | None):  # noqa: ANN201 - a referee_pb2.TimeControl
@@ -82,6 +82,4 @@ def challenge(
         )
 
 
-challenge.help = (
-    (challenge.help or "") + "\n\n" + REMOTE_HELP + " Locally it queues the match in the local store."
-)
+challenge.help = with_remote(challenge.help, "Locally it queues the match in the local store.")

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from arena.cli.remote import REMOTE_HELP, Remote, client_for, remote_options
+from arena.cli.remote import Remote, client_for, remote_options, with_remote
 
 KINDS = ("ladder", "final", "compare", "challenge")
 STATUSES = ("queued", "running", "done", "failed")
@@ -120,4 +120,4 @@ def matches(
         console.print(f"{len(rows)} of {answer.total}; --offset {offset + len(rows)} shows more")
 
 
-matches.help = (matches.help or "") + "\n\n" + REMOTE_HELP + " Locally it reads the local store."
+matches.help = with_remote(matches.help, "Locally it reads the local store.")

@@ -34,6 +34,13 @@ REMOTE_HELP = (
 )
 
 
+def with_remote(help_text: str | None, extra: str = "") -> str:
+    """A command's help with the paragraph on remote mode appended (click's docstring, dedented)."""
+    import inspect
+
+    return inspect.cleandoc(help_text or "") + "\n\n" + REMOTE_HELP + (" " + extra if extra else "")
+
+
 def shown(token: str | None) -> str:
     """The first characters of a token, for messages (never the whole secret)."""
     return "(none)" if not token else token.strip()[:SHOWN] + "…"

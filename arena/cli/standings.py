@@ -8,7 +8,7 @@ import click
 
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import open_store, user_errors
-from arena.cli.remote import REMOTE_HELP, Remote, remote_options
+from arena.cli.remote import Remote, remote_options, with_remote
 
 
 def _default_season(store) -> str:  # noqa: ANN001
@@ -134,4 +134,4 @@ def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
         console.print(m)
 
 
-standings.help = (standings.help or "") + "\n\n" + REMOTE_HELP
+standings.help = with_remote(standings.help)

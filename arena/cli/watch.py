@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from arena.cli.errors import UserError
-from arena.cli.remote import REMOTE_HELP, Remote, need_remote, remote_options
+from arena.cli.remote import Remote, need_remote, remote_options, with_remote
 
 
 def match_id(text: str) -> int:
@@ -129,9 +129,4 @@ def watch(match: str, as_json: bool, remote: Remote | None) -> None:
         sys.exit(130)
 
 
-watch.help = (
-    (watch.help or "")
-    + "\n\n"
-    + REMOTE_HELP
-    + " It needs a server: live matches are served by `arena serve`."
-)
+watch.help = with_remote(watch.help, "It needs a server: live matches are served by `arena serve`.")
