@@ -172,6 +172,7 @@ def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> No
             "hash": content_hash(RANDOM)[:12],
         }
     ]
+    assert listed == json.loads(_ok(server.local("bots", "list", "--json")))  # the local command's rows
     assert "alicebot" in _ok(server.run("bots", "list"))
 
     mine = json.loads(_ok(server.run("bots", "show", "alicebot", "--json", token=alice)))
@@ -257,6 +258,7 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
         ("alice", alice[:8]),
         ("bob", bob[:8]),
     ]
+    assert owners == json.loads(_ok(server.local("owners", "list", "--json")))  # never rotated: equal
     assert alice not in _ok(server.run("owners", "list", token=ADMIN))
     _one_line_error(server.run("owners", "list", token=alice), "PERMISSION_DENIED")
 
@@ -570,3 +572,24 @@ def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_pat
         stop.set()
         thread.join(10)
         store.close()
+
+
+def test_addresses_and_the_plain_text_warning(capsys) -> None:
+    """No network here: a channel connects only at its first call, and these make none."""
+    from arena.cli.errors import UserError
+    from arena.cli.remote import Remote, parse_address
+
+    assert parse_address("https://arena.example.org").target == "arena.example.org:443"
+    assert parse_address("https://arena.example.org:8443/").tls
+    assert not parse_address("http://127.0.0.1:50051").tls and parse_address("http://h:1").target == "h:1"
+    assert parse_address("h:1", tls_ca="ca.pem").tls and parse_address("unix:/run/arena.sock").target
+    assert parse_address("[::1]:50051").target == "[::1]:50051"
+    for bad in ("", "arena.example.org", "[::1]"):
+        with pytest.raises(UserError):
+            parse_address(bad)
+    Remote("192.0.2.1:50051", "elf_secretsecret").close()  # a token in plain text off the machine: warned
+    warned = capsys.readouterr().err
+    assert "sending the API token unencrypted to 192.0.2.1:50051" in warned and "elf_secret" not in warned
+    for quiet in (("127.0.0.1:50051", "elf_t"), ("localhost:1", "elf_t"), ("192.0.2.1:50051", None)):
+        Remote(*quiet).close()
+    assert capsys.readouterr().err == ""
