@@ -17,7 +17,8 @@ def replay() -> None:
 @replay.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
 def verify(files: tuple[str, ...]) -> None:
-    """Re-simulate elfern/1 JSON records and check every deck, card, dealer and result.
+    """Re-simulate elfern/1 JSON records (or binary replays) and check every deck, card, dealer,
+    result and the deck commitment.
 
     Prints `FILE: ok` or `FILE: FAIL deal <n>, play <k>: <reason>` per file (deals and plays are
     numbered from 1). Exits 0 only if every file is ok, else 1.

@@ -53,7 +53,8 @@ def season() -> None:
     "--seed",
     type=int,
     default=None,
-    help="Season seed (default: random); fixes every match seed. Local store only: a server draws its own.",
+    help="Seed of the matchmaking's draws only (default: random); match seeds always come from the CSPRNG. "
+    "Local store only: a server draws its own.",
 )
 @remote_options
 def create(

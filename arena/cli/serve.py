@@ -1,14 +1,33 @@
-"""`arena serve`: the referee as a standalone gRPC server (Unix socket and/or TCP)."""
+"""`arena serve`: the referee as a standalone gRPC server (Unix socket and/or TCP).
+
+The management calls (CreateMatch, GetMatch) need the admin token; without one they are off, and a
+referee that would listen beyond this machine refuses to start (docs/referee.md, docs/security.md).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import logging
 import signal
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from arena.access.admin import AdminToken
+    from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.referee.management import ReplayDir
+    from arena.referee.match import MatchRunner
+
+log = logging.getLogger("arena.serve")
+NO_TOKEN = (
+    "set an admin token with --admin-token-file PATH or ARENA_ADMIN_TOKEN (make one with "
+    "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+)
 
 
 @click.command()
@@ -49,6 +68,13 @@ from arena.cli.errors import UserError
     help="Where finished matches' replays are written.",
 )
 @click.option(
+    "--admin-token-file",
+    "admin_token_file",
+    default=None,
+    metavar="PATH",
+    help="File holding the admin token the management calls need (else $ARENA_ADMIN_TOKEN).",
+)
+@click.option(
     "--web",
     "web_addr",
     default=None,
@@ -60,28 +86,83 @@ from arena.cli.errors import UserError
 @click.option(
     "--db", "db_url", default=None, metavar="URL", help="The store --web reads (as `arena web --db`)."
 )
-def serve(unix_path, tcp, create, seed, rule_pairs, time_text, replay_dir, web_addr, db_url) -> None:
+def serve(
+    unix_path: str,
+    tcp: str | None,
+    create: bool,
+    seed: int,
+    rule_pairs: tuple[str, ...],
+    time_text: str,
+    replay_dir: str,
+    admin_token_file: str | None,
+    web_addr: str | None,
+    db_url: str | None,
+) -> None:
     """Run the referee server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
-    Bots connect with the Referee service (protos/elfern/arena/v1/referee.proto); matches are
-    created with the Arena service (arena.proto: CreateMatch, GetMatch). Health checking and server
+    Bots connect with the Referee service (protos/elfern/arena/v1/referee.proto), each with its seat
+    token; matches are created with the Arena service (arena.proto: CreateMatch, GetMatch), which
+    needs the admin token as metadata `authorization: Bearer <token>`. Health checking and server
     reflection are on, so grpcurl works: `grpcurl -plaintext 127.0.0.1:50051 list`.
     """
+    from arena.access.admin import AdminToken, AdminTokenError
     from arena.cli.play import parse_rules
     from arena.referee import TimeControl, TimeControlError
+    from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
     try:
-        tc = TimeControl.parse(time_text)
+        token = AdminToken.load(admin_token_file)
+    except AdminTokenError as exc:
+        raise UserError(str(exc)) from None
+    if tcp and token is None and not is_loopback(tcp):
+        raise UserError(
+            f"--tcp {tcp} listens beyond this machine, and the management calls hand out seat tokens: "
+            + NO_TOKEN
+        )
+    try:
+        tc = check_time_control(TimeControl.parse(time_text))
     except TimeControlError as exc:
         raise UserError(f"--time: {exc}") from None
-    rules = parse_rules(rule_pairs, None, None)
+    except BadRequest as exc:
+        raise UserError(f"--time: {exc.message}") from None
+    try:
+        rules = check_rules(parse_rules(rule_pairs, None, None))
+    except BadRequest as exc:
+        raise UserError(f"--rules: {exc.message}") from None
+    replays = ReplayDir(replay_dir)
+    try:
+        replays.prepare()
+    except OSError as exc:
+        raise UserError(
+            f"--replays {replay_dir}: {exc.strerror or exc}; give a directory you can write"
+        ) from None
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     web_server = _web_server(web_addr, db_url) if web_addr else None
     try:
-        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, Path(replay_dir), web_server))
+        asyncio.run(_serve(unix_path or None, tcp, create, seed, rules, tc, replays, token, web_server))
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
+
+
+def is_loopback(tcp: str) -> bool:
+    """True when HOST of HOST:PORT is only reachable from this machine (127.0.0.0/8, ::1, localhost).
+
+    Anything else counts as public: 0.0.0.0, [::], an empty host (all interfaces) and every other
+    name, since a name can resolve to any address.
+    """
+    host = tcp.rpartition(":")[0].strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
 
 
 def _web_server(addr: str, db_url: str | None):
@@ -106,34 +187,54 @@ def _web_server(addr: str, db_url: str | None):
     return server
 
 
-async def _serve(unix_path, tcp, create, seed, rules, tc, replay_dir: Path, web_server=None) -> None:
+async def _serve(
+    unix_path: str | None,
+    tcp: str | None,
+    create: bool,
+    seed: int,
+    rules: Rules,
+    tc: TimeControl,
+    replays: ReplayDir,
+    token: AdminToken | None,
+    web_server: Any = None,
+) -> None:
     from arena.proto.codec import encode_record
     from arena.referee import MatchSpec
+    from arena.referee.management import UnsafeReplayPath
     from arena.referee.server import RefereeServer
 
-    def write_replay(runner) -> None:
+    def write_replay(runner: MatchRunner) -> None:
         if runner.record is None:
             return
-        replay_dir.mkdir(parents=True, exist_ok=True)
-        path = replay_dir / f"{runner.spec.match_id}.replay"
-        path.write_bytes(encode_record(runner.record))
-        r = runner.result
-        click.echo(
-            f"match {runner.spec.match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; replay {path}"
-        )
+        match_id, r = runner.spec.match_id, runner.result
+        try:
+            where = f"replay {replays.write(match_id, encode_record(runner.record))}"
+        except (UnsafeReplayPath, OSError) as exc:  # the match is over either way; the server goes on
+            log.error("match %s: replay not written: %s", match_id, exc)
+            where = f"replay NOT written ({exc})"
+        click.echo(f"match {match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; {where}")
 
-    server = RefereeServer(unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay)
+    stop = asyncio.Event()  # handlers first: a Ctrl-C right after the start-up line is a clean stop
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    server = RefereeServer(
+        unix_path=unix_path, tcp=tcp, management=True, on_finished=write_replay, admin_token=token
+    )
     await server.start()
-    click.echo(f"referee listening on {', '.join(server.addresses)} (health checking and reflection on)")
-    if create:
+    management = (
+        f"management calls need the admin token from {token.source}"
+        if token is not None
+        else "management calls refused: no admin token; " + NO_TOKEN
+    )
+    click.echo(
+        f"referee listening on {', '.join(server.addresses)} (health checking and reflection on; {management})"
+    )
+    if create:  # the operator's own terminal: the tokens are theirs to hand to two bots
         runner = server.create_match(MatchSpec(rules=rules, seed=seed, time_control=tc))
         server.start_match(runner)
         click.echo(f"match {runner.spec.match_id}: seat 0 token {runner.tokens[0]}")
         click.echo(f"match {runner.spec.match_id}: seat 1 token {runner.tokens[1]}")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     web_task = asyncio.create_task(web_server.serve()) if web_server is not None else None
     await stop.wait()
     click.echo("shutting down: ending matches in flight")

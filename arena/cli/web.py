@@ -63,25 +63,40 @@ def _demo_home(url: str | None) -> Path | None:
     metavar="OWNER",
     help="Print the token that shows OWNER's bot logs on the web, and exit.",
 )
-def web(host: str, port: int, url: str | None, owner: str | None) -> None:
+@click.option(
+    "--admin-token-file",
+    "admin_file",
+    default=None,
+    metavar="PATH",
+    type=click.Path(dir_okay=False),
+    help="A file holding the organiser's admin token (default: ARENA_ADMIN_TOKEN, else no admin). "
+    "With it, every private record and every bot's logs are shown.",
+)
+def web(host: str, port: int, url: str | None, owner: str | None, admin_file: str | None) -> None:
     """Serve the arena's web pages and JSON API (standings, bots, matches, replay viewer).
 
     Open the printed URL in a browser; the API is documented at /api/docs. The pages read the
-    same store as every other command, so a running season shows up live.
+    same store as every other command, so a running season shows up live. An unfinished match
+    shows no seed, result or replay until it and its duplicate twin are over (docs/security.md).
     """
+    from arena.access.admin import AdminToken, AdminTokenError
     from arena.web.tokens import OwnerTokens
 
     home = _demo_home(url)
     if owner is not None:
         click.echo(OwnerTokens.for_home(home).token(owner))
         return
+    try:
+        admin = AdminToken.load(admin_file)
+    except AdminTokenError as exc:
+        raise UserError(str(exc)) from None
     _check_port(host, port)
     import uvicorn
 
     from arena.web.app import create_app
 
     try:
-        app = create_app(url, home)
+        app = create_app(url, home, admin_token=admin)
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(
             f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL"
@@ -91,4 +106,5 @@ def web(host: str, port: int, url: str | None, owner: str | None) -> None:
         f"Elfern Arena web: http://{shown}:{port}/  (API docs: http://{shown}:{port}/api/docs; Ctrl-C stops)"
     )
     click.echo(f"store: {app.state.data.store.engine.url.render_as_string(hide_password=True)}")
+    click.echo(f"admin token: from {admin.source}" if admin else "admin token: none (no admin access)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

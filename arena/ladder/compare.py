@@ -3,17 +3,20 @@
 Each pair is two matches with the same seed and the seats swapped. The pair's score for A (0, ¼,
 ½, ¾, 1) is one pentanomial observation; a pair with a void match is not counted. Compare matches
 are stored with their replays (kind "compare", no season) but change no rating.
+
+Pair seeds come from the CSPRNG, like a season's, unless the user gives `--seed`: then they are
+derived from it (the user chose the decks, as with `arena play --seed`). Either way each match
+gets its own salt and deck commitment, and the twins of a pair never run at once (the queue's
+rule), so keeping `2 * parallel_pairs` matches busy takes that many pairs open.
 """
 
 from __future__ import annotations
-
-import secrets
 
 from sqlalchemy import delete
 
 from arena.ladder.record import record_result
 from arena.ladder.runner import job_for
-from arena.ladder.seasons import derive_seed
+from arena.ladder.seasons import commit_decks, derive_seed, new_seed
 from arena.ladder.sprt import Sprt
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.models import BotVersion, Match
@@ -45,7 +48,7 @@ class CompareRun:
             max_pairs,
             launcher,
         )
-        self.seed = secrets.randbits(63) if seed is None else seed
+        self.seed = seed  # None: every pair seed from the CSPRNG
         self.owner = lease_owner()
         self.pairs_started = 0
         self.match_ids: list[int] = []
@@ -59,18 +62,18 @@ class CompareRun:
                 m is None
                 and self.sprt.state().verdict is None
                 and self.pairs_started < self.max_pairs
-                and self._open() < 2 * self.parallel_pairs
+                and self._open_pairs() < 2 * self.parallel_pairs
             ):
                 self._queue_pair(s)
                 m = claim(s, self.owner, ids=self.match_ids, ttl=LEASE_SECONDS)
             return job_for(s, m, self.launcher) if m is not None else None
 
-    def _open(self) -> int:
-        done = sum(len(v) for v in self.results.values())
-        return len(self.match_ids) - done
+    def _open_pairs(self) -> int:
+        """Pairs queued and not yet fully recorded (a twin waits while its partner plays)."""
+        return self.pairs_started - sum(len(v) == 2 for v in self.results.values())
 
     def _queue_pair(self, s) -> None:  # noqa: ANN001
-        seed = derive_seed(self.seed, self.pairs_started)
+        seed = new_seed() if self.seed is None else derive_seed(self.seed, self.pairs_started)
         for x, y in ((self.a, self.b), (self.b, self.a)):
             m = Match(
                 season_id=None,
@@ -83,7 +86,7 @@ class CompareRun:
                 seed=seed,
             )
             s.add(m)
-            s.flush()
+            commit_decks(s, m)
             self.match_ids.append(m.id)
         self.pairs_started += 1
 

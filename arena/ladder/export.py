@@ -1,4 +1,8 @@
-"""Write a season's stored replays out as files (the framed record bytes, as `arena play` writes them)."""
+"""Write a season's stored replays out as files (the framed record bytes, as `arena play` writes them).
+
+Only revealed matches are written (`arena.ladder.visibility`): a finished match whose twin is still
+queued or running holds that twin's decks, and files on disk outlive who may read them. Run the
+export again later to add them."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
 from arena.store.models import BotVersion, Match, Replay
 
@@ -13,7 +18,7 @@ SUFFIX = ".replay"
 
 
 def export_replays(store: Store, name: str, out_dir: Path | None = None) -> tuple[Path, int]:
-    """Write every recorded match of season `name`; returns the folder and how many files it holds."""
+    """Write every revealed match of season `name`; returns the folder and how many files it holds."""
     season = store.season(name)
     out = Path(out_dir) if out_dir else store.home / "replays" / name
     out.mkdir(parents=True, exist_ok=True)
@@ -25,7 +30,10 @@ def export_replays(store: Store, name: str, out_dir: Path | None = None) -> tupl
             .where(Match.season_id == season.id)
             .order_by(Match.record_seq)
         ).all()
+        hidden = unrevealed_ids(s, [m for m, _ in rows])
         for m, data in rows:
+            if m.id in hidden:
+                continue
             v0, v1 = s.get_one(BotVersion, m.version0_id), s.get_one(BotVersion, m.version1_id)
             path = out / f"{m.kind}-{m.id:05d}-{v0.bot.name}-vs-{v1.bot.name}{SUFFIX}"
             if not path.exists():

@@ -5,8 +5,10 @@ before any other; its opponent is the bot whose rating is nearest to its own rat
 offset (so neighbours meet most, but not only each other), never a version of the same owner.
 Bots already in a queued or running match wait unless nobody else can play.
 
-Suspension: a bot whose recent matches mostly ended in its own fault verdict is suspended, with a
-reason its owner can read.
+Suspension: a bot whose recent matches mostly ended in its own fault verdict (every `Verdict` whose
+`fault` is set) is suspended, with a reason its owner can read. The reason is public (the bot's page
+and API) so it is written from arena facts alone, verdict names and match ids, never from a verdict
+detail, which could quote the bot's own output.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.verdicts import FAULTS
+from arena.verdicts import Verdict, is_fault
 
 SPREAD = 100.0  # standard deviation of the random offset, Elo points
 RECENT = 10  # how many recent matches suspension looks at
@@ -53,19 +55,21 @@ def pick_pairing(
 
 
 def suspension_reason(
-    recent: Sequence[tuple[str, str]], *, window: int = RECENT, minimum: int = MIN_RECENT
+    recent: Sequence[tuple[str, int]], *, window: int = RECENT, minimum: int = MIN_RECENT
 ) -> str | None:
-    """Given a bot's own (verdict, detail) in its matches, oldest first, say why to suspend it, or None."""
+    """Given a bot's own (verdict, match id) in its matches, oldest first, say why to suspend it, or None.
+
+    Only `Verdict` names and match ids go into the text: it contains nothing the bot wrote."""
     last = list(recent)[-window:]
     if len(last) < minimum:
         return None
-    faults = [(v, d) for v, d in last if v in FAULTS]
+    faults = [(Verdict(v), match_id) for v, match_id in last if is_fault(v)]
     if len(faults) * 2 <= len(last):
         return None
     counts = Counter(v for v, _ in faults)
-    summary = ", ".join(f"{v} ×{n}" for v, n in counts.most_common())
-    detail = next((d for v, d in reversed(faults) if d), "")
-    reason = f"suspended: {len(faults)} of its last {len(last)} matches ended in its own fault ({summary})"
-    if detail:
-        reason += f"; last: {detail[:300]}"
-    return reason + ". Submit a fixed version to play again."
+    summary = ", ".join(f"{v.value} ×{n}" for v, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    verdict, match_id = faults[-1]
+    return (
+        f"suspended: {len(faults)} of its last {len(last)} matches ended in its own fault ({summary}); "
+        f"last: {verdict.value} in match {int(match_id)}. Submit a fixed version to play again."
+    )

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from arena.ladder.matchmaking import FAULTS, RECENT, suspension_reason
+from arena.ladder.matchmaking import RECENT, suspension_reason
 from arena.ladder.ratings import elo_update
 from arena.store import MatchResult, Store
 from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, utcnow
 from arena.store.queue import lock_for_record
 from arena.store.repo import suspend_bot
+from arena.verdicts import is_fault
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
         if m.entry0_id is not None and m.entry1_id is not None:
             _rate(s, m, result.score0)
             for seat, entry_id in enumerate((m.entry0_id, m.entry1_id)):
-                if result.verdicts[seat] in FAULTS:
+                if is_fault(result.verdicts[seat]):
                     name = _check_suspension(s, entry_id)
                     if name:
                         suspended.append(name)
@@ -105,13 +106,8 @@ def _check_suspension(s: Session, entry_id: int) -> str | None:
             .limit(RECENT)
         )
     )
-    own = [
-        (
-            m.verdicts[0 if m.entry0_id == entry_id else 1],
-            (m.verdict_details or ["", ""])[0 if m.entry0_id == entry_id else 1],
-        )
-        for m in reversed(recent)
-    ]
+    # verdicts and match ids only: a verdict detail may quote the bot, and the reason is public
+    own = [(m.verdicts[0 if m.entry0_id == entry_id else 1], m.id) for m in reversed(recent)]
     reason = suspension_reason(own)
     if reason is None or entry.version.bot.suspended:
         return None

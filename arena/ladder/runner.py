@@ -18,7 +18,7 @@ from arena.ladder.record import record_result
 from arena.ladder.seasons import SeasonError, schedule
 from arena.ladder.standings import season_fit
 from arena.store import MatchJob, MatchResult, Store
-from arena.store.models import BotVersion, Entry, Match, Season
+from arena.store.models import BotVersion, Entry, Match, Season, utcnow
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
 
 MAX_ATTEMPTS = 3
@@ -27,14 +27,18 @@ REQUEUE_EVERY = 15.0
 
 
 def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
-    paths = [s.get_one(BotVersion, vid).path for vid in (m.version0_id, m.version1_id)]
+    """The job for a claimed match: its seed and salt (so the record carries the commitment the queue
+    published) and the REGISTERED name and version of each seat (never what the bundle calls itself)."""
+    v0, v1 = (s.get_one(BotVersion, vid) for vid in (m.version0_id, m.version1_id))
     return MatchJob(
         match_id=m.id,
-        bundles=(paths[0], paths[1]),
+        bundles=(v0.path, v1.path),
         rules=tuple(m.rules),
         seed=m.seed,
         time_control=dict(m.time_control),
         launcher=launcher,
+        salt=m.salt,
+        names=((v0.bot.name, str(v0.number)), (v1.bot.name, str(v1.number))),
     )
 
 
@@ -104,6 +108,7 @@ class SeasonRun:
                 return
             if m.attempts >= MAX_ATTEMPTS:  # a match that keeps breaking the worker is given up, visibly
                 m.status, m.lease_owner, m.lease_expires = "failed", None, None
+                m.finished_at = utcnow()  # its deck-mate may start now; its start and end stay on record
                 m.verdict_details = [error, error]
                 self.errors.append(f"match {m.id} failed {m.attempts} times: {error}")
             else:

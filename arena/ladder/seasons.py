@@ -4,6 +4,11 @@ A season's life: draft -> running -> (closing) -> frozen. While running, `schedu
 matchmaking's pairings into queued matches (two with the same seed and seats swapped when the season
 plays duplicate). `close` queues a final duplicate round robin among the active bots; once those are
 recorded the season freezes and its standings are stored.
+
+Every pairing's seed is drawn from the operating system's CSPRNG and stored with its matches: no
+deck can be derived from anything else (the season seed drives only the matchmaking's draws). Each
+match also gets its own salt and the public deck commitment (docs/shuffle.md), written when it is
+queued.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from itertools import combinations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.engine import deck_commitment
+from arena.engine.commitment import SALT_BYTES
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
 from arena.store.models import Bot, Entry, Match, Season, utcnow
@@ -30,11 +37,28 @@ class SeasonError(StoreError):
 
 
 def derive_seed(season_seed: int, index: int) -> int:
-    """The seed of a season's `index`-th pairing (SplitMix64 finaliser; fits a signed BIGINT)."""
+    """A 63-bit value mixed from a seed and an index (SplitMix64 finaliser; fits a signed BIGINT).
+
+    Used for the matchmaking's random draws and a user-seeded `arena compare`, never for a season's
+    match seeds (those are `new_seed()`)."""
     z = (season_seed + (index + 1) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & ((1 << 64) - 1)
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & ((1 << 64) - 1)
     return (z ^ (z >> 31)) & MASK63
+
+
+def new_seed() -> int:
+    """A match seed nobody can predict: 63 bits from the CSPRNG (fits a signed BIGINT)."""
+    return secrets.randbits(63)
+
+
+def commit_decks(s: Session, m: Match) -> None:
+    """Give a new match its own salt and its public deck commitment (needs the id, so it flushes)."""
+    if m.id is None:
+        s.flush()
+    salt = secrets.token_bytes(SALT_BYTES)
+    m.salt = salt.hex()
+    m.commitment = deck_commitment(m.seed, f"m{m.id}", salt)
 
 
 def create_season(
@@ -46,7 +70,10 @@ def create_season(
     duplicate: bool = False,
     seed: int | None = None,
 ) -> Season:
-    """A new draft season. `rules` are "key=value" pairs for the engine's Rules (format included)."""
+    """A new draft season. `rules` are "key=value" pairs for the engine's Rules (format included).
+
+    `seed` (default: random, kept private) fixes the matchmaking's random draws only; the match seeds
+    are drawn per pairing from the CSPRNG whatever it is."""
     with store.tx() as s:
         if s.scalar(select(Season).where(Season.name == name)) is not None:
             raise SeasonError(
@@ -165,7 +192,7 @@ def _queue_pair(
     s: Session, season: Season, a: Entry, b: Entry, *, kind: str, duplicate: bool, swap: bool = False
 ) -> list[Match]:
     index = season.scheduled
-    seed = derive_seed(season.seed, index)
+    seed = new_seed()  # both twins of a duplicate pair hold the same decks
     seats = [(b, a), (a, b)] if swap else [(a, b), (b, a)]
     out = []
     for x, y in seats[: 2 if duplicate else 1]:
@@ -182,6 +209,7 @@ def _queue_pair(
             seed=seed,
         )
         s.add(m)
+        commit_decks(s, m)
         out.append(m)
     a.last_scheduled = b.last_scheduled = index
     season.scheduled = index + 1

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.proto import referee_pb2 as elfern_dot_arena_dot_v1_dot_referee__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x65lfern/arena/v1/replay.proto\x12\x0f\x65lfern.arena.v1\x1a\x1d\x65lfern/arena/v1/referee.proto\"\xa7\x03\n\x0bMatchRecord\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12%\n\x05rules\x18\x04 \x01(\x0b\x32\x16.elfern.arena.v1.Rules\x12\x32\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x1c.elfern.arena.v1.TimeControl\x12.\n\x07players\x18\x06 \x03(\x0b\x32\x1d.elfern.arena.v1.PlayerRecord\x12*\n\x05\x64\x65\x61ls\x18\x07 \x03(\x0b\x32\x1b.elfern.arena.v1.DealRecord\x12-\n\x06result\x18\x08 \x01(\x0b\x32\x1d.elfern.arena.v1.ResultRecord\x12(\n\x04logs\x18\t \x03(\x0b\x32\x1a.elfern.arena.v1.LogRecord\x12)\n\x05stats\x18\n \x03(\x0b\x32\x1a.elfern.arena.v1.SeatStats\x12-\n\x06timing\x18\x0b \x01(\x0b\x32\x1d.elfern.arena.v1.TimingRecord\";\n\x0cPlayerRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\"\x9b\x01\n\nDealRecord\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x03 \x03(\t\x12*\n\x05plays\x18\x04 \x03(\x0b\x32\x1b.elfern.arena.v1.PlayRecord\x12\x33\n\x07outcome\x18\x05 \x01(\x0b\x32\".elfern.arena.v1.DealOutcomeRecord\":\n\nPlayRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x10\n\x08think_us\x18\x03 \x01(\r\"R\n\x11\x44\x65\x61lOutcomeRecord\x12\x0f\n\x07honours\x18\x01 \x03(\r\x12\x0e\n\x06winner\x18\x02 \x01(\x05\x12\r\n\x05value\x18\x03 \x01(\r\x12\r\n\x05lines\x18\x04 \x03(\r\"\xda\x01\n\x0cResultRecord\x12\x0e\n\x06winner\x18\x01 \x01(\x05\x12\x0c\n\x04void\x18\x02 \x01(\x08\x12\x10\n\x08verdicts\x18\x03 \x03(\t\x12\x0f\n\x07\x64\x65tails\x18\x04 \x03(\t\x12\r\n\x05lines\x18\x05 \x03(\r\x12\r\n\x05\x66lags\x18\x06 \x03(\r\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x07 \x01(\r\x12\x12\n\nend_reason\x18\x08 \x01(\t\x12\x13\n\x0b\x66\x61iled_deal\x18\t \x01(\r\x12\x14\n\x0c\x66\x61iled_trick\x18\n \x01(\r\x12\x16\n\x0e\x66\x61iled_turn_id\x18\x0b \x01(\x04\"D\n\tLogRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\r\n\x05trick\x18\x03 \x01(\r\x12\x0c\n\x04text\x18\x04 \x01(\t\"^\n\tSeatStats\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x15\n\rstale_actions\x18\x02 \x01(\r\x12\x14\n\x0clogs_dropped\x18\x03 \x01(\r\x12\x16\n\x0elogs_truncated\x18\x04 \x01(\r\"y\n\x0cTimingRecord\x12\x17\n\x0fstarted_unix_ms\x18\x01 \x01(\x03\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\r\x12\x14\n\x0c\x62\x61nk_left_ms\x18\x03 \x03(\r\x12\x16\n\x0ethink_total_us\x18\x04 \x03(\x04\x12\r\n\x05moves\x18\x05 \x03(\rBO\n\x13org.elfern.arena.v1P\x01Z6github.com/elfern/arena/gen/go/elfern/arena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x65lfern/arena/v1/replay.proto\x12\x0f\x65lfern.arena.v1\x1a\x1d\x65lfern/arena/v1/referee.proto\"\xc9\x03\n\x0bMatchRecord\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12%\n\x05rules\x18\x04 \x01(\x0b\x32\x16.elfern.arena.v1.Rules\x12\x32\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x1c.elfern.arena.v1.TimeControl\x12.\n\x07players\x18\x06 \x03(\x0b\x32\x1d.elfern.arena.v1.PlayerRecord\x12*\n\x05\x64\x65\x61ls\x18\x07 \x03(\x0b\x32\x1b.elfern.arena.v1.DealRecord\x12-\n\x06result\x18\x08 \x01(\x0b\x32\x1d.elfern.arena.v1.ResultRecord\x12(\n\x04logs\x18\t \x03(\x0b\x32\x1a.elfern.arena.v1.LogRecord\x12)\n\x05stats\x18\n \x03(\x0b\x32\x1a.elfern.arena.v1.SeatStats\x12-\n\x06timing\x18\x0b \x01(\x0b\x32\x1d.elfern.arena.v1.TimingRecord\x12\x12\n\ncommitment\x18\x0c \x01(\t\x12\x0c\n\x04salt\x18\r \x01(\t\"W\n\x0cPlayerRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x1a\n\x12self_reported_name\x18\x04 \x01(\t\"\x9b\x01\n\nDealRecord\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x03 \x03(\t\x12*\n\x05plays\x18\x04 \x03(\x0b\x32\x1b.elfern.arena.v1.PlayRecord\x12\x33\n\x07outcome\x18\x05 \x01(\x0b\x32\".elfern.arena.v1.DealOutcomeRecord\":\n\nPlayRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x10\n\x08think_us\x18\x03 \x01(\r\"R\n\x11\x44\x65\x61lOutcomeRecord\x12\x0f\n\x07honours\x18\x01 \x03(\r\x12\x0e\n\x06winner\x18\x02 \x01(\x05\x12\r\n\x05value\x18\x03 \x01(\r\x12\r\n\x05lines\x18\x04 \x03(\r\"\xf3\x01\n\x0cResultRecord\x12\x0e\n\x06winner\x18\x01 \x01(\x05\x12\x0c\n\x04void\x18\x02 \x01(\x08\x12\x10\n\x08verdicts\x18\x03 \x03(\t\x12\x0f\n\x07\x64\x65tails\x18\x04 \x03(\t\x12\r\n\x05lines\x18\x05 \x03(\r\x12\r\n\x05\x66lags\x18\x06 \x03(\r\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x07 \x01(\r\x12\x12\n\nend_reason\x18\x08 \x01(\t\x12\x13\n\x0b\x66\x61iled_deal\x18\t \x01(\r\x12\x14\n\x0c\x66\x61iled_trick\x18\n \x01(\r\x12\x16\n\x0e\x66\x61iled_turn_id\x18\x0b \x01(\x04\x12\x17\n\x0fprivate_details\x18\x0c \x03(\t\"D\n\tLogRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\r\n\x05trick\x18\x03 \x01(\r\x12\x0c\n\x04text\x18\x04 \x01(\t\"^\n\tSeatStats\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x15\n\rstale_actions\x18\x02 \x01(\r\x12\x14\n\x0clogs_dropped\x18\x03 \x01(\r\x12\x16\n\x0elogs_truncated\x18\x04 \x01(\r\"y\n\x0cTimingRecord\x12\x17\n\x0fstarted_unix_ms\x18\x01 \x01(\x03\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\r\x12\x14\n\x0c\x62\x61nk_left_ms\x18\x03 \x03(\r\x12\x16\n\x0ethink_total_us\x18\x04 \x03(\x04\x12\r\n\x05moves\x18\x05 \x03(\rBO\n\x13org.elfern.arena.v1P\x01Z6github.com/elfern/arena/gen/go/elfern/arena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,21 +34,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\023org.elfern.arena.v1P\001Z6github.com/elfern/arena/gen/go/elfern/arena/v1;arenav1'
   _globals['_MATCHRECORD']._serialized_start=81
-  _globals['_MATCHRECORD']._serialized_end=504
-  _globals['_PLAYERRECORD']._serialized_start=506
-  _globals['_PLAYERRECORD']._serialized_end=565
-  _globals['_DEALRECORD']._serialized_start=568
-  _globals['_DEALRECORD']._serialized_end=723
-  _globals['_PLAYRECORD']._serialized_start=725
-  _globals['_PLAYRECORD']._serialized_end=783
-  _globals['_DEALOUTCOMERECORD']._serialized_start=785
-  _globals['_DEALOUTCOMERECORD']._serialized_end=867
-  _globals['_RESULTRECORD']._serialized_start=870
-  _globals['_RESULTRECORD']._serialized_end=1088
-  _globals['_LOGRECORD']._serialized_start=1090
-  _globals['_LOGRECORD']._serialized_end=1158
-  _globals['_SEATSTATS']._serialized_start=1160
-  _globals['_SEATSTATS']._serialized_end=1254
-  _globals['_TIMINGRECORD']._serialized_start=1256
-  _globals['_TIMINGRECORD']._serialized_end=1377
+  _globals['_MATCHRECORD']._serialized_end=538
+  _globals['_PLAYERRECORD']._serialized_start=540
+  _globals['_PLAYERRECORD']._serialized_end=627
+  _globals['_DEALRECORD']._serialized_start=630
+  _globals['_DEALRECORD']._serialized_end=785
+  _globals['_PLAYRECORD']._serialized_start=787
+  _globals['_PLAYRECORD']._serialized_end=845
+  _globals['_DEALOUTCOMERECORD']._serialized_start=847
+  _globals['_DEALOUTCOMERECORD']._serialized_end=929
+  _globals['_RESULTRECORD']._serialized_start=932
+  _globals['_RESULTRECORD']._serialized_end=1175
+  _globals['_LOGRECORD']._serialized_start=1177
+  _globals['_LOGRECORD']._serialized_end=1245
+  _globals['_SEATSTATS']._serialized_start=1247
+  _globals['_SEATSTATS']._serialized_end=1341
+  _globals['_TIMINGRECORD']._serialized_start=1343
+  _globals['_TIMINGRECORD']._serialized_end=1464
 # @@protoc_insertion_point(module_scope)

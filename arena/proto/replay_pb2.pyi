@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class MatchRecord(_message.Message):
-    __slots__ = ("format", "match_id", "seed", "rules", "time_control", "players", "deals", "result", "logs", "stats", "timing")
+    __slots__ = ("format", "match_id", "seed", "rules", "time_control", "players", "deals", "result", "logs", "stats", "timing", "commitment", "salt")
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,8 @@ class MatchRecord(_message.Message):
     LOGS_FIELD_NUMBER: _ClassVar[int]
     STATS_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
     format: int
     match_id: str
     seed: int
@@ -31,17 +33,21 @@ class MatchRecord(_message.Message):
     logs: _containers.RepeatedCompositeFieldContainer[LogRecord]
     stats: _containers.RepeatedCompositeFieldContainer[SeatStats]
     timing: TimingRecord
-    def __init__(self, format: _Optional[int] = ..., match_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_referee_pb2.Rules, _Mapping]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., players: _Optional[_Iterable[_Union[PlayerRecord, _Mapping]]] = ..., deals: _Optional[_Iterable[_Union[DealRecord, _Mapping]]] = ..., result: _Optional[_Union[ResultRecord, _Mapping]] = ..., logs: _Optional[_Iterable[_Union[LogRecord, _Mapping]]] = ..., stats: _Optional[_Iterable[_Union[SeatStats, _Mapping]]] = ..., timing: _Optional[_Union[TimingRecord, _Mapping]] = ...) -> None: ...
+    commitment: str
+    salt: str
+    def __init__(self, format: _Optional[int] = ..., match_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_referee_pb2.Rules, _Mapping]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., players: _Optional[_Iterable[_Union[PlayerRecord, _Mapping]]] = ..., deals: _Optional[_Iterable[_Union[DealRecord, _Mapping]]] = ..., result: _Optional[_Union[ResultRecord, _Mapping]] = ..., logs: _Optional[_Iterable[_Union[LogRecord, _Mapping]]] = ..., stats: _Optional[_Iterable[_Union[SeatStats, _Mapping]]] = ..., timing: _Optional[_Union[TimingRecord, _Mapping]] = ..., commitment: _Optional[str] = ..., salt: _Optional[str] = ...) -> None: ...
 
 class PlayerRecord(_message.Message):
-    __slots__ = ("seat", "name", "version")
+    __slots__ = ("seat", "name", "version", "self_reported_name")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    SELF_REPORTED_NAME_FIELD_NUMBER: _ClassVar[int]
     seat: int
     name: str
     version: str
-    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    self_reported_name: str
+    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., self_reported_name: _Optional[str] = ...) -> None: ...
 
 class DealRecord(_message.Message):
     __slots__ = ("number", "dealer", "deck", "plays", "outcome")
@@ -80,7 +86,7 @@ class DealOutcomeRecord(_message.Message):
     def __init__(self, honours: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., value: _Optional[int] = ..., lines: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ResultRecord(_message.Message):
-    __slots__ = ("winner", "void", "verdicts", "details", "lines", "flags", "deals_played", "end_reason", "failed_deal", "failed_trick", "failed_turn_id")
+    __slots__ = ("winner", "void", "verdicts", "details", "lines", "flags", "deals_played", "end_reason", "failed_deal", "failed_trick", "failed_turn_id", "private_details")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     VOID_FIELD_NUMBER: _ClassVar[int]
     VERDICTS_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +98,7 @@ class ResultRecord(_message.Message):
     FAILED_DEAL_FIELD_NUMBER: _ClassVar[int]
     FAILED_TRICK_FIELD_NUMBER: _ClassVar[int]
     FAILED_TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_DETAILS_FIELD_NUMBER: _ClassVar[int]
     winner: int
     void: bool
     verdicts: _containers.RepeatedScalarFieldContainer[str]
@@ -103,7 +110,8 @@ class ResultRecord(_message.Message):
     failed_deal: int
     failed_trick: int
     failed_turn_id: int
-    def __init__(self, winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., deals_played: _Optional[int] = ..., end_reason: _Optional[str] = ..., failed_deal: _Optional[int] = ..., failed_trick: _Optional[int] = ..., failed_turn_id: _Optional[int] = ...) -> None: ...
+    private_details: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., deals_played: _Optional[int] = ..., end_reason: _Optional[str] = ..., failed_deal: _Optional[int] = ..., failed_trick: _Optional[int] = ..., failed_turn_id: _Optional[int] = ..., private_details: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class LogRecord(_message.Message):
     __slots__ = ("seat", "deal", "trick", "text")

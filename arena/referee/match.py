@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import secrets
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck, parse_card
+from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.referee import convert, streams
@@ -29,7 +31,8 @@ from arena.referee.turns import DealTurns
 
 PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
-TAIL_LINES = 12  # bot output lines quoted in a verdict detail
+TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
+REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,10 @@ class MatchSpec:
     seed: int = 0
     time_control: TimeControl = field(default_factory=TimeControl)
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    names: tuple[tuple[str, str], tuple[str, str]] | None = None  # (name, version) per seat, from bundles
+    # (name, version) per seat as the caller registered them: the only names recorded and shown
+    names: tuple[tuple[str, str], tuple[str, str]] | None = None
     log_limits: LogLimits = field(default_factory=LogLimits)
+    salt: bytes | None = None  # the deck commitment's 16 bytes (docs/shuffle.md); None: drawn here
 
 
 class _MatchOver(Exception):
@@ -60,8 +65,10 @@ class MatchRunner(SeatStreams):
         self.spec = spec
         self.match = Match(spec.rules, spec.seed)
         self.seats = [Seat(0), Seat(1)]
-        for seat, (name, version) in zip(self.seats, spec.names or (), strict=False):
-            seat.name, seat.version = name, version
+        for seat, (name, version) in zip(self.seats, spec.names or ((REMOTE, ""),) * 2, strict=False):
+            seat.name, seat.version = (name, version) if name else (REMOTE, "")
+        self.salt = spec.salt if spec.salt is not None else secrets.token_bytes(SALT_BYTES)
+        self.commitment = deck_commitment(spec.seed, spec.match_id, self.salt)  # fixed before any deal
         self.handles = list(handles)
         self.pause_idle = pause_idle
         self.on_event = on_event
@@ -73,9 +80,10 @@ class MatchRunner(SeatStreams):
         self._timer_at = 0.0
         self._writing: tuple[int, float] | None = None  # (seat, since) while a write is in progress
         self._stalled: int | None = None  # the seat whose write the watchdog gave up on
-        self.recorder = Recorder(spec.match_id, spec.rules, spec.seed, spec.time_control)
+        self.recorder = Recorder(spec, self.salt, self.commitment)
         self.verdicts = [V.OK, V.OK]
-        self.details = ["", ""]
+        self.details = ["", ""]  # public: sentences the arena wrote (MatchResult, ResultRecord.details)
+        self.quotes = ["", ""]  # private: the bot's own text a verdict quotes (with its output tail)
         self.end_reason = ""
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
@@ -161,7 +169,7 @@ class MatchRunner(SeatStreams):
                 failed.add(s.index)
         if failed:
             raise self._over()
-        self.recorder.players([(s.name, s.version) for s in self.seats])
+        self.recorder.players(self.seats)
 
     def _set_startup_failed(self, i: int, limit: float) -> None:
         code = self._exited(i)
@@ -182,7 +190,7 @@ class MatchRunner(SeatStreams):
             await self._send(s.index, pb.RefereeMessage(welcome=pb.Welcome(
                 match_id=self.spec.match_id, seat=s.index, rules=rules, time_control=tc,
                 opponent_name=other.name, opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
-                log_limits=self.spec.log_limits.to_proto(),
+                log_limits=self.spec.log_limits.to_proto(), commitment=self.commitment,
             )))  # fmt: skip
 
     async def _play_deal(self) -> None:
@@ -202,6 +210,9 @@ class MatchRunner(SeatStreams):
             trick = await self._turn(seat, turns)
             if trick is not None:
                 last = trick
+                if self.on_event is not None:  # spectators' live feed: the public part of the trick
+                    self._emit("trick", deal=deal.index + 1, trick=trick.no, leader=trick.leader,
+                               cards=[card_code(trick.lead), card_code(trick.follow)], winner=trick.winner)  # fmt: skip
         self._settle()
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
@@ -256,7 +267,8 @@ class MatchRunner(SeatStreams):
                 self._fail_now(
                     seat,
                     V.PROTOCOL_ERROR,
-                    f"Action.card {ev.card[:20]!r} is not a card code (like 'AS', 'TD')",
+                    "Action.card is not a card code (like 'AS', 'TD')",
+                    quote=f"Action.card was {ev.card[:20]!r}",
                 )
         try:
             trick = m.play(card)
@@ -326,7 +338,8 @@ class MatchRunner(SeatStreams):
             raise _MatchOver
 
     # -- verdicts and the end ------------------------------------------------------------------------
-    def _set_failure(self, i: int, verdict: str, why: str) -> None:
+    def _set_failure(self, i: int, verdict: str, why: str, quote: str = "") -> None:
+        """`why` is public, so it is the arena's own words; anything that quotes the bot goes in `quote`."""
         h = self.handles[i]
         if h is not None:
             sandbox_verdict = h.failure_verdict()
@@ -336,9 +349,10 @@ class MatchRunner(SeatStreams):
         at = f" (deal {deal}, trick {trick}, turn {turn})" if turn else ""
         self.verdicts[i] = verdict
         self.details[i] = why + at
+        self.quotes[i] = quote
 
-    def _fail_now(self, i: int, verdict: str, why: str) -> None:
-        self._set_failure(i, verdict, why)
+    def _fail_now(self, i: int, verdict: str, why: str, quote: str = "") -> None:
+        self._set_failure(i, verdict, why, quote)
         raise self._over()
 
     def _over(self) -> _MatchOver:
@@ -358,30 +372,22 @@ class MatchRunner(SeatStreams):
             winner, void = 1 - failed[0], False
         else:
             winner, void = -1, True
-        for i in failed:  # the tail of the bot's output helps its author most
+        private = list(self.quotes)
+        for i in failed:  # the tail of the bot's output helps its author most, and only its author
             h = self.handles[i]
             tail = h.output_tail(TAIL_LINES) if h is not None else ""
             if tail.strip():
-                self.details[i] += "\nlast output of the bot:\n" + tail
+                private[i] += ("\n" if private[i] else "") + "last output of the bot:\n" + tail
         m = self.match
+        # what the bots receive carries the public sentences only: a seat never sees its opponent's text
         self.result = pb.MatchResult(
             winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
             flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
         )  # fmt: skip
-        deal, trick, turn = self.where if failed else (0, 0, 0)
-        result_rec = rpb.ResultRecord(
-            winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
-            flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
-            failed_deal=deal, failed_trick=trick, failed_turn_id=turn,
-        )  # fmt: skip
-        stats = [
-            rpb.SeatStats(seat=s.index, stale_actions=s.stale, logs_dropped=s.logs_dropped,
-                          logs_truncated=s.logs_truncated)
-            for s in self.seats
-        ]  # fmt: skip
         if not self.recorder.record.players:
-            self.recorder.players([(s.name, s.version) for s in self.seats])
-        self.record = self.recorder.finish(result_rec, stats, self.clocks)
+            self.recorder.players(self.seats)
+        where = self.where if failed else (0, 0, 0)
+        self.record = self.recorder.finish(self.result, private, where, self.seats, self.clocks)
         for i in (0, 1):
             self._resume(i)
         for s in self.seats:
@@ -389,9 +395,12 @@ class MatchRunner(SeatStreams):
                 continue
             try:
                 await self._pay(s.index, final=True)
-                if self.verdicts[s.index] != V.OK:
+                if self.verdicts[s.index] != V.OK:  # its own Error may quote what it sent itself
+                    why = self.details[s.index] + (
+                        f"; {self.quotes[s.index]}" if self.quotes[s.index] else ""
+                    )
                     await self._send(s.index, pb.RefereeMessage(error=pb.Error(
-                        code=self.verdicts[s.index], message=self.details[s.index].split("\n")[0], fatal=True,
+                        code=self.verdicts[s.index], message=why.split("\n")[0], fatal=True,
                         turn_id=self.where[2],
                     )), timeout=1.0, final=True)  # fmt: skip
                 await self._send(

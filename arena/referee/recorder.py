@@ -3,30 +3,41 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from arena.engine import DealSummary, Match, Rules
+from arena.engine import DealSummary, Match
+from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.proto.codec import FORMAT
-from arena.referee.clock import TimeControl
+from arena.referee.clock import SeatClock
 from arena.referee.convert import codes, rules_to_proto
+from arena.referee.session import Seat
+
+if TYPE_CHECKING:
+    from arena.referee.match import MatchSpec
 
 
 class Recorder:
-    def __init__(self, match_id: str, rules: Rules, seed: int, tc: TimeControl) -> None:
+    def __init__(self, spec: MatchSpec, salt: bytes, commitment: str) -> None:
         self.record = rpb.MatchRecord(
             format=FORMAT,
-            match_id=match_id,
-            seed=seed,
-            rules=rules_to_proto(rules),
-            time_control=tc.to_proto(),
+            match_id=spec.match_id,
+            seed=spec.seed,
+            rules=rules_to_proto(spec.rules),
+            time_control=spec.time_control.to_proto(),
+            commitment=commitment,
+            salt=salt.hex(),
         )
         self._t0 = time.perf_counter()
         self.record.timing.started_unix_ms = int(time.time() * 1000)
 
-    def players(self, names: list[tuple[str, str]]) -> None:
+    def players(self, seats: list[Seat]) -> None:
+        """The registered names; what each bot called itself is kept apart (private)."""
         del self.record.players[:]
-        for seat, (name, version) in enumerate(names):
-            self.record.players.add(seat=seat, name=name, version=version)
+        for s in seats:
+            self.record.players.add(
+                seat=s.index, name=s.name, version=s.version, self_reported_name=s.self_name
+            )
 
     def deal_started(self, match: Match) -> None:
         deal = match.deal
@@ -50,10 +61,26 @@ class Recorder:
     def log(self, seat: int, deal: int, trick: int, text: str) -> None:
         self.record.logs.add(seat=seat, deal=deal, trick=trick, text=text)
 
-    def finish(self, result: rpb.ResultRecord, stats: list[rpb.SeatStats], clocks) -> rpb.MatchRecord:
-        self.record.result.CopyFrom(result)
+    def finish(
+        self,
+        result: pb.MatchResult,
+        private: list[str],
+        where: tuple[int, int, int],
+        seats: list[Seat],
+        clocks: list[SeatClock],
+    ) -> rpb.MatchRecord:
+        """The result as the bots were told it, plus what only the record keeps: where a verdict
+        struck, the private details (quotes of the bots' own text) and the per-seat counters."""
+        r = result
+        self.record.result.CopyFrom(rpb.ResultRecord(
+            winner=r.winner, void=r.void, verdicts=r.verdicts, details=r.details, lines=r.lines, flags=r.flags,
+            deals_played=r.deals_played, end_reason=r.end_reason, failed_deal=where[0], failed_trick=where[1],
+            failed_turn_id=where[2], private_details=private,
+        ))  # fmt: skip
         del self.record.stats[:]
-        self.record.stats.extend(stats)
+        for s in seats:
+            self.record.stats.add(seat=s.index, stale_actions=s.stale, logs_dropped=s.logs_dropped,
+                                  logs_truncated=s.logs_truncated)  # fmt: skip
         t = self.record.timing
         t.duration_ms = int((time.perf_counter() - self._t0) * 1000)
         del t.bank_left_ms[:], t.think_total_us[:], t.moves[:]

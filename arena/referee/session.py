@@ -52,8 +52,9 @@ class Seat:
     claimed: bool = False
     joined: bool = False
     gone: bool = False
-    name: str = ""
+    name: str = ""  # registered (MatchSpec.names), or "remote"
     version: str = ""
+    self_name: str = ""  # what its Join said (private: PlayerRecord.self_reported_name)
     context: Any = None  # the grpc.aio ServicerContext of its stream
     join_error: str = ""  # why its last Join attempt was refused, for STARTUP_FAILED details
     bad_reason: str = ""  # set when its stream broke the protocol (wins over a later write error)

@@ -51,9 +51,7 @@ class SeatStreams:
     def attach(self, seat: Seat, context: Any, join: pb.Join) -> None:
         seat.context = context
         seat.joined = True
-        if not (self.spec.names and self.spec.names[seat.index][0]):
-            seat.name = join.bot_name[:64] or f"seat{seat.index}"
-            seat.version = join.bot_version[:64]
+        seat.self_name = join.bot_name[:64]  # private: the seat keeps its registered name (match.py)
         self.post(Event(JOINED, seat.index))
 
     async def read_loop(self, seat: Seat, context: Any) -> None:
@@ -65,7 +63,8 @@ class SeatStreams:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a message that failed to parse or exceeded the size cap
-                seat.bad_reason = f"sent a message the referee could not accept: {exc}"
+                # gRPC's or the size cap's words, not the bot's bytes; capped all the same
+                seat.bad_reason = f"sent a message the referee could not accept: {str(exc)[:200]}"
                 self.post(Event(BAD, idx, seat.bad_reason))
                 return
             t = time.perf_counter()

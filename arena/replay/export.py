@@ -32,12 +32,16 @@ def record_to_json(record: replay_pb2.MatchRecord) -> dict[str, Any]:
         out["deals"].append(partial)
     r = record.result
     out["match_id"] = record.match_id
+    if record.commitment:  # the deck commitment and its salt, revealed now the match is over
+        out["commitment"] = record.commitment
+        out["salt"] = record.salt
     if r.end_reason and r.end_reason != "COMPLETED":
         failed = [s for s, v in enumerate(r.verdicts) if v != "OK"]
         status = r.verdicts[failed[0]] if failed else r.end_reason
         out["verdict"] = {
             "status": status,
             "verdicts": list(r.verdicts),
+            # the public sentences only (older records appended the bot's output after a newline)
             "details": [line.split("\n")[0] for line in r.details],
             "end_reason": r.end_reason,
         }

@@ -1,10 +1,13 @@
 """Re-simulate elfern/1 records with the engine and report the first thing that does not hold.
 
-Numbering in messages is 1-based: `deal 2, play 5` is the fifth card of the second deal.
+Numbering in messages is 1-based: `deal 2, play 5` is the fifth card of the second deal. A binary
+replay (arena.proto.codec) is read too: it is exported to elfern/1 first. A record that carries a deck
+commitment must match it (docs/shuffle.md), which proves its decks were fixed before play.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,18 @@ from arena.engine import (
     RulesError,
     StateError,
     card_code,
+    check_commitment,
     check_deck,
     deal_deck,
+    deck_commitment,
     parse_card,
 )
+from arena.proto.codec import MAGIC, RecordError, decode_record
 from arena.replay.json_record import DEAL_KEYS, FORMAT, RecordFileError, load
+
+NO_COMMITMENT = "no deck commitment to check"  # the note on an arena record that predates commitments
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_SALT = re.compile(r"[0-9a-f]{32}")
 
 
 class RecordFailure(Exception):
@@ -50,6 +60,7 @@ class Verified:
     match: Match
     seats: list[str]
     verdict: Any  # the record's early-end verdict, if any
+    note: str = ""  # something that could not be checked, said after `ok`
 
 
 def replay_json(record: Any) -> Verified:
@@ -79,6 +90,11 @@ def replay_json(record: Any) -> Verified:
     verdict = record.get("verdict")
     if verdict is not None and not _valid_verdict(verdict):
         raise RecordFailure('"verdict" must be a status name or an object with a "status" string')
+    note = ""
+    if "commitment" in record:
+        _check_commitment(record, seed)
+    elif seed is not None and "match_id" in record:
+        note = NO_COMMITMENT
 
     m = Match(rules, seed if seed is not None else 0)
     for n, entry in enumerate(deals, start=1):
@@ -94,18 +110,66 @@ def replay_json(record: Any) -> Verified:
         winner = record.get("winner")
         if winner not in (0, 1, None) or type(winner) is bool:
             raise RecordFailure(f'"winner" must be 0, 1 or null, not {winner!r}')
-    return Verified(m, seats, verdict)
+    return Verified(m, seats, verdict, note)
 
 
 def verify_file(path: str | Path) -> tuple[bool, str]:
-    """One line for `arena replay verify`: `FILE: ok` or `FILE: FAIL ...`."""
+    """One line for `arena replay verify`: `FILE: ok`, `FILE: ok (a note)` or `FILE: FAIL ...`."""
     try:
-        replay_json(load(path))
+        done = replay_json(_load_any(path))
     except RecordFileError as exc:
         return False, f"{path}: FAIL: {exc}"
     except RecordFailure as exc:
         return False, f"{path}: {exc}"
-    return True, f"{path}: ok"
+    return True, f"{path}: ok" + (f" ({done.note})" if done.note else "")
+
+
+def _load_any(path: str | Path) -> Any:
+    """elfern/1 JSON as parsed, or a binary replay exported to it."""
+    try:
+        with open(path, "rb") as f:
+            binary = f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        binary = False  # load() names the problem
+    if not binary:
+        return load(path)
+    from arena.replay.export import record_to_json
+
+    try:
+        record = decode_record(Path(path).read_bytes())
+    except (RecordError, OSError) as exc:
+        raise RecordFileError(str(exc)) from None
+    try:
+        return record_to_json(record)
+    except (CardError, DeckError, IllegalMove, RulesError, StateError, ValueError) as exc:
+        raise RecordFailure(f"the binary record does not re-simulate: {exc}") from None
+
+
+def _check_commitment(record: dict[str, Any], seed: int | None) -> None:
+    """The deck commitment must be the SHA-256 of this seed, match id and salt (docs/shuffle.md)."""
+    commitment, salt, ident = record.get("commitment"), record.get("salt"), record.get("match_id")
+    if not (isinstance(commitment, str) and _SHA256.fullmatch(commitment)):
+        raise RecordFailure(
+            f'"commitment" must be 64 lower-case hex digits (a SHA-256), not {_short(commitment)}'
+        )
+    if seed is None:
+        raise RecordFailure('a "commitment" needs the "seed" it commits to')
+    if not (isinstance(salt, str) and _SALT.fullmatch(salt)):
+        raise RecordFailure(f'"salt" must be 32 lower-case hex digits (16 bytes), not {_short(salt)}')
+    if not (isinstance(ident, str) and 0 < len(ident.encode()) <= 0xFFFF):
+        raise RecordFailure(f'a "commitment" needs the "match_id" it commits to, not {_short(ident)}')
+    if not check_commitment(commitment, seed, ident, bytes.fromhex(salt)):
+        actual = deck_commitment(seed, ident, bytes.fromhex(salt))
+        raise RecordFailure(
+            f"the deck commitment does not match: the seed, match_id and salt give {actual}, "
+            f"the record says {commitment} (docs/shuffle.md)"
+        )
+
+
+def _short(value: Any) -> str:
+    """A value for an error line, never more than 80 characters of it."""
+    text = "nothing" if value is None else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # -- one deal ------------------------------------------------------------------------------------------

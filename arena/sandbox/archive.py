@@ -2,8 +2,11 @@
 
 Members are checked before anything is written and refused with a message naming the member:
 absolute paths, `..` components, links that point outside the bundle, hard links, devices and
-FIFOs. Sizes are counted while writing, so a compression bomb stops at the cap. Owners and modes
-are not taken from the archive: files become 0644 (0755 when any exec bit was set).
+FIFOs. Tar members also pass Python's `data` extraction filter where the interpreter has it
+(3.11.4+); and once everything is written, every link is resolved hop by hop against the real
+extracted tree (`links.check_tree`), which is what catches chains such as `a -> .`, `b -> a/..`.
+Sizes are counted while writing, so a compression bomb stops at the cap. Owners and modes are not
+taken from the archive: files become 0644 (0755 when any exec bit was set).
 """
 
 from __future__ import annotations
@@ -15,13 +18,23 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+from arena.sandbox.errors import BundleError
+from arena.sandbox.links import check_tree
+
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "MAX_BUNDLE_BYTES",
+    "MAX_MEMBERS",
+    "BundleError",
+    "extract_archive",
+    "is_archive",
+]
+#: Python's own tar extraction filter (3.11.4+, 3.12+); older interpreters get the equivalent checks below.
+_DATA_FILTER = getattr(tarfile, "data_filter", None)
+
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 MAX_MEMBERS = 5000
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")
-
-
-class BundleError(ValueError):
-    """A bundle that cannot be used; the message names the file and the fix."""
 
 
 def is_archive(path: Path) -> bool:
@@ -116,6 +129,11 @@ def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
         for rel, m in plan:
             if not rel:
                 continue
+            if _DATA_FILTER is not None:
+                try:  # checked against the tree as extracted so far
+                    _DATA_FILTER(m, str(dest))
+                except tarfile.FilterError as exc:
+                    raise BundleError(f"{archive}: member {m.name!r} refused: {exc}") from None
             if m.isdir():
                 _place(archive, dest, rel).mkdir(exist_ok=True)
             elif m.issym():
@@ -167,3 +185,5 @@ def extract_archive(archive: Path, dest: Path, max_bytes: int = MAX_BUNDLE_BYTES
         _extract_zip(archive, dest, budget)
     else:
         _extract_tar(archive, dest, budget)
+    # The members were checked one by one; now every link is resolved, hop by hop, on the real tree.
+    check_tree(dest, archive)

@@ -29,6 +29,7 @@ from arena.sandbox.archive import (
     extract_archive,
     is_archive,
 )
+from arena.sandbox.links import check_tree, read_inside
 
 MANIFEST = "bot.toml"
 STAGED_MARK = "staged"
@@ -83,10 +84,10 @@ def bundle_cache_dir() -> Path:
 
 def _parse_manifest(root: Path, source: Path) -> Bundle:
     manifest = root / MANIFEST
-    if not manifest.is_file():
+    if not manifest.is_file() and not manifest.is_symlink():
         raise BundleError(f"{source}: no {MANIFEST} found; create one with name, language and run = [...]")
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    try:  # never through a link: the bytes read are the bundle's own
+        data = tomllib.loads(read_inside(root, MANIFEST, source).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BundleError(f"{source}/{MANIFEST}: not valid TOML: {exc}") from None
     name = data.get("name") or source.name.split(".")[0]
@@ -163,7 +164,7 @@ def _tree_digest(root: Path, max_bytes: int) -> str:
                 raise BundleError(
                     f"{root}: larger than {max_bytes // (1024 * 1024)} MiB; remove build outputs or data"
                 )
-            with open(full, "rb") as fh:
+            with os.fdopen(os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as fh:
                 for chunk in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(chunk)
     return digest.hexdigest()[:24]
@@ -221,6 +222,7 @@ def _unpack(archive: Path, dest: Path, max_bytes: int) -> None:
         for child in list(lifted.iterdir()):
             child.rename(dest / child.name)
         lifted.rmdir()
+        check_tree(dest, archive)  # lifting moves every link one level up: check them again
 
 
 def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
@@ -237,13 +239,16 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
         if source.stat().st_size > max_bytes:
             raise BundleError(f"{path}: archive larger than {max_bytes // (1024 * 1024)} MiB")
         staged = _stage("a-" + _file_digest(source), lambda dest: _unpack(source, dest, max_bytes))
+        check_tree(staged, source)  # again on every load: a build may have changed the staged copy
         return _parse_manifest(staged, source)
     if not source.is_dir():
         raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
+    check_tree(source, source)  # before any byte of the folder is read: no link may lead out of it
     bundle = _parse_manifest(source, source)
     digest = _tree_digest(source, max_bytes)
     if bundle.build:
         staged = _stage("d-" + digest, lambda dest: shutil.copytree(source, dest, symlinks=True))
+        check_tree(staged, source)
         return _parse_manifest(staged, source)
     return bundle
 

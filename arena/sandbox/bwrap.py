@@ -1,6 +1,6 @@
 """The `bwrap` launcher: bubblewrap namespaces, a per-bot uid, cgroup caps, rlimits and seccomp.
 
-One launch is this chain of exec's (no preexec_fn: the referee is multithreaded, pitfall 8):
+One launch is this chain of exec's (no preexec_fn in a threaded referee, docs/sandbox-notes.md pitfall 8):
 
     sh (joins the bot's cgroups, as root) -> prlimit (rlimits) -> bwrap (namespaces, mounts,
     seccomp) -> setpriv (drops to the bot's own uid, clears capabilities) -> the bundle's `run`
@@ -19,7 +19,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from arena.sandbox import cgroups, seccomp, spawn, uids
+from arena.sandbox import cgroups, procmask, seccomp, sockets, spawn, uids
 from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import (
     Bundle,
@@ -90,6 +90,7 @@ class BwrapLauncher:
         if found is None:
             raise SandboxUnavailable("bwrap is not installed; run `make setup` (Debian package bubblewrap)")
         self.bwrap = found
+        self.prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
         self.privileged = os.geteuid() == 0
         if self.privileged and shutil.which("setpriv") is None:
             raise SandboxUnavailable("setpriv is not installed; run `make setup` (Debian package util-linux)")
@@ -151,13 +152,11 @@ class BwrapLauncher:
         try:
             if writable and lease is not None:
                 chown_tree(bundle.path, uid)
-            if socket_path is not None and self.privileged:
-                mode = os.stat(socket_path).st_mode
-                os.chmod(socket_path, (mode & 0o7777) | 0o666)  # the bot's uid must be able to connect
+            if socket_path is not None:  # the seat's socket: its directory 0700, itself 0600, the bot's uid
+                sockets.make_private(socket_path, uid if self.privileged else None)
             args = self._command(
                 bundle,
                 argv,
-                env,
                 limits,
                 uid,
                 socket_path,
@@ -175,7 +174,10 @@ class BwrapLauncher:
                 stderr=subprocess.STDOUT,
                 pass_fds=pass_fds,
                 start_new_session=True,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+                # The bot's environment (the seat token among it) passes down the exec chain through
+                # the environment, never argv: /proc/PID/environ is readable by the same uid and root
+                # only, /proc/PID/cmdline by everyone.
+                env=self._environment(env),
             )
         except BaseException:
             os.close(status_r)
@@ -194,11 +196,26 @@ class BwrapLauncher:
         return BwrapProcess(popen, capture, limits, cg, lease, status_r)
 
     # --- helpers ------------------------------------------------------------------------------
+    @staticmethod
+    def _environment(env: dict[str, str]) -> dict[str, str]:
+        """The whole environment of the launch chain, which is exactly the bot's (no --clearenv, no
+        --setenv: values on bwrap's command line would be readable by every local user)."""
+        runtime = bot_runtime()
+        return {
+            "PATH": runtime.path,
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": runtime.pythonpath,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            **env,
+        }
+
     def _command(
         self,
         bundle: Bundle,
         argv: list[str],
-        env: dict[str, str],
         limits: Limits,
         uid: int,
         socket_path: Path | None,
@@ -213,7 +230,7 @@ class BwrapLauncher:
         if cg is not None:
             cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]
         cmd += [
-            "prlimit",
+            self.prlimit,
             f"--as={limits.address_space}",
             f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
             f"--fsize={limits.file_size}",
@@ -284,22 +301,10 @@ class BwrapLauncher:
             "/dev",
             "--remount-ro",
             "/",
+            *procmask.mask_args(self.state_dir, limits.memory),
             "--chdir",
             SANDBOX_BUNDLE,
-            "--clearenv",
         ]
-        full_env = {
-            "PATH": runtime.path,
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": runtime.pythonpath,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            **env,
-        }
-        for key, value in full_env.items():
-            cmd += ["--setenv", key, value]
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
         cmd += ["--json-status-fd", str(status_fd), "--"]

@@ -20,7 +20,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from arena.sandbox import cgroups, procstat, spawn, uids
+from arena.sandbox import cgroups, procstat, sockets, spawn, uids
 from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import (
     Bundle,
@@ -45,6 +45,12 @@ SOCKET_DIR = "/run/arena"
 
 class DockerUnavailable(RuntimeError):
     pass
+
+
+def client_env(env: dict[str, str]) -> dict[str, str]:
+    """The docker client's environment: ours plus the bot's values, which `--env NAME` forwards, so
+    that no value (the seat token) is ever on the client's command line."""
+    return {**os.environ, **env}
 
 
 def docker_command(
@@ -107,8 +113,8 @@ def docker_command(
     ]
     if socket_path is not None:
         cmd += ["--mount", f"type=bind,src={socket_path.parent},dst={SOCKET_DIR},readonly"]
-    for key, value in env.items():
-        cmd += ["--env", f"{key}={value}"]
+    for key in env:  # the name only: docker reads the value from its own environment (client_env)
+        cmd += ["--env", key]
     cmd.append(IMAGES.get(spec_bundle.language, DEFAULT_IMAGE))
     return cmd + argv
 
@@ -274,8 +280,8 @@ class DockerLauncher:
         if writable and os.geteuid() == 0:
             chown_tree(bundle.path, lease.uid)
         name = f"arena-{''.join(c for c in label if c.isalnum() or c == '-')[:40]}-{uuid.uuid4().hex[:8]}"
-        if socket_path is not None:
-            os.chmod(socket_path, (os.stat(socket_path).st_mode & 0o7777) | 0o666)
+        if socket_path is not None:  # the seat's socket directory (bound at /run/arena): the bot's uid only
+            sockets.make_private(socket_path, lease.uid if os.geteuid() == 0 else None)
         cmd = docker_command(
             self.docker,
             bundle,
@@ -295,6 +301,7 @@ class DockerLauncher:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=client_env(env),
         )
         assert popen.stdout is not None
         return DockerProcess(

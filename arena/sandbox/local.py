@@ -9,7 +9,7 @@ import subprocess
 import sys
 import warnings
 
-from arena.sandbox import procstat
+from arena.sandbox import procstat, sockets
 from arena.sandbox.building import build_once
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
@@ -88,6 +88,7 @@ class LocalLauncher:
             **spec.env,
             "ARENA_ADDRESS": f"unix://{spec.socket_path}",
         }
+        sockets.make_private(spec.socket_path, None)  # same uid as ours: 0700 directory, 0600 socket
         argv = list(spec.bundle.argv)
         if argv and argv[0] in ("python3", "python"):
             argv[0] = sys.executable

@@ -19,13 +19,61 @@ from arena.access.admin import bearer
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
-from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
 from arena.service.core import Service
 from arena.service.errors import InvalidArgument, status_of
 
 log = logging.getLogger("arena.service")
 
 Handler = Callable[..., Awaitable[Any]]
+SERVICE = pb.DESCRIPTOR.services_by_name["Arena"]
+
+
+class Malformed:
+    """What a request that is not a valid protobuf message deserializes to; answered INVALID_ARGUMENT.
+
+    gRPC itself would answer such bytes with UNKNOWN, which says nothing to the caller."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def WhichOneof(self, _: str) -> None:  # noqa: N802 - looks like a message to stream readers
+        return None
+
+
+def _parser(cls: Any) -> Callable[[bytes], Any]:
+    def parse(data: bytes) -> Any:
+        try:
+            return cls.FromString(data)
+        except Exception:  # DecodeError, and anything a hostile encoding could raise
+            return Malformed(cls.DESCRIPTOR.name)
+
+    return parse
+
+
+def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
+    """Register `servicer` like the generated add_ArenaServicer_to_server, but with deserializers
+    that never raise: malformed requests reach the method and get INVALID_ARGUMENT."""
+    kinds = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    handlers = {}
+    for method in SERVICE.methods:
+        make = kinds[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=_parser(method.input_type._concrete_class),
+            response_serializer=method.output_type._concrete_class.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
+
+
+def check_request(request: Any) -> None:
+    if isinstance(request, Malformed):
+        raise InvalidArgument(f"the request is not a valid {request.type_name} message")
 
 
 def token_of(context: grpc.aio.ServicerContext) -> str | None:
@@ -54,6 +102,7 @@ def rpc(method: Handler) -> Handler:
     @functools.wraps(method)
     async def wrapper(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
+            check_request(request)
             principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
             return await method(self, principal, request, context)
         except grpc.aio.AbortError:
@@ -82,12 +131,20 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ---- a standalone referee ----
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, Malformed):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid CreateMatchRequest"
+            )
         if self._referee is None:
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "this server hosts no referee")
         assert self._referee is not None
         return await self._referee.CreateMatch(request, context)
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, Malformed):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid GetMatchRequest"
+            )
         if self._referee is None:
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "this server hosts no referee")
         assert self._referee is not None
@@ -98,6 +155,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
             first = await anext(aiter(request_iterator), None)
+            if first is not None:
+                check_request(first)
             if first is None or first.WhichOneof("part") != "header":
                 raise InvalidArgument("the first SubmitBotChunk must be the header (name, format)")
             header = first.header
@@ -110,6 +169,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
             async def data() -> AsyncIterator[bytes]:
                 async for chunk in request_iterator:
+                    check_request(chunk)
                     if chunk.WhichOneof("part") != "data":
                         raise InvalidArgument("only the first SubmitBotChunk may be a header")
                     yield chunk.data
@@ -161,6 +221,20 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return await threaded(ops_results.get_replay)(
             self.service, principal, request.match_id, request.private
         )
+
+    # ---- spectating ----
+    async def WatchMatch(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchEvent]:
+        try:
+            check_request(request)
+            await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+            async for event in ops_watch.watch(self.service, request.match_id):
+                yield event
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            await abort_for(context, exc, "WatchMatch")
 
     # ---- challenges ----
     @rpc

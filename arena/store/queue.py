@@ -3,6 +3,10 @@
 A runner renews its leases while it plays. If it dies, its matches go back to the queue, either
 when the lease expires or at once when a runner on the same host sees the owner's pid is gone.
 Recording requires holding the lease, so a match is never recorded twice.
+
+Matches that share decks (the same seed: the twins of a duplicate pair, or the same season and
+pair) never run at once: `claim` passes over a queued match while one of its deck-mates is running,
+so colluding copies of a bot can never pass the cards of one match to the other (docs/ladder.md).
 """
 
 from __future__ import annotations
@@ -12,12 +16,14 @@ import socket
 import time
 import uuid
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select, update
+from sqlalchemy.orm import Session, aliased
 
-from arena.store.models import Match
+from arena.store.models import Match, utcnow
 
 LEASE_SECONDS = 60.0
+DECK_LOCK_SPACE = 0x5EED  # first key of the PostgreSQL advisory locks that serialise claims per seed
+MAX_PASSED = 32  # queued candidates one claim may pass over (contended on PostgreSQL) before giving up
 
 
 def lease_owner() -> str:
@@ -45,9 +51,67 @@ def requeue_abandoned(s: Session, *, now: float | None = None) -> int:
         pid = rest.partition(":")[0]
         dead = owner_host == host and pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid))
         if dead or (m.lease_expires or 0) < now:
-            m.status, m.lease_owner, m.lease_expires = "queued", None, None
+            m.status, m.lease_owner, m.lease_expires, m.started_at = "queued", None, None, None
             count += 1
     return count
+
+
+def deck_mates(m: Match, other: type[Match]) -> ColumnElement[bool]:
+    """SQL: `other` (an alias of Match) shares `m`'s decks: the same seed, or the same season and pair.
+
+    Twins share their seed by construction; the pair test also covers rows written before seeds
+    were drawn per pair."""
+    shared = [other.seed == m.seed]
+    if m.season_id is not None and m.pair is not None:
+        shared.append(and_(other.season_id == m.season_id, other.pair == m.pair))
+    return and_(other.id != m.id, or_(*shared))
+
+
+def _mate_running(m: Match) -> ColumnElement[bool]:
+    other = aliased(Match)
+    return exists().where(other.status == "running", deck_mates(m, other))
+
+
+def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
+    """Conditions that keep out every queued match with a running deck-mate. The running matches are
+    few (one per worker), so they are read first and the queue is filtered by plain value lists: a
+    correlated subquery per queued row would make each claim scan the table once per candidate."""
+    running = s.execute(
+        select(Match.seed, Match.season_id, Match.pair).where(Match.status == "running")
+    ).all()
+    seeds = sorted({seed for seed, _, _ in running})
+    pairs: dict[int, set[int]] = {}
+    for _, season, pair in running:
+        if season is not None and pair is not None:
+            pairs.setdefault(season, set()).add(pair)
+    conditions: list[ColumnElement[bool]] = []
+    if seeds:
+        conditions.append(Match.seed.not_in(seeds))
+    for season, taken in sorted(pairs.items()):  # one season per clause: SQLite's row-value IN is slow
+        conditions.append(  # NULL season or pair: no pair to share (NOT over a NULL would drop the row)
+            or_(
+                Match.season_id.is_(None),
+                Match.pair.is_(None),
+                Match.season_id != season,
+                Match.pair.not_in(sorted(taken)),
+            )
+        )
+    return conditions
+
+
+def _deck_key(seed: int) -> int:
+    """The seed folded to a signed 32-bit advisory-lock key (a collision only makes a claim pass a match over for now)."""
+    key = (seed ^ (seed >> 32)) & 0xFFFFFFFF
+    return key - (1 << 32) if key >= 1 << 31 else key
+
+
+def _lock_decks(s: Session, m: Match) -> bool:
+    """PostgreSQL: take the seed's transaction lock without waiting, then look again for a running
+    deck-mate. Two claimers that picked both twins at the same instant cannot both pass: the second
+    either finds the lock taken (the first has not committed) or, once it gets the lock, sees the
+    first's twin running (each statement reads what was committed before it began)."""
+    got = s.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _deck_key(m.seed))))
+    return bool(got) and not s.scalar(select(_mate_running(m)))
 
 
 def claim(
@@ -59,8 +123,14 @@ def claim(
     ttl: float = LEASE_SECONDS,
     ids: list[int] | None = None,
 ) -> Match | None:
-    """Take the oldest queued match (optionally of one season, of some kinds, or among `ids`) under a lease."""
-    query = select(Match).where(Match.status == "queued")
+    """Take the oldest queued match (optionally of one season, of some kinds, or among `ids`) under a
+    lease, passing over any whose deck-mate is running; None when nothing may start now.
+
+    SQLite runs one writer at a time (BEGIN IMMEDIATE), so the check and the claim cannot interleave
+    with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED
+    and each pick is confirmed under its seed's advisory lock (`_lock_decks`).
+    """
+    query = select(Match).where(Match.status == "queued", *_not_beside_running(s))
     if ids is not None:
         query = query.where(Match.id.in_(ids))
     if season_id is not None:
@@ -68,12 +138,22 @@ def claim(
     if kinds:
         query = query.where(Match.kind.in_(kinds))
     query = query.order_by(Match.id).limit(1)
-    if s.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    m = s.scalar(query)
+    if s.get_bind().dialect.name != "postgresql":
+        m = s.scalar(query)
+    else:
+        passed: list[int] = []
+        for _ in range(MAX_PASSED):
+            pick = query.where(Match.id.not_in(passed)) if passed else query
+            m = s.scalar(pick.with_for_update(skip_locked=True, of=Match))
+            if m is None or _lock_decks(s, m):
+                break
+            passed.append(m.id)  # a twin is being claimed or played right now: try the next one
+        else:
+            m = None
     if m is None:
         return None
     m.status, m.lease_owner, m.lease_expires = "running", owner, time.time() + ttl
+    m.started_at = utcnow()
     m.attempts += 1
     s.flush()
     return m
@@ -96,7 +176,7 @@ def release(s: Session, owner: str, match_id: int) -> None:
     s.execute(
         update(Match)
         .where(Match.id == match_id, Match.status == "running", Match.lease_owner == owner)
-        .values(status="queued", lease_owner=None, lease_expires=None)
+        .values(status="queued", lease_owner=None, lease_expires=None, started_at=None)
     )
 
 

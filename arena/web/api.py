@@ -1,4 +1,9 @@
-"""The JSON API under /api: the same data as the pages, documented on /api/docs."""
+"""The JSON API under /api: the same data as the pages, documented on /api/docs.
+
+Public routes serve only what `arena.web.data` and `arena.web.records` make public: a match's seed,
+salt, result and replay once it and its duplicate twin are over, public records without the bots'
+output. `/private-record.bin` and `/logs` need an owner's or the admin's token (docs/security.md).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from arena.web.access import is_admin, owned_seats, owns, presented, refuse
 from arena.web.data import WebData
-from arena.web.records import RECORD_MEDIA_TYPE, match_record
+from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, private_bytes, public_bytes
+from arena.web.reveal import MatchFacts
 from arena.web.schemas import BotOut, LogsOut, MatchOut, MatchPage, SeasonOut, StandingsOut
 from arena.web.timeline import build_timeline
-from arena.web.tokens import OwnerTokens
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -57,19 +63,12 @@ def bot(request: Request, name: str, recent: Annotated[int, Query(ge=1, le=200)]
     return out
 
 
-def _bearer(authorization: str | None, x_owner_token: str | None) -> str | None:
-    if x_owner_token:
-        return x_owner_token
-    if authorization and authorization.lower().startswith("bearer "):
-        return authorization[7:]
-    return None
-
-
 @router.get(
     "/bots/{name}/logs",
     response_model=LogsOut,
-    summary="A bot's build and match logs; only for its owner",
-    description="Send the owner's token as `Authorization: Bearer TOKEN` or `X-Owner-Token: TOKEN`.",
+    summary="A bot's build and match logs; only for its owner and the admin",
+    description="Send the owner's (or the admin's) token as `Authorization: Bearer TOKEN` or "
+    "`X-Owner-Token: TOKEN`. An owner sees a match's logs once it and its duplicate twin are over.",
 )
 def bot_logs(
     request: Request,
@@ -81,16 +80,13 @@ def bot_logs(
     owner = data.bot_owner(name)
     if owner is None:
         raise HTTPException(404, f"no bot named {name!r}")
-    token = _bearer(authorization, x_owner_token)
-    tokens: OwnerTokens = request.app.state.tokens
-    if not tokens.check(owner, token):
-        raise HTTPException(
-            401 if not token else 403,
-            "these logs are shown only with the owner's token",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    logs = data.logs(name)
-    assert logs is not None
+    token = presented(authorization, x_owner_token)
+    admin = is_admin(request, token)
+    if not admin and not owns(request, owner, token):
+        raise refuse(token, f"the logs of {name}")
+    logs = data.logs(name, unrevealed=admin)
+    if logs is None:  # deleted between the two reads
+        raise HTTPException(404, f"no bot named {name!r}")
     return logs
 
 
@@ -108,7 +104,11 @@ def matches(
     )
 
 
-@router.get("/matches/{match_id}", response_model=MatchOut, summary="One match: players, result, verdicts")
+@router.get(
+    "/matches/{match_id}",
+    response_model=MatchOut,
+    summary="One match: players, status, commitment; once revealed also result, seed and salt",
+)
 def match(request: Request, match_id: int) -> MatchOut:
     out = _data(request).match(match_id)
     if out is None:
@@ -116,35 +116,102 @@ def match(request: Request, match_id: int) -> MatchOut:
     return out
 
 
-def _record_bytes(request: Request, match_id: int) -> bytes:
-    data = _data(request).replay_bytes(match_id)
+def match_facts(request: Request, match_id: int) -> MatchFacts:
+    facts = _data(request).match_facts(match_id)
+    if facts is None:
+        raise HTTPException(404, f"no match {match_id}")
+    return facts
+
+
+def stored_record(request: Request, facts: MatchFacts) -> bytes:
+    """The stored (private) bytes of a match's replay; 404 when it has none."""
+    data = _data(request).replay_bytes(facts.id)
     if data is None:
-        raise HTTPException(404, f"match {match_id} has no replay (not played yet, or unknown)")
+        raise HTTPException(404, f"match {facts.id} has no replay")
     return data
+
+
+def public_record_of(request: Request, match_id: int) -> tuple[MatchFacts, bytes]:
+    """The public record of a revealed match; 403 with the reason while it is not revealed."""
+    facts = match_facts(request, match_id)
+    if not facts.revealed:
+        raise HTTPException(403, facts.reason)
+    return facts, public_bytes(stored_record(request, facts), facts.seats)
+
+
+def public_json(request: Request, match_id: int) -> dict[str, Any]:
+    """The public elfern/1 record of a revealed match, seats named as registered."""
+    facts, data = public_record_of(request, match_id)
+    return labelled_record(data, facts.seats)
 
 
 @router.get(
     "/matches/{match_id}/record",
     summary="The replay as elfern/1 JSON",
     response_description="An elfern/1 record; `arena replay verify` checks it",
+    responses={403: {"description": "The match or its duplicate twin is not over yet"}},
 )
 def record_json(request: Request, match_id: int, download: bool = False) -> JSONResponse:
-    record = match_record(_record_bytes(request, match_id))
+    record = public_json(request, match_id)
     headers = {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'} if download else None
     return JSONResponse(record, headers=headers)
 
 
 @router.get(
     "/matches/{match_id}/record.bin",
-    summary="The replay as the binary match record",
+    summary="The public binary match record (no bot output, seats as registered)",
     response_class=Response,
-    responses={200: {"content": {RECORD_MEDIA_TYPE: {}}}},
+    responses={
+        200: {"content": {RECORD_MEDIA_TYPE: {}}},
+        403: {"description": "The match or its duplicate twin is not over yet"},
+    },
 )
 def record_binary(request: Request, match_id: int) -> Response:
+    _, data = public_record_of(request, match_id)
     return Response(
-        _record_bytes(request, match_id),
+        data,
         media_type=RECORD_MEDIA_TYPE,
         headers={"Content-Disposition": f'attachment; filename="match-{match_id}.elfrec"'},
+    )
+
+
+@router.get(
+    "/matches/{match_id}/private-record.bin",
+    summary="The binary record with the bots' logs: an owner's own seat, or everything for the admin",
+    description="Send `Authorization: Bearer TOKEN` (or `X-Owner-Token`). The owner of a seat's bot gets "
+    "that seat's logs, private verdict details and self-reported name, never the opponent's, once the "
+    "match and its duplicate twin are over; the admin gets the whole record at any time.",
+    response_class=Response,
+    responses={
+        200: {"content": {RECORD_MEDIA_TYPE: {}}},
+        401: {"description": "No token"},
+        403: {"description": "Not this match's owner's or the admin's token, or the match is not revealed"},
+    },
+)
+def private_record(
+    request: Request,
+    match_id: int,
+    authorization: Annotated[str | None, Header()] = None,
+    x_owner_token: Annotated[str | None, Header()] = None,
+) -> Response:
+    facts = match_facts(request, match_id)
+    token = presented(authorization, x_owner_token)
+    if is_admin(request, token):
+        keep = frozenset((0, 1))
+    else:
+        keep = owned_seats(request, [owner for _, _, owner in facts.seats], token)
+        if not keep:
+            raise refuse(token, f"the private record of match {match_id}")
+        if not facts.revealed:
+            raise HTTPException(403, facts.reason)
+    data = private_bytes(stored_record(request, facts), facts.seats, keep)
+    return Response(
+        data,
+        media_type=RECORD_MEDIA_TYPE,
+        headers={
+            "Content-Disposition": f'attachment; filename="match-{match_id}-private.elfrec"',
+            "Cache-Control": "private, no-store",
+        },
     )
 
 
@@ -154,4 +221,4 @@ def record_binary(request: Request, match_id: int) -> Response:
     description="`view=omni` shows every card; `view=0` or `view=1` shows only what that seat knew.",
 )
 def timeline(request: Request, match_id: int, view: View = "omni") -> dict[str, Any]:
-    return build_timeline(match_record(_record_bytes(request, match_id)), perspective_of(view))
+    return build_timeline(public_json(request, match_id), perspective_of(view))

@@ -2,7 +2,8 @@
 
 `create_app()` is the one entry point: `arena web` serves it with uvicorn, and `arena serve --web`
 may mount or serve it too. It reads the same store as the rest of the arena (ARENA_DATABASE_URL,
-or `$ARENA_HOME/arena.db`).
+or `$ARENA_HOME/arena.db`). The admin token, if any, is loaded once here: given, or read from
+`admin_token_file`, else from ARENA_ADMIN_TOKEN (`arena.access.admin.AdminToken.load`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from arena.access.admin import AdminToken
 from arena.web import api, pages
 from arena.web.charts import sparkline
 from arena.web.data import WebData
@@ -34,8 +36,13 @@ def create_app(
     *,
     data: WebData | None = None,
     tokens: OwnerTokens | None = None,
+    admin_token: AdminToken | None = None,
+    admin_token_file: str | Path | None = None,
 ) -> FastAPI:
-    """Build the web app over the store at `url` (or the default store of `home`)."""
+    """Build the web app over the store at `url` (or the default store of `home`).
+
+    Raises AdminTokenError (one line naming the source) for an unreadable or too short admin token."""
+    admin = admin_token or AdminToken.load(admin_token_file)  # before the store: a bad token fails fast
     app = FastAPI(
         title="Elfern Arena",
         summary="Standings, bots, matches and replays of the Elfern Arena.",
@@ -47,6 +54,7 @@ def create_app(
     )
     app.state.data = data or WebData(url, home)
     app.state.tokens = tokens or OwnerTokens.for_home(home)
+    app.state.admin_token = admin
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals["sparkline"] = lambda values: Markup(sparkline(values))
     pages.register_template_helpers(templates)

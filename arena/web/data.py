@@ -2,29 +2,32 @@
 never touch SQLAlchemy themselves and a change in the store's tables is fixed in one place.
 
 Every method opens a short session and returns the pydantic shapes of `arena.web.schemas`.
+What a spectator may see is decided in this layer only (this module, `match_data.py` for matches,
+`reveal.py` for the rules): a match's result, seed, salt and replay once `arena.ladder.visibility`
+says it is revealed, and of the arena's verdict sentences and suspension reasons only the first line
+(the bot's own output never follows it onto a page).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 
 from sqlalchemy import String, cast, func, or_, select
 from sqlalchemy.orm import Session
 
+from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
+from arena.web.match_data import MatchQueries, summaries
+from arena.web.reveal import first_line, sealed_done_ids
 from arena.web.schemas import (
     BotOut,
     BotRating,
     HeadToHead,
     LogEntry,
     LogsOut,
-    MatchOut,
-    MatchPage,
-    MatchSummary,
     RatingPoint,
     SeasonOut,
     StandingRow,
@@ -38,7 +41,7 @@ LOS_MAX = 16  # bots; a larger matrix does not fit a page
 OK = "OK"
 
 
-class WebData:
+class WebData(MatchQueries):
     """The store as the web sees it."""
 
     def __init__(self, url: str | None = None, home: str | Path | None = None) -> None:
@@ -168,6 +171,7 @@ class WebData:
                 else []
             )
             season_names = dict(s.execute(select(m.Season.id, m.Season.name)).all())
+            sealed = sealed_done_ids(s)
             ratings = [
                 BotRating(
                     season=season_names.get(e.season_id, "?"),
@@ -187,6 +191,8 @@ class WebData:
                     .order_by(m.Match.record_seq, m.RatingChange.id)
                 )
                 for change, at, season_id in s.execute(q):
+                    if change.match_id in sealed:
+                        continue
                     history.append(
                         RatingPoint(
                             match_id=change.match_id,
@@ -211,7 +217,11 @@ class WebData:
                 m.Match.void,
                 cast(m.Match.verdicts, String),
             )
-            grouped = select(*keys, func.count()).where(mine, m.Match.status == "done").group_by(*keys)
+            grouped = (
+                select(*keys, func.count())
+                .where(mine, m.Match.status == "done", m.Match.id.not_in(sealed))
+                .group_by(*keys)
+            )
             for v0, v1, winner, void, verdicts_json, n in s.execute(grouped):
                 seat = 0 if v0 in version_ids else 1
                 seat_verdicts = json.loads(verdicts_json or "[]") or []
@@ -226,7 +236,7 @@ class WebData:
                 owner=bot.owner,
                 retired=bot.retired,
                 suspended=bot.suspended,
-                suspension_reason=bot.suspension_reason,
+                suspension_reason=first_line(bot.suspension_reason) or None,
                 versions=[
                     VersionOut(
                         number=v.number,
@@ -240,7 +250,7 @@ class WebData:
                 ],
                 ratings=ratings,
                 history=history,
-                recent=_summaries(s, list(latest)),
+                recent=summaries(s, list(latest)),
                 head_to_head=sorted(
                     (
                         HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
@@ -255,8 +265,12 @@ class WebData:
         with self.session() as s:
             return s.scalars(select(m.Bot.owner).where(m.Bot.name == name)).one_or_none()
 
-    def logs(self, name: str, limit: int = 20) -> LogsOut | None:
-        """The bot's build logs and its own seat's match logs (the caller checks the owner's token)."""
+    def logs(self, name: str, limit: int = 20, *, unrevealed: bool = False) -> LogsOut | None:
+        """The bot's build logs and its own seat's match logs (the caller checks the owner's token).
+
+        A match's logs are held back until it and its twin are over (a log may quote the bot's hand,
+        which its twin's opponent holds), unless `unrevealed` (the admin) asks for them too."""
+        held = 0
         with self.session() as s:
             bot = s.scalars(select(m.Bot).where(m.Bot.name == name)).one_or_none()
             if bot is None:
@@ -270,71 +284,26 @@ class WebData:
                     .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
                     .order_by(m.Match.id.desc())
                 )
-                for log, match in s.execute(q):
+                rows = [
+                    (log, match)
+                    for log, match in s.execute(q)
+                    if (match.version0_id if log.seat == 0 else match.version1_id) in ids
+                ]
+                sealed = set() if unrevealed else unrevealed_ids(s, {match for _, match in rows})
+                for log, match in rows:
                     seat_version = match.version0_id if log.seat == 0 else match.version1_id
-                    if seat_version in ids and len(logs) < limit + len(bot.versions):
+                    if match.id in sealed:
+                        held += 1
+                    elif len(logs) < limit + len(bot.versions):
                         logs.append(
                             LogEntry(
                                 match_id=match.id, version=ids[seat_version], seat=log.seat, text=log.text
                             )
                         )
-            return LogsOut(bot=bot.name, logs=logs)
-
-    # ---- matches --------------------------------------------------------------------------
-    def matches(
-        self,
-        season: str | None = None,
-        bot: str | None = None,
-        verdict: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> MatchPage:
-        with self.session() as s:
-            q = select(m.Match).where(m.Match.status == "done")
-            if season:
-                q = q.join(m.Season, m.Season.id == m.Match.season_id).where(m.Season.name == season)
-            if bot:
-                ids = select(m.BotVersion.id).join(m.Bot).where(m.Bot.name == bot)
-                q = q.where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-            if verdict:
-                if verdict.upper() == "VOID":
-                    q = q.where(m.Match.void.is_(True))
-                else:
-                    q = q.where(cast(m.Match.verdicts, String).like(f'%"{verdict.upper()}"%'))
-            total = s.scalar(select(func.count()).select_from(q.subquery())) or 0
-            rows = s.scalars(q.order_by(m.Match.id.desc()).limit(limit).offset(offset)).all()
-            return MatchPage(total=total, offset=offset, limit=limit, matches=_summaries(s, rows))
-
-    def verdict_names(self) -> list[str]:
-        """Verdicts that occur in the store, for the match list's filter."""
-        with self.session() as s:  # a handful of distinct per-seat combinations, even for many matches
-            combos = s.scalars(
-                select(cast(m.Match.verdicts, String)).where(m.Match.status == "done").distinct()
-            )
-            return sorted({str(v) for combo in combos for v in json.loads(combo or "[]") or []})
-
-    def match(self, match_id: int) -> MatchOut | None:
-        with self.session() as s:
-            match = s.get(m.Match, match_id)
-            if match is None:
-                return None
-            summary = _summaries(s, [match])[0]
-            has_replay = s.scalar(select(func.count()).where(m.Replay.match_id == match_id)) > 0
-            return MatchOut(
-                **summary.model_dump(),
-                rules=_rules_dict(match.rules),
-                seed=match.seed,
-                duration=match.duration,
-                verdict_details=list(match.verdict_details or []),
-                has_replay=bool(has_replay),
-            )
-
-    def replay_bytes(self, match_id: int) -> bytes | None:
-        with self.session() as s:
-            replay = s.get(m.Replay, match_id)
-            return bytes(replay.data) if replay is not None else None
+            return LogsOut(bot=bot.name, logs=logs, held=held)
 
 
+# ---- helpers ----------------------------------------------------------------------------------
 # ---- helpers ----------------------------------------------------------------------------------
 def _season(row: m.Season, matches: int) -> SeasonOut:
     return SeasonOut(
@@ -345,16 +314,6 @@ def _season(row: m.Season, matches: int) -> SeasonOut:
         matches=matches,
         created_at=row.created_at,
     )
-
-
-def _rules_dict(pairs: Iterable[str] | dict | None) -> dict:
-    if isinstance(pairs, dict):
-        return dict(pairs)
-    out = {}
-    for pair in pairs or []:
-        key, _, value = str(pair).partition("=")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
@@ -373,43 +332,4 @@ def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
         if not points:
             points.append(change.before)
         points.append(change.after)
-    return out
-
-
-def _summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
-    version_ids = {v for match in matches for v in (match.version0_id, match.version1_id)}
-    versions = {}
-    if version_ids:
-        q = (
-            select(m.BotVersion.id, m.BotVersion.number, m.Bot.name)
-            .join(m.Bot)
-            .where(m.BotVersion.id.in_(version_ids))
-        )
-        versions = {vid: (name, number) for vid, number, name in s.execute(q)}
-    season_ids = {match.season_id for match in matches if match.season_id is not None}
-    seasons = (
-        dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all())
-        if season_ids
-        else {}
-    )
-    out = []
-    for match in matches:
-        seats = [versions.get(match.version0_id, ("?", 0)), versions.get(match.version1_id, ("?", 0))]
-        verdicts = [str(v) for v in (match.verdicts or [])]
-        out.append(
-            MatchSummary(
-                id=match.id,
-                season=seasons.get(match.season_id),
-                kind=match.kind,
-                status=match.status,
-                bots=[name for name, _ in seats],
-                versions=[f"{name}@{number}" for name, number in seats],
-                winner=match.winner,
-                void=match.void,
-                verdicts=verdicts,
-                lines=list(match.lines or []),
-                deals=match.deals_played,
-                finished_at=match.finished_at,
-            )
-        )
     return out

@@ -1,5 +1,8 @@
 """The HTML pages. Each one is complete without JavaScript; the replay viewer adds animation,
-keyboard control and instant stepping when JavaScript runs, over the same markup."""
+keyboard control and instant stepping when JavaScript runs, over the same markup.
+
+A match that is not revealed yet (it or its duplicate twin still open) shows its seats, status and
+commitment with HTTP 403 and the reason; its board, result and downloads appear once it is."""
 
 from __future__ import annotations
 
@@ -10,11 +13,11 @@ from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
-from arena.web.api import perspective_of
+from arena.web.access import is_admin, owns
+from arena.web.api import perspective_of, public_json
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
-from arena.web.records import match_record
 from arena.web.timeline import build_timeline
 
 router = APIRouter(include_in_schema=False)
@@ -51,9 +54,11 @@ def bot_logs_page(request: Request, name: str, token: Annotated[str, Form()] = "
     owner = data.bot_owner(name)
     if owner is None:
         raise HTTPException(404, f"There is no bot named {name!r}.")
-    if not request.app.state.tokens.check(owner, token):
+    admin = is_admin(request, token)
+    if not admin and not owns(request, owner, token):
         return _render(request, "logs.html", status_code=403, bot_name=name, logs=None, title=f"{name}: logs")
-    return _render(request, "logs.html", bot_name=name, logs=data.logs(name), title=f"{name}: logs")
+    logs = data.logs(name, unrevealed=admin)
+    return _render(request, "logs.html", bot_name=name, logs=logs, title=f"{name}: logs")
 
 
 @router.get("/matches", response_class=HTMLResponse)
@@ -94,12 +99,13 @@ def match_page(
     match = data.match(match_id)
     if match is None:
         raise HTTPException(404, f"There is no match {match_id}.")
-    replay = data.replay_bytes(match_id)
-    if replay is None:
+    if match.sealed:  # its public facts, and why the rest waits
+        return _render(request, "match.html", 403, match=match, timeline=None, title=f"Match {match_id}")
+    if not match.has_replay:
         return _render(request, "match.html", match=match, timeline=None, title=f"Match {match_id}")
     if view not in ("omni", "0", "1"):
         view = "omni"
-    timeline = build_timeline(match_record(replay), perspective_of(view))
+    timeline = build_timeline(public_json(request, match_id), perspective_of(view))
     deals = timeline["deals"]
     deal = _clamp(deal, 1, max(1, len(deals)))
     steps = deals[deal - 1]["steps"] if deals else []
@@ -122,10 +128,7 @@ def match_page(
 
 @router.get("/matches/{match_id}/replay.json")
 def download_json(request: Request, match_id: int) -> Response:
-    data = _data(request).replay_bytes(match_id)
-    if data is None:
-        raise HTTPException(404, f"Match {match_id} has no replay.")
-    body = json.dumps(match_record(data), indent=1).encode()
+    body = json.dumps(public_json(request, match_id), indent=1).encode()
     return Response(
         body,
         media_type="application/json",

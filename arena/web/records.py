@@ -1,39 +1,97 @@
-"""Stored replays (the binary match record) as the elfern/1 JSON the viewer and downloads use.
+"""Stored replays as the web serves them: the public record, a seat owner's record, and elfern/1 JSON.
 
-The conversion is the replay layer's (`arena.replay.export.record_to_json`, which re-simulates the
-record with the engine). This module turns its failures into an HTTP error and caches the last few
-conversions, since a viewer page without JavaScript asks for the same match again at every step.
+The store keeps the record as the referee wrote it, with both seats' `Log` lines. Nothing leaves the
+web in that form except to the admin: spectators get `arena.replay.privacy.public_record` (no logs, no
+private details, no self-reported names), an owner gets their own seat's private parts and never the
+opponent's. Seats are always labelled with the names and versions the store registered, whatever
+the record or the bot called itself.
+
+The elfern/1 conversion is the replay layer's (`arena.replay.export.record_to_json`, which
+re-simulates the record with the engine). This module turns its failures into an HTTP error and
+caches the last few conversions, since a viewer page without JavaScript asks for the same match
+again at every step.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from fastapi import HTTPException
 
 from arena.engine import EngineError
-from arena.proto.codec import decode_record
+from arena.proto import replay_pb2
+from arena.proto.codec import decode_record, encode_record
 from arena.replay.export import record_to_json
+from arena.replay.privacy import private_record, public_record
+from arena.web.reveal import first_line
 
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
 
 _CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _CACHE_SIZE = 64
 
+Seats = Sequence[tuple[str, int, str]]  # (registered name, version number, owner) per seat
+
+
+def _decode(data: bytes) -> replay_pb2.MatchRecord:
+    try:
+        return decode_record(data)
+    except ValueError as exc:  # RecordError
+        raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
+
+
+def _registered(record: replay_pb2.MatchRecord, seats: Seats) -> None:
+    """Label every seat with its registered name and version, in place."""
+    for player in record.players:
+        if player.seat < len(seats):
+            name, number, _ = seats[player.seat]
+            player.name, player.version = name, str(number)
+
+
+def _arena_sentences(record: replay_pb2.MatchRecord, keep: Collection[int]) -> None:
+    """Cut the verdict details of the seats not in `keep` to their first line, the arena's sentence
+    (older records append the bot's last output after it), in place."""
+    details = [d if seat in keep else first_line(d) for seat, d in enumerate(record.result.details)]
+    record.result.ClearField("details")
+    record.result.details.extend(details)
+
+
+def public_bytes(data: bytes, seats: Seats) -> bytes:
+    """The record every public download serves (HTTP 422 if the stored bytes are not a record)."""
+    record = public_record(_decode(data))
+    _arena_sentences(record, ())
+    _registered(record, seats)
+    return encode_record(record)
+
+
+def private_bytes(data: bytes, seats: Seats, keep: Collection[int]) -> bytes:
+    """The record with the private parts (logs, private details, self-reported name) of `keep` only."""
+    record = private_record(_decode(data), keep)
+    _arena_sentences(record, keep)
+    _registered(record, seats)
+    return encode_record(record)
+
 
 def match_record(data: bytes) -> dict[str, Any]:
-    """The elfern/1 dict of a stored record (shared: do not modify); HTTP 422 if it cannot be read."""
+    """The elfern/1 dict of a record (shared: do not modify); HTTP 422 if it cannot be read."""
     digest = hashlib.sha256(data).hexdigest()
     if digest in _CACHE:
         _CACHE.move_to_end(digest)
         return _CACHE[digest]
     try:
-        record = record_to_json(decode_record(data))
-    except (ValueError, KeyError, EngineError) as exc:  # RecordError is a ValueError
+        record = record_to_json(_decode(data))
+    except (ValueError, KeyError, EngineError) as exc:
         raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
     _CACHE[digest] = record
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return record
+
+
+def labelled_record(data: bytes, seats: Seats) -> dict[str, Any]:
+    """The public elfern/1 record with the seats named `name@version` as registered."""
+    record = match_record(public_bytes(data, seats))
+    return {**record, "seats": [f"{name}@{number}" for name, number, _ in seats]}

@@ -80,6 +80,12 @@ class MatchSummary(BaseModel):
     lines: list[int] = Field(default_factory=list)
     deals: int = 0
     finished_at: datetime | None = None
+    revealed: bool = Field(
+        True,
+        description="False until this match and its duplicate twin have both finished: until then the "
+        "result, seed, salt and replay are withheld and the result fields above are empty",
+    )
+    commitment: str = Field("", description="SHA-256 commitment to the decks, public from the start (hex)")
 
 
 class HeadToHead(BaseModel):
@@ -114,10 +120,19 @@ class BotOut(BaseModel):
 
 class MatchOut(MatchSummary):
     rules: dict = Field(default_factory=dict)
-    seed: int | None = None
+    seed: int | None = Field(None, description="The match seed; null until the match is revealed")
+    salt: str | None = Field(
+        None, description="The commitment's salt (hex); null until the match is revealed"
+    )
+    commitment_id: str = Field(
+        "", description="The match id inside the commitment: `deck_commitment(seed, commitment_id, salt)`"
+    )
     duration: float | None = None
-    verdict_details: list = Field(default_factory=list)
-    has_replay: bool = False
+    verdict_details: list[str] = Field(
+        default_factory=list, description="The arena's one-line sentence per seat (never the bot's output)"
+    )
+    has_replay: bool = Field(False, description="A public replay can be downloaded")
+    sealed: str | None = Field(None, description="Why the replay and result are withheld, while they are")
 
 
 class MatchPage(BaseModel):
@@ -137,3 +152,6 @@ class LogEntry(BaseModel):
 class LogsOut(BaseModel):
     bot: str
     logs: list[LogEntry]
+    held: int = Field(
+        0, description="Match logs held back because the match or its duplicate twin is not over yet"
+    )

@@ -49,7 +49,16 @@ def job_to_dict(job: MatchJob) -> dict:
 
 
 def job_from_dict(data: dict) -> MatchJob:
-    return MatchJob(**{**data, "bundles": tuple(data["bundles"]), "rules": tuple(data["rules"])})
+    """JSON turned the tuples into lists; the job is frozen and compared by value, so restore them."""
+    names = data.get("names") or (("", ""), ("", ""))
+    return MatchJob(
+        **{
+            **data,
+            "bundles": tuple(data["bundles"]),
+            "rules": tuple(data["rules"]),
+            "names": (tuple(names[0]), tuple(names[1])),
+        }
+    )
 
 
 def result_to_dict(result: MatchResult) -> dict:

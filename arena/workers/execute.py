@@ -6,6 +6,7 @@ Runs inside a pool child process (spawned: gRPC does not survive fork).
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -37,22 +38,16 @@ def bwrap_available() -> bool:
 
 def run_job(job: MatchJob) -> MatchResult:
     """Play the match; bot misbehaviour comes back as verdicts, never as an exception."""
-    from arena.engine import Rules
-    from arena.referee import TimeControl
     from arena.sandbox.bundle import load_bundle
-    from arena.workers.match import play_match
 
     started = time.monotonic()
     bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
-    outcome = play_match(
-        bundles,
-        rules=Rules.from_pairs(job.rules),
-        seed=job.seed,
-        time_control=TimeControl(**job.time_control),
-        launcher=make_launcher(job.launcher),
-        match_id=f"m{job.match_id}",
-        pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
-    )
+    live = _live_writer(job.live)  # spectators follow it one trick behind
+    try:
+        outcome = _play(job, bundles, live)
+    finally:
+        if live is not None:
+            live.close()
     return MatchResult(
         winner=outcome.winner,
         void=outcome.void,
@@ -66,13 +61,50 @@ def run_job(job: MatchJob) -> MatchResult:
     )
 
 
+def _live_writer(path: str) -> Any:
+    """The live feed's writer, or None: a worker that cannot write it (a read-only home on another
+    host) still plays the match; spectators then see it once it is recorded."""
+    from arena.workers.live import LiveWriter
+
+    if not path:
+        return None
+    try:
+        return LiveWriter(path)
+    except OSError as exc:
+        logging.getLogger("arena.workers").warning("no live feed for %s: %s", path, exc)
+        return None
+
+
+def _play(job: MatchJob, bundles: tuple[Any, Any], live: Any) -> Any:
+    from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.workers.match import play_match
+
+    return play_match(
+        bundles,
+        rules=Rules.from_pairs(job.rules),
+        seed=job.seed,
+        time_control=TimeControl(**job.time_control),
+        launcher=make_launcher(job.launcher),
+        match_id=f"m{job.match_id}",
+        pause_idle=True,  # fair clocks when matches share the cores: docs/sandbox.md
+        salt=bytes.fromhex(job.salt) if job.salt else None,  # the one behind Match.commitment
+        names=job.names if all(name for name, _ in job.names) else None,  # registered, never bot.toml's
+        on_event=live,
+    )
+
+
 def seat_logs(outcome: Any) -> tuple[str, str]:
-    """Each seat's own log: its Log lines from the record, then its verdict if it failed (for its owner)."""
+    """Each seat's own log, for its owner only: its Log lines from the record, then its verdict if it
+    failed, with the private part of the verdict (what it sent, the last lines of its output)."""
     out: list[list[str]] = [[], []]
     for entry in outcome.record.logs:
         if entry.seat in (0, 1):
             out[entry.seat].append(f"[deal {entry.deal} trick {entry.trick}] {entry.text}")
+    private = list(outcome.record.result.private_details) + ["", ""]
     for seat in (0, 1):
         if outcome.verdicts[seat] != "OK":
             out[seat].append(f"[verdict] {outcome.verdicts[seat]}: {outcome.verdict_details[seat]}")
+            if private[seat]:
+                out[seat].append(private[seat])
     return "\n".join(out[0]), "\n".join(out[1])

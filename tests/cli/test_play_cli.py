@@ -117,5 +117,6 @@ def test_remote_prints_address_and_token_and_plays_my_bot(repo_root, tmp_path):
     t.join(10)
     assert proc.returncode == 0, err
     out = json.loads(rest)
-    assert out["players"] == ["random", "my-remote-bot"] and out["verdicts"] == ["OK", "OK"]
+    # nobody registered the remote seat: it is "remote", never the name its Join gives (issue 11 §4)
+    assert out["players"] == ["random", "remote"] and out["verdicts"] == ["OK", "OK"]
     assert "ARENA_TOKEN=" in err  # the human-readable instructions go to stderr

@@ -1,4 +1,5 @@
-"""`arena serve`: a standalone referee that bots reach over TCP and a Unix socket; Ctrl-C ends it."""
+"""`arena serve`: a standalone referee that bots reach over TCP and a Unix socket; Ctrl-C ends it. The
+management calls need the admin token, and a referee on a public address refuses to start without one."""
 
 from __future__ import annotations
 
@@ -7,8 +8,38 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
+import grpc
+import pytest
+
+from arena.cli.serve import is_loopback
+from arena.proto import arena_pb2, arena_pb2_grpc
+from arena.proto.codec import decode_record
 from arena.sdk import Bot, run
+
+TOKEN = "serve-cli-admin-token-0123456789"
+ARENA = [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())"]
+
+
+def arena_env(repo_root: Path, **extra: str) -> dict[str, str]:
+    """The environment of an `arena` subprocess: this checkout, and no admin token unless given."""
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_ADMIN_TOKEN"}
+    return {**env, "PYTHONPATH": str(repo_root), **extra}
+
+
+def start_serve(repo_root: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*ARENA, "serve", *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=arena_env(repo_root, **env),
+    )  # fmt: skip
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[str, str]:
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    return out, err
 
 
 class FirstLegal(Bot):
@@ -17,14 +48,13 @@ class FirstLegal(Bot):
 
 
 def test_serve_hosts_a_match_writes_its_replay_and_stops_on_sigint(repo_root, tmp_path):
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", "serve",
-         "--unix", str(tmp_path / "r.sock"), "--tcp", "127.0.0.1:0", "--create", "--seed", "5",
-         "--time", "move=1s,bank=5s,startup=30s", "--replays", str(tmp_path / "replays")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(repo_root)},
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", str(tmp_path / "r.sock"), "--tcp", "127.0.0.1:0", "--create",
+        "--seed", "5", "--time", "move=1s,bank=5s,startup=30s", "--replays", str(tmp_path / "replays"),
     )  # fmt: skip
     listening = proc.stdout.readline()
+    # loopback and no admin token: it starts, --create's tokens go to the operator, management is off
+    assert "management calls refused: no admin token" in listening and "ARENA_ADMIN_TOKEN" in listening
     tokens = [proc.stdout.readline().split()[-1] for _ in range(2)]
     unix, tcp = listening.split(" on ")[1].split(" (")[0].split(", ")
     threads = [
@@ -52,11 +82,9 @@ def test_serve_with_web_answers_http_and_stops_on_sigint(repo_root, tmp_path):
     with socket.socket() as probe:  # a free port for the web
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", "serve",
-         "--unix", str(tmp_path / "r.sock"), "--web", f"127.0.0.1:{port}", "--db", f"sqlite:///{tmp_path}/a.db"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(repo_root)},
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", str(tmp_path / "r.sock"), "--web", f"127.0.0.1:{port}",
+        "--db", f"sqlite:///{tmp_path}/a.db",
     )  # fmt: skip
     try:
         assert proc.stdout.readline().startswith(f"web: http://127.0.0.1:{port}/")
@@ -75,3 +103,140 @@ def test_serve_with_web_answers_http_and_stops_on_sigint(repo_root, tmp_path):
         rest, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "shutting down" in rest
+
+
+# -- the admin token and where it may listen ---------------------------------------------------------
+@pytest.mark.parametrize("tcp", ["0.0.0.0:0", "[::]:0", ":0", "192.0.2.1:0", "example.invalid:0"])
+def test_serve_on_a_public_address_without_a_token_exits_2_with_one_line(repo_root, tmp_path, tcp):
+    out = subprocess.run(
+        [*ARENA, "serve", "--unix", "", "--tcp", tcp, "--replays", str(tmp_path / "replays")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env=arena_env(repo_root),
+    )  # fmt: skip
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: --tcp {tcp} listens beyond this machine")
+    assert "--admin-token-file PATH or ARENA_ADMIN_TOKEN" in lines[0]
+    assert not (tmp_path / "replays").exists()  # refused before touching anything
+
+
+def test_serve_on_a_public_address_starts_with_the_admin_token(repo_root, tmp_path):
+    proc = start_serve(repo_root, tmp_path, "--unix", "", "--tcp", "0.0.0.0:0", ARENA_ADMIN_TOKEN=TOKEN)
+    listening = proc.stdout.readline()
+    out, _ = interrupt(proc)
+    assert listening.startswith("referee listening on 127.0.0.1:")
+    assert "management calls need the admin token from ARENA_ADMIN_TOKEN" in listening
+    assert TOKEN not in listening + out
+
+
+def test_serve_reads_the_admin_token_file_and_refuses_a_bad_one(repo_root, tmp_path):
+    (tmp_path / "short").write_text("too-short\n")
+    (tmp_path / "good").write_text(TOKEN + "\n")
+    for path, message in (
+        (tmp_path / "missing", "cannot read the admin token file"),
+        (tmp_path / "short", "shorter"),
+    ):
+        out = subprocess.run(
+            [*ARENA, "serve", "--unix", "", "--tcp", "127.0.0.1:0", "--admin-token-file", str(path)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60, env=arena_env(repo_root),
+        )  # fmt: skip
+        assert out.returncode == 2 and message in out.stderr and len(out.stderr.splitlines()) == 1
+    proc = start_serve(
+        repo_root,
+        tmp_path,
+        "--unix",
+        "",
+        "--tcp",
+        "127.0.0.1:0",
+        "--admin-token-file",
+        str(tmp_path / "good"),
+    )
+    listening = proc.stdout.readline()
+    interrupt(proc)
+    assert f"management calls need the admin token from {tmp_path / 'good'}" in listening
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rules", "flags=4294967296"], "--rules: rules option flags=4294967296 is invalid"),
+        (["--rules", "max_deals=4294967296"], "--rules: rules option max_deals=4294967296 is invalid"),
+        (["--time", "move=9999999999s"], "--time: move=1e+10s is out of range"),
+    ],
+)
+def test_serve_refuses_rules_and_clocks_the_wire_cannot_carry(repo_root, tmp_path, args, message):
+    out = subprocess.run(
+        [*ARENA, "serve", "--unix", "", "--tcp", "127.0.0.1:0", "--create", *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env=arena_env(repo_root),
+    )  # fmt: skip
+    assert out.returncode == 2 and out.stderr.startswith(f"Error: {message}"), out.stderr
+    assert len(out.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "tcp, loopback",
+    [
+        ("127.0.0.1:1", True), ("127.1.2.3:1", True), ("localhost:1", True), ("LocalHost:1", True),
+        ("[::1]:1", True), ("[::ffff:127.0.0.1]:1", True), ("0.0.0.0:1", False), ("[::]:1", False),
+        (":1", False), ("10.0.0.1:1", False), ("myhost:1", False), ("localhost.evil.com:1", False),
+        ("[::ffff:10.0.0.1]:1", False),
+    ],
+)  # fmt: skip
+def test_is_loopback(tcp, loopback):
+    assert is_loopback(tcp) is loopback
+
+
+def test_serve_end_to_end_with_the_admin_token_two_random_bots_and_the_replay_under_replays(
+    repo_root, tmp_path
+):
+    replays = tmp_path / "replays"
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", "", "--tcp", "127.0.0.1:0", "--replays", str(replays),
+        ARENA_ADMIN_TOKEN=TOKEN,
+    )  # fmt: skip
+    bots: list[subprocess.Popen] = []
+    try:
+        address = proc.stdout.readline().split(" on ")[1].split(" (")[0]
+        auth = (("authorization", f"Bearer {TOKEN}"),)
+        with grpc.insecure_channel(address) as channel:
+            api = arena_pb2_grpc.ArenaStub(channel)
+            refusals = [
+                (arena_pb2.CreateMatchRequest(), (), grpc.StatusCode.UNAUTHENTICATED),
+                (arena_pb2.CreateMatchRequest(), (("authorization", "Bearer wrong-token-xxxxxxxx"),),
+                 grpc.StatusCode.UNAUTHENTICATED),
+                (arena_pb2.CreateMatchRequest(match_id="../x"), auth, grpc.StatusCode.INVALID_ARGUMENT),
+                (arena_pb2.CreateMatchRequest(match_id=str(tmp_path / "abs")), auth, grpc.StatusCode.INVALID_ARGUMENT),
+                (arena_pb2.CreateMatchRequest(rules=["flags=4294967296"]), auth, grpc.StatusCode.INVALID_ARGUMENT),
+            ]  # fmt: skip
+            for request, metadata, code in refusals:
+                with pytest.raises(grpc.RpcError) as info:
+                    api.CreateMatch(request, metadata=metadata, timeout=30)
+                assert info.value.code() == code, info.value.details()
+            created = api.CreateMatch(
+                arena_pb2.CreateMatchRequest(match_id="e2e-1", seed=3, rules=["max_deals=2"]),
+                metadata=auth,
+                timeout=30,
+            )
+            bot_dir = repo_root / "sample_bots" / "python" / "random"
+            for token in created.tokens:  # the bots as the arena starts them: ARENA_ADDRESS and ARENA_TOKEN
+                bots.append(subprocess.Popen(
+                    [sys.executable, "bot.py"], cwd=bot_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    env=arena_env(repo_root, ARENA_ADDRESS=address, ARENA_TOKEN=token),
+                ))  # fmt: skip
+            status = api.GetMatch(
+                arena_pb2.GetMatchRequest(match_id="e2e-1", wait=True), metadata=auth, timeout=120
+            )
+        assert status.state == "OVER" and list(status.result.verdicts) == ["OK", "OK"]
+        assert [bot.wait(60) for bot in bots] == [0, 0]
+        over = proc.stdout.readline()
+        assert over.startswith("match e2e-1 over:") and over.rstrip().endswith(
+            f"replay {replays.resolve() / 'e2e-1.replay'}"
+        )
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+        interrupt(proc)
+    assert decode_record((replays / "e2e-1.replay").read_bytes()).match_id == "e2e-1"
+    files = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")}
+    assert files == {"replays", "replays/e2e-1.replay"}  # nothing outside --replays, nothing else in it

@@ -98,7 +98,10 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     assert listener.seen == []
     assert {str(p): tree_hash(p) for p in watched} == before
     assert not (hostile_dir / "planted.txt").exists()
-    assert SECRET.encode() not in outcome.replay_bytes and "LEAKED" not in outcome.verdict_details[0]
+    private = outcome.record.result.private_details[0]  # the bot's own output tail (issue 11 §3)
+    assert (
+        SECRET.encode() not in outcome.replay_bytes and "LEAKED" not in outcome.verdict_details[0] + private
+    )
     # Nothing is left running, and every cgroup is gone.
     assert recording_launcher.pids, "the sandbox recorded no processes"
     survivors = [
@@ -119,8 +122,8 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
         assert hostile.output_bytes > limits.log_bytes  # it flooded, and only the cap was kept
         assert len(hostile.output().encode()) <= limits.log_bytes
     if case in ("disk_small", "disk_huge"):
-        assert "wrote" in outcome.verdict_details[0]
-        wrote = int(outcome.verdict_details[0].split(" wrote ")[1].split()[0])
+        assert "wrote" in private and "wrote" not in outcome.verdict_details[0]  # its output is private
+        wrote = int(private.split(" wrote ")[1].split()[0])
         assert wrote <= max(limits.tmp_size, limits.file_size)
 
 
@@ -156,5 +159,7 @@ def test_arena_play_sandboxes_by_default(tmp_path, listener, repo_root):
         "Network is unreachable",
         "Connection refused",
     )  # seccomp / netns
-    assert any(r in data["details"][0] for r in refusals), data["details"][0]
+    # its own stderr, in the private detail that `arena play` shows the local user
+    assert any(r in data["private_details"][0] for r in refusals), data["private_details"][0]
+    assert not any(r in data["details"][0] for r in refusals), data["details"][0]
     assert listener.seen == []

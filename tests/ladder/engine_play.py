@@ -3,8 +3,10 @@
 It stands in for the sandboxed referee (arena.workers.match) in tests of ratings, seasons and the
 pool, where what matters is real, deterministic results and records, not processes. A bundle's
 `strategy.txt` picks how the seat plays: `high` (highest legal card), `low`, `random` (seeded), or a
-fault verdict (`CRASH`, `TIMEOUT`, `ILLEGAL_MOVE`) that forfeits at once, `RAISE` (the executor
-raises instead of returning a result) or `EXIT` (the worker process dies). `sleep.txt` adds seconds.
+fault verdict (any `Verdict` whose `fault` is set: `CRASH`, `CPU_LIMIT`, ...) that forfeits at once,
+`RAISE` (the executor raises instead of returning a result) or `EXIT` (the worker process dies).
+`sleep.txt` adds seconds; `detail.txt` is appended to a fault's verdict detail (as a real referee may
+quote a bot's stderr there), for tests that check where such text may go.
 """
 
 from __future__ import annotations
@@ -19,13 +21,19 @@ from arena.engine.rules import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import encode_record
 from arena.store import MatchJob, MatchResult
+from arena.verdicts import Verdict
 
-FAULTS = ("CRASH", "TIMEOUT", "ILLEGAL_MOVE")
+FAULTS = tuple(str(v) for v in Verdict if v.fault)
 
 
 def _strategy(bundle: str) -> str:
     path = Path(bundle) / "strategy.txt"
     return path.read_text().strip() if path.exists() else "random"
+
+
+def _detail(bundle: str) -> str:
+    path = Path(bundle) / "detail.txt"
+    return f": {path.read_text().strip()}" if path.exists() else ""
 
 
 def play(job: MatchJob) -> MatchResult:
@@ -71,7 +79,12 @@ def play(job: MatchJob) -> MatchResult:
     res.winner = -1 if winner is None else winner
     res.void = void
     res.verdicts.extend(verdicts)
-    res.details.extend([f"{v.lower()} in test" if v != "OK" else "" for v in verdicts])
+    res.details.extend(
+        [
+            f"{v.lower()} in test{_detail(b)}" if v != "OK" else ""
+            for v, b in zip(verdicts, job.bundles, strict=True)
+        ]
+    )
     res.lines.extend(m.lines)
     res.deals_played = len(m.deals)
     return MatchResult(
@@ -85,7 +98,9 @@ def play(job: MatchJob) -> MatchResult:
     )
 
 
-def make_bundle(root: Path, name: str, strategy: str = "random", sleep: float = 0.0) -> Path:
+def make_bundle(
+    root: Path, name: str, strategy: str = "random", sleep: float = 0.0, detail: str = ""
+) -> Path:
     """A minimal bundle directory for this executor."""
     path = root / name
     path.mkdir(parents=True, exist_ok=True)
@@ -94,4 +109,6 @@ def make_bundle(root: Path, name: str, strategy: str = "random", sleep: float = 
     (path / "strategy.txt").write_text(strategy)
     if sleep:
         (path / "sleep.txt").write_text(str(sleep))
+    if detail:
+        (path / "detail.txt").write_text(detail)
     return path

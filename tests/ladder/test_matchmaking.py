@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 from arena.ladder.matchmaking import Candidate, pick_pairing, suspension_reason
+from arena.verdicts import Verdict
 
 
 def test_new_bots_first_then_longest_waiting() -> None:
@@ -47,8 +48,25 @@ def test_busy_bots_wait() -> None:
 
 
 def test_suspension_needs_mostly_own_faults() -> None:
-    assert suspension_reason([("CRASH", "segfault")] * 3) is None  # too few matches to judge
-    assert suspension_reason([("OK", "")] * 5 + [("CRASH", "")] * 5) is None  # half is not "mostly"
-    reason = suspension_reason([("OK", "")] * 4 + [("CRASH", "exit code 139")] * 4 + [("TIMEOUT", "")] * 2)
-    assert reason is not None
-    assert "6 of its last 10" in reason and "CRASH ×4" in reason and "exit code 139" in reason
+    assert suspension_reason([("CRASH", i) for i in range(3)]) is None  # too few matches to judge
+    assert suspension_reason([("OK", i) for i in range(5)] + [("CRASH", i) for i in range(5, 10)]) is None
+    own = [("OK", 1)] * 4 + [("CRASH", 7)] * 4 + [("CPU_LIMIT", 9), ("CPU_LIMIT", 17)]
+    reason = suspension_reason(own)
+    assert reason == (
+        "suspended: 6 of its last 10 matches ended in its own fault (CRASH ×4, CPU_LIMIT ×2); "
+        "last: CPU_LIMIT in match 17. Submit a fixed version to play again."
+    )
+
+
+def test_every_fault_verdict_counts_toward_suspension_and_only_those() -> None:
+    faults = [v for v in Verdict if v.fault]
+    assert {str(v) for v in faults} >= {
+        "CRASH", "TIMEOUT", "ILLEGAL_MOVE", "PROTOCOL_ERROR", "MEMORY_LIMIT",
+        "CPU_LIMIT", "PIDS_LIMIT", "STARTUP_FAILED", "BUILD_FAILED",
+    }  # fmt: skip
+    for v in faults:
+        reason = suspension_reason([("OK", 1), ("OK", 2), (str(v), 3), (str(v), 4), (str(v), 5)])
+        assert reason is not None and f"({v} ×3)" in reason, v
+    # OK, and names that are no verdict at all (an old or hostile record), never count
+    assert suspension_reason([("OK", i) for i in range(10)]) is None
+    assert suspension_reason([("api_key=SECRET", i) for i in range(10)]) is None

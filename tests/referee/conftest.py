@@ -94,6 +94,25 @@ def fast_tc() -> TimeControl:
 
 
 @pytest.fixture
+def launch_bot():
+    """`launch_bot(name, socket_path, token)`: a test bot's real process (local launcher), killed after."""
+    from arena.sandbox.launcher import LaunchSpec
+
+    started = []
+
+    def launch(name: str, socket_path: Path, token: str):
+        spec = LaunchSpec(
+            bundle=bundle(name), socket_path=socket_path, env={"ARENA_TOKEN": token}, label=name
+        )
+        started.append(local_launcher().launch(spec))
+        return started[-1]
+
+    yield launch
+    for handle in started:
+        handle.kill()
+
+
+@pytest.fixture
 def referee(tmp_path):
     ref = Referee(tmp_path)
     yield ref

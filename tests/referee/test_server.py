@@ -87,7 +87,8 @@ def test_full_match_between_sdk_bots(referee, transport):
     assert list(result.verdicts) == ["OK", "OK"] and result.end_reason == "COMPLETED"
     assert max(result.flags) >= 2 and result.winner in (0, 1)
     assert [r.winner for r in results] == [result.winner, result.winner]  # both bots were told
-    assert runner.record.players[0].name == "first"
+    # nobody registered these seats: the record says "remote", and keeps what the bots said apart
+    assert [(p.name, p.self_reported_name) for p in runner.record.players] == [("remote", "first")] * 2
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -236,31 +237,3 @@ def test_graceful_shutdown_ends_matches_in_flight(referee):
     assert a.next("match_result").end_reason == "SHUTDOWN"
     assert b.next("match_result").end_reason == "SHUTDOWN"
     assert runner.record.result.end_reason == "SHUTDOWN"
-
-
-def test_management_api_creates_a_match_and_returns_its_record(referee):
-    from arena.proto import arena_pb2, arena_pb2_grpc
-    from arena.proto.codec import decode_record
-
-    addr = referee.address("tcp")
-    api = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(addr))
-    with pytest.raises(grpc.RpcError) as info:
-        api.CreateMatch(arena_pb2.CreateMatchRequest(rules=["scoring=nope"]))
-    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "scoring" in info.value.details()
-    created = api.CreateMatch(arena_pb2.CreateMatchRequest(
-        rules=["max_deals=2"], seed=11, match_id="api-1", time_control=TC.to_proto()))  # fmt: skip
-    assert created.match_id == "api-1" and len(set(created.tokens)) == 2
-    assert api.GetMatch(arena_pb2.GetMatchRequest(match_id="api-1")).state == "WAITING"
-    results: list = []
-    threads = [threading.Thread(target=play_sdk, args=(addr, tok, results)) for tok in created.tokens]
-    for t in threads:
-        t.start()
-    status = api.GetMatch(arena_pb2.GetMatchRequest(match_id="api-1", wait=True), timeout=60)
-    for t in threads:
-        t.join(10)
-    assert status.state == "OVER" and list(status.result.verdicts) == ["OK", "OK"]
-    record = decode_record(status.record)
-    assert record.match_id == "api-1" and record.seed == 11 and len(record.deals) == 2
-    with pytest.raises(grpc.RpcError) as info:
-        api.GetMatch(arena_pb2.GetMatchRequest(match_id="nope"))
-    assert info.value.code() == grpc.StatusCode.NOT_FOUND

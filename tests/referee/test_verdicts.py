@@ -11,19 +11,22 @@ from arena.referee.convert import codes
 
 
 @pytest.mark.parametrize(
-    ("bad", "verdict", "words"),
+    ("bad", "verdict", "words", "quote"),
     [
-        ("crash", "CRASH", "crash: something went badly wrong"),
-        ("illegal", "ILLEGAL_MOVE", "not in your hand"),
-        ("disconnect", "DISCONNECT", "process kept running"),
-        ("notacard", "PROTOCOL_ERROR", "'XX' is not a card code"),
-        ("secondjoin", "PROTOCOL_ERROR", "second Join"),
-        ("huge", "PROTOCOL_ERROR", "the cap is 16384"),
-        ("exitearly", "STARTUP_FAILED", "exitearly: giving up before joining"),
+        ("crash", "CRASH", "process died (exit code 3)", "crash: something went badly wrong"),
+        ("illegal", "ILLEGAL_MOVE", "not in your hand", ""),
+        ("disconnect", "DISCONNECT", "process kept running", ""),
+        ("notacard", "PROTOCOL_ERROR", "Action.card is not a card code", "Action.card was 'XX'"),
+        ("secondjoin", "PROTOCOL_ERROR", "second Join", ""),
+        ("oversize", "PROTOCOL_ERROR", "the cap is 16384", ""),
+        # over the bot socket's gRPC limit: gRPC refuses it before the referee sees it (botsocket.py)
+        ("huge", "CRASH", "exit code 1", ""),
+        ("exitearly", "STARTUP_FAILED", "exited (exit code 2) before it joined", "exitearly: giving up"),
     ],
 )
 @pytest.mark.parametrize("bad_seat", [0, 1])
-def test_verdict_and_opponent_wins(play_bots, bad, verdict, words, bad_seat):
+def test_verdict_and_opponent_wins(play_bots, bad, verdict, words, quote, bad_seat):
+    """The public detail is the arena's sentence; what quotes the bot is in the private detail only."""
     seats = [bad, "random"] if bad_seat == 0 else ["random", bad]
     out = play_bots(*seats, seed=3)
     assert out.verdicts[bad_seat] == verdict, out.verdict_details
@@ -31,7 +34,13 @@ def test_verdict_and_opponent_wins(play_bots, bad, verdict, words, bad_seat):
     assert out.winner == 1 - bad_seat and not out.void
     assert words in out.verdict_details[bad_seat]
     assert out.end_reason == "VERDICT"
-    assert out.record.result.verdicts == list(out.verdicts)  # the replay keeps the reason
+    result = out.record.result
+    assert result.verdicts == list(out.verdicts)  # the replay keeps the reason
+    assert list(result.details) == list(out.verdict_details)
+    if quote:
+        assert quote in result.private_details[bad_seat]
+        assert not any(quote in d for d in out.verdict_details)
+    assert result.private_details[1 - bad_seat] == ""
 
 
 def test_failure_names_the_turn(play_bots):

@@ -67,6 +67,11 @@ def test_docker_command_line_has_every_isolation_flag(tmp_path):
     ):
         assert flag in line, flag
     assert "--rm" not in cmd  # the container must outlive the bot, to read OOMKilled
+    # the seat token goes by name only; docker takes the value from the client's environment
+    assert "--env ARENA_TOKEN" in line and "ARENA_TOKEN=t" not in line and "t" not in cmd
+    from arena.sandbox.docker import client_env
+
+    assert client_env({"ARENA_TOKEN": "t"})["ARENA_TOKEN"] == "t"
 
 
 def test_docker_launcher_runs_a_bot(tmp_path, echo_socket):

@@ -13,7 +13,7 @@ import grpc
 
 from arena.proto import arena_pb2_grpc
 from arena.service.core import Service
-from arena.service.grpc_servicer import ArenaService
+from arena.service.grpc_servicer import ArenaService, add_arena_service
 
 ADMIN = "admin-token-for-tests-0123456789"
 
@@ -38,7 +38,7 @@ def serve_in_thread(service: Service) -> tuple[str, threading.Event, threading.T
 
     async def main() -> None:
         server = grpc.aio.server()
-        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(service), server)
+        add_arena_service(ArenaService(service), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         box["address"] = f"127.0.0.1:{port}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.proto.codec import encode_record
+from arena.proto.codec import decode_record
 
 
 def test_seasons_and_standings(client, arena):
@@ -78,9 +78,12 @@ def test_match_and_its_downloads(client, arena):
     assert match["winner"] == 0 and match["verdict_details"][1] == "process exited with code 1"
     assert match["has_replay"] is True and match["rules"] == {"flags": "1"}
     rec = arena.records[mid]["record"]
-    assert client.get(f"/api/matches/{mid}/record.bin").content == encode_record(rec)
+    public = decode_record(client.get(f"/api/matches/{mid}/record.bin").content)
+    assert list(public.deals) == list(rec.deals) and public.result == rec.result and public.seed == rec.seed
+    assert [p.name for p in public.players] == list(arena.records[mid]["names"])
+    assert [f"{p.name}@{p.version}" for p in public.players] == match["versions"]  # as registered
     js = client.get(f"/api/matches/{mid}/record").json()
-    assert js["format"] == "elfern/1" and js["seats"] == list(arena.records[mid]["names"])
+    assert js["format"] == "elfern/1" and js["seats"] == match["versions"]
     assert [d["plays"] for d in js["deals"]] == [[p.card for p in d.plays] for d in rec.deals]
     assert [d["deck"] for d in js["deals"]] == [list(d.deck) for d in rec.deals]
     assert client.get("/api/matches/999/record").status_code == 404
@@ -129,6 +132,7 @@ def test_openapi_documents_the_api(client):
         "/api/matches",
         "/api/matches/{match_id}/record",
         "/api/matches/{match_id}/record.bin",
+        "/api/matches/{match_id}/private-record.bin",
         "/api/matches/{match_id}/timeline",
     ):
         assert path in spec["paths"], path

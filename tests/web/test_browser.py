@@ -138,8 +138,9 @@ def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, exp
     # 5. a screenshot, as an artifact
     page.screenshot(path=str(ARTIFACTS / "replay-omniscient.png"), full_page=True)
     # one seat's view: the opponent's hand is all backs
-    names = arena.records[mid]["names"]
-    page.get_by_role("link", name=f"{names[1]}'s view").click()
+    labels = page.evaluate("() => JSON.parse(document.getElementById('timeline-data').textContent).seats")
+    assert [label.split("@")[0] for label in labels] == list(arena.records[mid]["names"])  # registered
+    page.get_by_role("link", name=f"{labels[1]}'s view").click()
     page.wait_for_url("**view=1")
     shown = page.evaluate(READ_BOARD)
     assert shown["step"] == 5 and set(shown["hand0"]) == {"back"} and shown["hand1"] == want[5][1]

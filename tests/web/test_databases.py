@@ -28,10 +28,11 @@ def test_the_api_on_each_database(database_url, tmp_path, arena_builder, owner_t
 
 
 def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
-    """A player name full of markup is shown as text; bytes that are not a record are a clear error."""
+    """A player name full of markup never shows (seats are labelled as registered); bytes that are not
+    a record are a clear error on every route, the binary download included."""
     from sqlalchemy import update
 
-    from arena.proto.codec import encode_record
+    from arena.proto.codec import decode_record, encode_record
     from arena.store import Store
     from arena.store.models import Replay
 
@@ -51,13 +52,16 @@ def test_hostile_and_broken_replays(tmp_path, arena_builder, owner_tokens):
     store.close()
     with TestClient(create_app(url, tmp_path, tokens=owner_tokens)) as client:
         page = client.get(f"/matches/{first}").text
-        assert evil not in page and "&lt;/script&gt;&lt;script&gt;alert(1)" in page
-        assert client.get(f"/api/matches/{first}/timeline").json()["seats"][0] == evil
+        assert evil not in page and "alert(1)" not in page
+        label = client.get(f"/api/matches/{first}").json()["versions"][0]
+        assert client.get(f"/api/matches/{first}/timeline").json()["seats"][0] == label
+        assert decode_record(client.get(f"/api/matches/{first}/record.bin").content).players[0].name != evil
         broken = client.get(f"/api/matches/{second}/record")
         assert broken.status_code == 422 and "cannot be read" in broken.json()["detail"]
         page = client.get(f"/matches/{second}")
         assert page.status_code == 422 and "cannot be read" in page.text
-        assert client.get(f"/api/matches/{second}/record.bin").content == b"not a record"  # served as stored
+        broken = client.get(f"/api/matches/{second}/record.bin")
+        assert broken.status_code == 422 and "bad magic" in broken.json()["detail"]
         illegal = client.get(f"/api/matches/{third}/timeline")
         assert illegal.status_code == 422 and "not in your hand" in illegal.json()["detail"]
 
@@ -97,3 +101,19 @@ def test_an_empty_arena(tmp_path, owner_tokens):
         assert "No matches." in client.get("/matches").text
         assert client.get("/api/matches").json()["total"] == 0
         assert client.get("/matches/1").status_code == 404
+
+
+def test_sealing_on_each_database(database_url, tmp_path, sealed_builder, owner_tokens):
+    """The reveal rule's queries (open pairs, empty replays, verdict filters) on SQLite and PostgreSQL."""
+    sealed = sealed_builder(database_url, tmp_path)
+    with TestClient(create_app(database_url, tmp_path, tokens=owner_tokens)) as client:
+        assert client.get(f"/api/matches/{sealed.sealed_done}/record").status_code == 403
+        assert client.get(f"/api/matches/{sealed.sealed_done}").json()["seed"] is None
+        assert (
+            client.get(f"/api/matches/{sealed.revealed[1]}").json()["seed"]
+            == sealed.seeds[sealed.revealed[1]]
+        )
+        ok = client.get("/api/matches", params={"verdict": "OK"}).json()
+        assert [m["id"] for m in ok["matches"]] == sorted(sealed.revealed, reverse=True)  # not the sealed one
+        bot = client.get("/api/bots/honest").json()
+        assert sum(bot["verdicts"].values()) == 2 and bot["recent"][0]["revealed"] is False

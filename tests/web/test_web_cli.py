@@ -8,7 +8,9 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
+import zlib
 from pathlib import Path
 
 from arena.web.tokens import OwnerTokens
@@ -104,3 +106,70 @@ def test_owner_token_command(tmp_path):
     )
     assert r.returncode == 0
     assert r.stdout.strip() == OwnerTokens.for_home(Path(tmp_path)).token("ann")
+
+
+def test_arena_web_refuses_an_unusable_admin_token(tmp_path):
+    short = tmp_path / "short"
+    short.write_text("abc\n")
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    env.pop("ARENA_ADMIN_TOKEN", None)
+    for args, said in (
+        (["--admin-token-file", str(tmp_path / "missing")], "cannot read the admin token file"),
+        (["--admin-token-file", str(short)], "shorter than 16 characters"),
+    ):
+        r = subprocess.run(
+            [*ARENA, "web", "--port", str(_free_port()), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = subprocess.run(
+        [*ARENA, "web", "--port", str(_free_port())],
+        capture_output=True,
+        text=True,
+        env={**env, "ARENA_ADMIN_TOKEN": "short"},
+        timeout=60,
+    )
+    assert r.returncode == 2 and "ARENA_ADMIN_TOKEN is shorter than 16" in r.stderr
+
+
+def test_arena_web_admin_token_file_opens_private_records(sealed_builder, tmp_path, owner_tokens):
+    """`arena web --admin-token-file`: the admin's token opens a sealed match's private record over HTTP."""
+    sealed = sealed_builder(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path)
+    secret = "an-admin-token-of-some-length-42"
+    (tmp_path / "admin").write_text(secret + "\n")
+    port = _free_port()
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    env.pop("ARENA_ADMIN_TOKEN", None)
+    proc = subprocess.Popen(
+        [*ARENA, "web", "--port", str(port), "--admin-token-file", str(tmp_path / "admin")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/api/matches/{sealed.sealed_done}/private-record.bin"
+    try:
+        assert proc.stdout.readline().startswith("Elfern Arena web:")
+        assert proc.stdout.readline().startswith("store: ")
+        assert proc.stdout.readline().strip() == f"admin token: from {tmp_path / 'admin'}"
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).read()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read()
+                time.sleep(0.1)
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret}"})
+        body = urllib.request.urlopen(req, timeout=10).read()
+        assert sealed.mark.encode() in zlib.decompress(body[8:])
+        try:
+            urllib.request.urlopen(url, timeout=10)
+            raise AssertionError("a spectator got the private record")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 401 and exc.headers["WWW-Authenticate"].startswith("Bearer")
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -31,4 +31,6 @@ def test_unstartable_bot_loses_with_startup_failed(tmp_path: Path) -> None:
     assert outcome.verdicts[0] in ("STARTUP_FAILED", "CRASH"), outcome.verdicts
     assert outcome.verdicts[1] == "OK"
     assert outcome.winner == 1 and not outcome.void
-    assert "/nonexistent/elfern-bot" in str(outcome.verdict_details[0])
+    # the bundle's own run line is the author's text: in the private detail, not the public sentence
+    assert "/nonexistent/elfern-bot" in outcome.record.result.private_details[0]
+    assert "/nonexistent/elfern-bot" not in outcome.verdict_details[0]

@@ -2,6 +2,7 @@
 directly, because the SDK would not let it break the protocol.
 
   crash        plays one move, then dies on its second turn with exit code 3
+  leaky        like crash, but first puts a secret marker in a Log line and on stderr (privacy tests)
   illegal      answers its first turn with a card that is not in its hand
   sleeper      joins and never answers
   disconnect   closes its stream on its first turn but keeps the process running
@@ -14,8 +15,9 @@ directly, because the SDK would not let it break the protocol.
   spammer      sends 3000 long Log lines, then plays like `stale` without the stale part
   deaf         joins and never reads its stream again (a tiny HTTP/2 receive window, so the
                referee's writes stall at once instead of filling buffers)
-  huge         answers its first turn with a 1 MiB + 1 KiB Action (over gRPC's own receive limit), then
-               dies of the stream error like an SDK bot would
+  oversize     answers its first turn with an Action just over the referee's 16 KiB cap (16 KiB + 512)
+  huge         answers its first turn with a 1 MiB + 1 KiB Action (over the bot socket's gRPC receive
+               limit, so gRPC refuses it), then dies of the stream error like an SDK bot would
 """
 
 import os
@@ -49,6 +51,8 @@ for msg in responses:
     kind = msg.WhichOneof("msg")
     if kind == "welcome" and mode == "secondjoin":
         out.put(pb.BotMessage(join=pb.Join(token=os.environ["ARENA_TOKEN"], protocol_version=1)))
+    if kind == "welcome" and mode == "leaky":
+        out.put(pb.BotMessage(log=pb.Log(text="log says api_key=LEAK-7f3a9c")))
     if kind == "welcome" and mode == "spammer":
         for i in range(3000):
             out.put(pb.BotMessage(log=pb.Log(text=f"line {i} " + "x" * 3000)))
@@ -60,8 +64,10 @@ for msg in responses:
     req = msg.turn_request
     turns += 1
     legal = list(req.legal_cards)
-    if mode == "crash" and turns == 2:
+    if mode in ("crash", "leaky") and turns == 2:
         print("crash: something went badly wrong", file=sys.stderr, flush=True)
+        if mode == "leaky":
+            print("stderr says api_key=LEAK-7f3a9c", file=sys.stderr, flush=True)
         os._exit(3)
     if mode == "sleeper":
         time.sleep(60)
@@ -73,8 +79,9 @@ for msg in responses:
         card = next(r + s for s in "CDHS" for r in "789TJQKA" if r + s not in hand)
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=card)))
         continue
-    if mode == "huge":
-        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="A" * ((1 << 20) + 1024))))
+    if mode in ("huge", "oversize"):
+        size = (1 << 20) + 1024 if mode == "huge" else 16 * 1024 + 512
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="A" * size)))
         continue
     if mode == "notacard":
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="XX")))

@@ -1,0 +1,81 @@
+"""Live events of a match being played, for spectators: one JSON line per public event.
+
+The worker that plays a match appends to `$ARENA_HOME/live/m<ID>.jsonl` (folder 0700, file 0600:
+only the server reads it). Only what both seats and the rules make public goes in: the dealer, the
+two cards of each trick and who took it, each deal's result. Never a hand, a drawn card or the
+stock. The service (`arena.service.ops_watch`) releases each trick one full trick later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+LIVE_DIR = "live"
+
+
+def live_path(home: str | Path, match_id: int) -> Path:
+    return Path(home) / LIVE_DIR / f"m{match_id}.jsonl"
+
+
+def public_event(ev: dict[str, Any]) -> dict[str, Any] | None:
+    """The public part of a referee event (`MatchRunner.on_event`), or None for a private one."""
+    kind = ev.get("event")
+    if kind == "deal_start":
+        return {"kind": "deal", "deal": ev["deal"], "dealer": ev["dealer"]}
+    if kind == "trick":
+        return {
+            "kind": "trick",
+            "deal": ev["deal"],
+            "trick": ev["trick"],
+            "leader": ev["leader"],
+            "cards": list(ev["cards"]),
+            "winner": ev["winner"],
+        }
+    if kind == "deal_end":
+        return {
+            "kind": "deal_end",
+            "deal": ev["deal"],
+            "winner": ev.get("winner"),
+            "lines": list(ev.get("lines", [])),
+        }
+    if kind == "match_end":
+        return {"kind": "match_end"}
+    return None
+
+
+class LiveWriter:
+    """An `on_event` callback that appends public events to a match's live file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.path.parent, 0o700)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file = os.fdopen(fd, "w", buffering=1)  # line-buffered: each event is visible at once
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        out = public_event(ev)
+        if out is not None and not self._file.closed:
+            self._file.write(json.dumps(out, separators=(",", ":")) + "\n")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def read_events(path: str | Path) -> list[dict[str, Any]]:
+    """Every complete line of a live file (a line still being written is left for the next read)."""
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return []
+    lines = text.split("\n")
+    out = []
+    for line in lines[:-1]:  # the text after the last newline is unfinished
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
