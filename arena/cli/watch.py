@@ -2,7 +2,9 @@
 
 The server's WatchMatch stream is one full trick behind the play for everyone, and shows no hidden
 card (hands, stock) before the end; a finished match whose duplicate twin is still to be played
-streams only its status until the twin is over. The command exits once the match is over and shown.
+shows only its status. The server sends the final status as soon as the match is over, then the
+tricks it still held back, then ends the stream: the command prints the result line last and exits
+when the stream ends.
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ class Table:
             ]
         if s.status == "done":
             return [
-                f"{head} is over; its tricks and result are shown once its duplicate twin has been played "
-                "(waiting; Ctrl-C to stop)"
+                f"{head} is over; its tricks and result are published once its duplicate twin has been "
+                f"played (`arena watch {s.id or self.match}` again then)"
             ]
         if s.status == "failed":
             return [f"{head} failed to play (no result, no replay)"]
@@ -90,12 +92,9 @@ class Table:
         return []
 
 
-def over(ev: Any) -> bool:
-    """The last event of a watch: the match failed, or it is over and everything is shown."""
-    if ev.WhichOneof("event") != "status":
-        return False
-    s = ev.status
-    return s.status == "failed" or (s.status == "done" and s.revealed)
+def final(ev: Any) -> bool:
+    """A status saying the match is over: its line is printed after the held-back tricks."""
+    return ev.WhichOneof("event") == "status" and ev.status.status in ("done", "failed")
 
 
 @click.command()
@@ -105,7 +104,7 @@ def over(ev: Any) -> bool:
 def watch(match: str, as_json: bool, remote: Remote | None) -> None:
     """Follow MATCH live, trick by trick, one full trick behind the play (as every spectator sees it).
 
-    Works for a queued, running or finished match; exits when the match is over.
+    Works for a queued, running or finished match; exits when the match is over and shown.
     """
     from google.protobuf.json_format import MessageToDict
 
@@ -114,16 +113,19 @@ def watch(match: str, as_json: bool, remote: Remote | None) -> None:
     server = need_remote(remote, "watch")
     number = match_id(match)
     table = Table(number)
+    last: list[str] = []  # the result line, printed once the last tricks are shown
     try:
         for ev in server.stream("WatchMatch", pb.WatchMatchRequest(match_id=number)):
             if as_json:
                 click.echo(json.dumps(MessageToDict(ev, preserving_proto_field_name=True)))
+            elif final(ev):
+                last = table.event(ev) or last
             else:
                 for line in table.event(ev):
                     click.echo(line)
             sys.stdout.flush()
-            if over(ev):
-                return
+        for line in last:
+            click.echo(line)
     except KeyboardInterrupt:
         click.echo(f"\nstopped watching match {number}", err=True)
         sys.exit(130)

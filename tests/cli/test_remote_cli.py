@@ -414,17 +414,18 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
 
 def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:  # noqa: ANN003
     info = pb.MatchInfo(
-        id=7,
         kind="ladder",
         season="s1",
         status=state,
         players=["ann@1", "bea@2"],
         revealed=revealed,
-        **{"winner": -1, **kw},
+        **{"id": 7, "winner": -1, **kw},
     )
     return pb.WatchEvent(status=info)
 
 
+# The order the server's WatchMatch (arena/service/ops_watch.py) sends: the final status as soon as the
+# match is over, then the trick it still held back and the deal's end, then the stream ends.
 SCRIPT = [
     _status("queued"),
     _status("running"),
@@ -432,27 +433,23 @@ SCRIPT = [
     pb.WatchEvent(
         trick=pb.WatchTrick(deal=1, trick=1, leader=0, cards=["7H", "KH"], winner=1, tricks_won=[0, 1])
     ),
-    pb.WatchEvent(
-        trick=pb.WatchTrick(deal=1, trick=2, leader=1, cards=["AS", "8S"], winner=1, tricks_won=[0, 2])
-    ),
-    _status("done"),  # over, but its duplicate twin is still to play: only the status until then
-    pb.WatchEvent(deal_end=pb.WatchDealEnd(deal=1, winner=1, lines=[0, 2])),
     _status("done", revealed=True, winner=1, lines=[0, 2], verdicts=["OK", "OK"]),
-    pb.WatchEvent(deal=pb.WatchDeal(deal=99, dealer=0)),  # never printed: the client stops at the end
+    pb.WatchEvent(trick=pb.WatchTrick(deal=1, trick=2, leader=1, cards=["AS", "8S"], winner=1)),
+    pb.WatchEvent(deal_end=pb.WatchDealEnd(deal=1, winner=1, lines=[0, 2])),
 ]
+EMBARGOED = [_status("done", id=8)]  # over, but its duplicate twin is still to play: only its status
 
 
 class ScriptedWatch(arena_pb2_grpc.ArenaServicer):
     def __init__(self) -> None:
         self.seen: list[tuple[int, str]] = []
-        self.release = threading.Event()
 
     def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
         self.seen.append((request.match_id, dict(context.invocation_metadata()).get("authorization", "")))
-        if request.match_id != 7:
+        scripts = {7: SCRIPT, 8: EMBARGOED}
+        if request.match_id not in scripts:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
-        yield from SCRIPT
-        self.release.wait(60)  # the stream stays open: the client must stop by itself
+        yield from scripts[request.match_id]
 
 
 @pytest.fixture
@@ -465,7 +462,6 @@ def scripted() -> Iterator[tuple[str, ScriptedWatch]]:
     try:
         yield f"127.0.0.1:{port}", fake
     finally:
-        fake.release.set()
         grpc_server.stop(0)
 
 
@@ -479,16 +475,19 @@ def test_watch_prints_trick_by_trick_and_exits_when_over(scripted, tmp_path) -> 
         "match 7 (ladder, season s1): ann@1 vs bea@2 — running",
         "deal 1, dealer bea@2",
         "  trick 1: ann@1 7H, bea@2 KH → bea@2 takes it (tricks 0-1)",
-        "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it (tricks 0-2)",
-        "match 7 is over; its tricks and result are shown once its duplicate twin has been played "
-        "(waiting; Ctrl-C to stop)",
+        "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it",
         "deal 1: bea@2 wins it; lines 0-2",
-        "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",
+        "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",  # last, after the held-back trick
     ]
     assert fake.seen == [(7, "Bearer elf_watcher")]
     events = [json.loads(x) for x in _ok(client.run("watch", "7", "--json")).splitlines()]
-    assert len(events) == len(SCRIPT) - 1 and events[3]["trick"]["cards"] == ["7H", "KH"]
-    _one_line_error(client.run("watch", "8"), "NOT_FOUND", "no match 8")
+    assert len(events) == len(SCRIPT) and events[3]["trick"]["cards"] == ["7H", "KH"]
+    embargoed = _ok(client.run("watch", "8")).strip().splitlines()
+    assert embargoed == [
+        "match 8 is over; its tricks and result are published once its duplicate twin has been played "
+        "(`arena watch 8` again then)"
+    ]
+    _one_line_error(client.run("watch", "9"), "NOT_FOUND", "no match 9")
     _one_line_error(client.run("watch", "seven"), "MATCH 'seven'")
     _one_line_error(client.run("watch", "7", server=""), "--server HOST:PORT")
 
