@@ -3,6 +3,8 @@ and logs over the management API, printed in the same shapes as the local comman
 
 from __future__ import annotations
 
+import os
+import stat
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -19,14 +21,29 @@ PROGRESS_FROM = 1024 * 1024  # uploads from this size print their progress
 MANIFEST = "bot.toml"
 
 
+def bundle_files(root: Path) -> list[Path]:
+    """Regular files and symlinks under `root`, sorted, links not followed, the SKIP folders left out:
+    the entries a local submission of the same folder hashes (arena.store.bundles.content_hash)."""
+    from arena.store.bundles import SKIP
+
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP and d not in links)
+        for name in filenames + links:
+            entry = Path(dirpath) / name
+            mode = os.lstat(entry).st_mode
+            if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                out.append(entry)
+    return sorted(out)
+
+
 def pack(path: Path) -> tuple[IO[bytes], str, int]:
     """An open archive of the bundle at `path`, its format ("tar.gz" or "zip") and its size in bytes.
 
-    A folder is packed into a temporary .tar.gz holding the same files a local submission hashes
-    (arena.store.bundles skips __pycache__, .git, node_modules, ...), so both give the same version.
+    A folder is packed into a temporary .tar.gz holding the entries a local submission hashes
+    (symlinks as links; __pycache__, .git, node_modules, ... left out), so both give the same version.
     """
-    from arena.store.bundles import _files
-
     if path.is_file():
         low = path.name.lower()
         if not low.endswith((".tar.gz", ".tgz", ".zip")):
@@ -39,8 +56,8 @@ def pack(path: Path) -> tuple[IO[bytes], str, int]:
         raise UserError(f"{path}: no {MANIFEST} found; create one with name, language and run = [...]")
     out = tempfile.TemporaryFile(prefix="arena-bundle-")
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for file in _files(path):
-            tar.add(file, arcname=file.relative_to(path).as_posix(), recursive=False)
+        for entry in bundle_files(path):
+            tar.add(entry, arcname=entry.relative_to(path).as_posix(), recursive=False)
     size = out.tell()
     out.seek(0)
     return out, "tar.gz", size

@@ -2,16 +2,10 @@
 
 Each CLI process gets ARENA_SERVER / ARENA_API_TOKEN and an empty ARENA_HOME of its own, so nothing
 it prints can come from a local store (the tests also check that it never creates one).
-
-GetBot, ListMatches and GetReplay import `arena.ladder.visibility` and `arena.replay.privacy`,
-which other branches provide. Until those are merged the `pending_modules` fixture puts minimal
-stand-ins into this test process's sys.modules (the server runs in this process); once the real
-modules import, it does nothing and these tests run against them.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -19,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-import types
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass
@@ -44,34 +37,6 @@ from arena.store import Store  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = REPO / "sample_bots" / "python" / "random"
 WRONG = "elf_xxxxxxxxWRONGWRONGWRONGWRONG"
-
-
-def _stand_ins() -> dict[str, dict]:
-    def unrevealed_ids(s, matches):  # noqa: ANN001, ANN202
-        return {x.id for x in matches if x.status != "done"}
-
-    def revealed(s, m):  # noqa: ANN001, ANN202
-        return m.status == "done"
-
-    return {
-        "arena.ladder.visibility": {"unrevealed_ids": unrevealed_ids, "revealed": revealed},
-        "arena.replay.privacy": {
-            "public_record_bytes": lambda data: data,
-            "private_record_bytes": lambda data, seats: data,
-        },
-    }
-
-
-@pytest.fixture
-def pending_modules(monkeypatch) -> None:
-    """Stand-ins for the modules other branches are writing, only while they do not import."""
-    for name, attrs in _stand_ins().items():
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            module = types.ModuleType(name)
-            module.__dict__.update(attrs)
-            monkeypatch.setitem(sys.modules, name, module)
 
 
 @dataclass
@@ -118,7 +83,7 @@ class Server:
 
 
 @pytest.fixture
-def server(tmp_path, pending_modules) -> Iterator[Server]:
+def server(tmp_path) -> Iterator[Server]:
     home = tmp_path / "server"
     home.mkdir()
     url = f"sqlite:///{home / 'arena.db'}"
@@ -315,6 +280,19 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     _one_line_error(server.run("replay", "show", "99999"), "NOT_FOUND")
     _one_line_error(server.run("replay", "show", "last"), "MATCH 'last'")
 
+    # watching a finished, revealed match: the server replays its public record, one line per event
+    from arena.service.ops_watch import record_events
+
+    watched = _ok(server.run("watch", match_id)).strip().splitlines()
+    expected = record_events(server.service, int(match_id))
+    assert sum(line.startswith("  trick ") for line in watched) == sum(e["kind"] == "trick" for e in expected)
+    assert sum(line.startswith("deal ") and ", dealer " in line for line in watched) == sum(
+        e["kind"] == "deal" for e in expected
+    )
+    assert watched[0].startswith(f"match {match_id} over: ") is False and watched[-1].startswith(
+        f"match {match_id} over: "
+    )
+
     # the bot's own logs of those matches, remotely
     logs = json.loads(_ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
     assert {x["match_id"] for x in logs["matches"]} == {m["id"] for m in done}
@@ -326,7 +304,7 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
 
 
 def _local_in_process(server: Server, *args: str) -> str:
-    """A local command in this process (where the stand-in modules are loaded), over the server's store."""
+    """A local command in this process, over the server's store."""
     from arena.cli import cli
 
     done = CliRunner().invoke(cli, list(args), env={"ARENA_DATABASE_URL": server.url, "ARENA_SERVER": ""})
@@ -336,8 +314,8 @@ def _local_in_process(server: Server, *args: str) -> str:
 
 def _public_record(server: Server, match_id: int):  # noqa: ANN202
     from arena.proto.codec import decode_record
+    from arena.replay.privacy import public_record_bytes
 
-    public_record_bytes = importlib.import_module("arena.replay.privacy").public_record_bytes  # see the top
     return decode_record(public_record_bytes(server.service.store.replay(match_id)))
 
 
@@ -387,6 +365,17 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     over = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
     over.stderr = "".join(x for x in over.stderr.splitlines(True) if not x.startswith("uploading "))
     _one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
+    # a folder with a symlink and junk folders is packed as a local submission would hash it
+    from arena.store.bundles import content_hash
+
+    linked = tmp_path / "linked"
+    shutil.copytree(RANDOM, linked, ignore=shutil.ignore_patterns("__pycache__"))
+    (linked / "again.py").symlink_to("bot.py")
+    (linked / "__pycache__").mkdir()
+    (linked / "__pycache__" / "junk.pyc").write_bytes(b"junk")
+    _ok(server.run("bots", "submit", str(linked), "--name", "linked", token=server.tokens["alice"]))
+    rows = {r["name"]: r for r in json.loads(_ok(server.run("bots", "list", "--json")))}
+    assert rows["linked"]["hash"] == content_hash(linked)[:12]
     broken = tmp_path / "broken"
     shutil.copytree(RANDOM, broken, ignore=shutil.ignore_patterns("__pycache__"))
     manifest = (broken / "bot.toml").read_text()
@@ -532,7 +521,7 @@ def _self_signed(folder: Path) -> tuple[bytes, bytes]:
     return key.read_bytes(), cert.read_bytes()
 
 
-def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_path, pending_modules) -> None:
+def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_path) -> None:
     import asyncio
 
     from arena.service.grpc_servicer import ArenaService
