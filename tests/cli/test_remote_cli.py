@@ -581,3 +581,40 @@ def test_addresses_and_the_plain_text_warning(capsys) -> None:
     for quiet in (("127.0.0.1:50051", "elf_t"), ("localhost:1", "elf_t"), ("192.0.2.1:50051", None)):
         Remote(*quiet).close()
     assert capsys.readouterr().err == ""
+
+
+def test_watch_follows_a_challenge_live_from_queued_to_over(server: Server) -> None:
+    """The journey's last step, for real: a challenge queued by the CLI, played by the server's player
+    process, followed by `arena watch` from before it starts until the stream ends."""
+    from arena.service.ops_watch import record_events
+    from arena.workers.daemon import start_players
+
+    alice, bob = server.tokens["alice"], server.tokens["bob"]
+    _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    _ok(server.run("bots", "submit", str(RANDOM), "--name", "bobbot", token=bob))
+    row = json.loads(
+        _ok(server.run("challenge", "alicebot", "bobbot", "--deals", "3", "--json", token=alice))
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(PYTHONPATH=str(REPO), ARENA_HOME=str(server.client_home), ARENA_SERVER=server.address)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "watch", str(row["id"])],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=server.client_home,
+    )  # fmt: skip
+    first = watcher.stdout.readline()  # the status, before any player exists
+    assert first.startswith(f"match {row['id']} (challenge): alicebot@1 vs bobbot@1 — queued"), first
+    players = start_players(server.url, server.service.store.home, 1, "local")
+    try:
+        rest, err = watcher.communicate(timeout=300)
+    finally:
+        players.terminate()
+        players.join(30)
+    assert watcher.returncode == 0, err
+    lines = [first.rstrip("\n"), *rest.splitlines()]
+    assert lines[-1].startswith(f"match {row['id']} over: ")  # the result, after the last trick
+    expected = record_events(server.service, row["id"])
+    assert sum(x.startswith("  trick ") for x in lines) == sum(e["kind"] == "trick" for e in expected)
+    assert sum(x.startswith("deal ") and ": " in x for x in lines) == sum(
+        e["kind"] == "deal_end" for e in expected
+    )
+    # (whether a "running" line shows depends on how fast the match plays against the server's poll)
