@@ -1,0 +1,319 @@
+"""The leak test (issue 11): a real duplicate season plays in the bwrap sandbox while a crawler reads
+every public page and API route of the real web app, and nothing it can read gives away
+
+- the marker that one bot writes to its stderr and into its `Log` lines (its owner and the admin
+  do see it: the positive controls),
+- the seed, the salt, a deck or a hand of a match that is not over, or whose duplicate twin is not,
+- the name the bot gives itself instead of the one it is registered under.
+
+The crawl is proven not to pass vacuously: it must have read match pages while the store held those
+matches queued, running, and done-with-the-twin-unfinished (embargoed); and the same scanner, pointed
+at a finished match's public record and viewer page, must find that match's seed, deck and hands.
+Every problem is collected and reported at once, so one run lists every leak.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from leak_crawl import Crawler, Identity, Page, form_requests, openapi_requests
+from leak_secrets import Finding, Scanner, Snapshot, snapshot
+from leak_world import FAKE_NAME, SEASON, World
+from sqlalchemy import select
+
+from arena.proto.codec import decode_record
+from arena.store.models import Bot, BotVersion, Match
+
+PLAY_DEADLINE = 150.0  # seconds the season may take before the test gives up (it takes ~20)
+HOT_LINKS = 60  # discovered links about unfinished matches, refetched per round
+COLD_LINKS = 250  # other discovered links, fetched once per identity (and again at the end)
+
+SPECTATOR = Identity("spectator")
+
+
+def _route(url: str) -> str:
+    """A URL with its ids replaced, to group findings."""
+    parts = urlsplit(url)
+    path = re.sub(r"/\d+(?=/|$)", "/{id}", parts.path)
+    query = re.sub(r"=\d+", "={n}", parts.query)
+    return path + (f"?{query}" if query else "")
+
+
+class LeakCrawl:
+    """Rounds of crawling as one identity at a time, each page scanned against the store as it was
+    right after the page was read (a match hidden then was hidden while the page was made)."""
+
+    def __init__(self, world: World, base: str) -> None:
+        self.world = world
+        self.crawler = Crawler(base)
+        self.scanner = Scanner(marker=world.marker[5:17], fake_names=(FAKE_NAME,))
+        self.observed: dict[tuple[str, str], set[int]] = defaultdict(set)  # (identity, state) -> ids
+        self.errors: list[Finding] = []
+        self.unfilled: set[str] = set()
+        self.links: set[str] = set()
+        self.forms: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self.done_cold: set[tuple[str, str]] = set()  # (identity, url) fetched once
+        self.done_revealed: set[tuple[str, int]] = set()  # (identity, match id) crawled once revealed
+        self.pages = 0
+        self.spec = self.crawler.client.get("/api/openapi.json").json()
+
+    # -- what to fetch ---------------------------------------------------------------------------
+    def _values(self, snap: Snapshot) -> dict[str, list[str]]:
+        with self.world.store.read() as s:
+            bots = list(s.scalars(select(Bot.name)))
+        return {
+            "match": [str(i) for i in sorted(snap.rows)],
+            "bot": [*bots, FAKE_NAME],
+            "season": [SEASON],
+            "verdict": ["CRASH", "OK", "VOID"],
+        }
+
+    def _fixed(self, values: dict[str, list[str]]) -> list[str]:
+        urls = ["/", "/matches", "/api/docs", "/healthz", "/api/openapi.json"]
+        urls += [f"/?season={SEASON}", f"/matches?season={SEASON}", "/matches?verdict=CRASH"]
+        for bot in values["bot"]:
+            urls += [f"/bots/{bot}", f"/matches?bot={bot}", f"/api/bots/{bot}/logs"]
+        return urls
+
+    @staticmethod
+    def _match_urls(mid: int) -> list[str]:
+        page = f"/matches/{mid}"
+        api = f"/api/matches/{mid}"
+        return [
+            page,
+            f"{page}?view=0",
+            f"{page}?view=1",
+            f"{page}?deal=2",
+            f"{page}/replay.json",
+            api,
+            f"{api}/record",
+            f"{api}/record.bin",
+            f"{api}/timeline",
+            f"{api}/timeline?view=0",
+        ]
+
+    # -- fetching and scanning -------------------------------------------------------------------
+    def _read(self, identity: Identity, requests: list[tuple[str, dict[str, str] | None]]) -> list[Page]:
+        pages = []
+        for url, data in requests:
+            page = self.crawler.fetch(url, identity, data=data)
+            pages.append(page)
+            self.links.update(page.links)
+            for method, action, fields_ in page.forms:
+                self.forms[(method, action)] = fields_
+        self.pages += len(pages)
+        return pages
+
+    def _scan(self, identity: Identity, pages: list[Page], snap: Snapshot) -> None:
+        hidden = snap.hidden()
+        for page in pages:
+            label = f"{page.method} {page.url}"
+            if page.status >= 500:
+                self.errors.append(Finding("error", label, identity.name, f"HTTP {page.status}"))
+            self.scanner.scan(
+                label,
+                identity.name,
+                page.body,
+                hidden,
+                marker_allowed=identity.sees_private,
+                names_allowed=identity.sees_private,
+                about=page.about(),
+            )
+
+    def round(self, identity: Identity, *, final: bool = False) -> None:
+        """Read every match's pages (unfinished ones first), every list and bot page, every route of the
+        OpenAPI document and the links and forms found so far (bounded)."""
+        snap = snapshot(self.world.store)
+        values = self._values(snap)
+        api_urls, unfilled = openapi_requests(self.spec, values)
+        self.unfilled.update(unfilled)
+        by_match: dict[int, list[str]] = defaultdict(list)
+        other: list[str] = []
+        for url in api_urls + self._fixed(values):
+            ids = Page("GET", url, 0, b"", "").about()
+            (by_match[min(ids)] if ids else other).append(url)
+        order = {"embargoed": 0, "running": 1, "queued": 2, "revealed": 3, "failed": 4}
+        for m in sorted(snap.rows.values(), key=lambda m: (order[snap.state(m)], m.id)):
+            state = snap.state(m)
+            if state in ("revealed", "failed") and not final:
+                if (identity.name, m.id) in self.done_revealed:
+                    continue
+                self.done_revealed.add((identity.name, m.id))
+            hot = [u for u in sorted(self.links) if m.id in Page("GET", u, 0, b"", "").about()][:HOT_LINKS]
+            urls = list(dict.fromkeys(self._match_urls(m.id) + by_match.get(m.id, []) + hot))
+            pages = self._read(identity, [(u, None) for u in urls])
+            after = snapshot(self.world.store)
+            self._scan(identity, pages, after)
+            if m.id in after.rows and after.state(after.rows[m.id]) == state:
+                self.observed[(identity.name, state)].add(m.id)
+            snap = after
+        requests: list[tuple[str, dict[str, str] | None]] = [(u, None) for u in dict.fromkeys(other)]
+        for (method, action), fields_ in sorted(self.forms.items()):
+            requests += form_requests(method, action, fields_, identity)
+        cold = [u for u in sorted(self.links) if not Page("GET", u, 0, b"", "").about()]
+        cold = [u for u in cold if final or (identity.name, u) not in self.done_cold][:COLD_LINKS]
+        self.done_cold.update((identity.name, u) for u in cold)
+        requests += [(u, None) for u in cold]
+        pages = self._read(identity, list(dict.fromkeys(requests)))
+        self._scan(identity, pages, snapshot(self.world.store))
+
+
+def _positive_controls(world: World, base: str, impostor_matches: list[int]) -> list[str]:
+    """The owner and the admin DO see the marker bot's output; another owner does not."""
+    problems: list[str] = []
+    secret = world.marker
+    own = {"Authorization": f"Bearer {world.owner_tokens['impostor']}"}
+    admin = {"Authorization": f"Bearer {world.admin_token}"}
+    rival = {"Authorization": f"Bearer {world.owner_tokens['random']}"}
+    with httpx.Client(base_url=base, timeout=60) as c:
+        for who, headers in (("owner", own), ("admin", admin)):
+            r = c.get("/api/bots/impostor/logs", headers=headers)
+            if r.status_code != 200 or secret not in r.text:
+                problems.append(f"{who}: /api/bots/impostor/logs is {r.status_code} without the marker")
+        token = world.owner_tokens["impostor"]
+        r = c.post("/bots/impostor/logs", data={"token": token})
+        if r.status_code != 200 or secret not in r.text:
+            problems.append(f"owner: the logs form of /bots/impostor is {r.status_code} without the marker")
+        r = c.get("/api/bots/impostor/logs", headers=rival)
+        if r.status_code not in (401, 403) or secret in r.text:
+            problems.append(f"another owner: /api/bots/impostor/logs is {r.status_code}, not refused")
+        for mid in impostor_matches[:2]:
+            for who, headers in (("owner", own), ("admin", admin)):
+                r = c.get(f"/api/matches/{mid}/private-record.bin", headers=headers)
+                if r.status_code != 200 or secret.encode() not in r.content:
+                    problems.append(
+                        f"{who}: /api/matches/{mid}/private-record.bin is {r.status_code} without the marker"
+                    )
+            r = c.get(f"/api/matches/{mid}/private-record.bin", headers=rival)
+            if secret.encode() in r.content:
+                problems.append(f"another owner: /api/matches/{mid}/private-record.bin shows the marker")
+            r = c.get(f"/api/matches/{mid}/private-record.bin")
+            if r.status_code not in (401, 403):
+                problems.append(f"spectator: /api/matches/{mid}/private-record.bin is {r.status_code}")
+    return problems
+
+
+def _names(world: World, base: str, done: list[int]) -> list[str]:
+    """Every finished match shows the registered name and version of each seat (`impostor@1`)."""
+    problems: list[str] = []
+    with world.store.read() as s:
+        labels = {v.id: (v.bot.name, str(v.number)) for v in s.scalars(select(BotVersion))}
+        seats = {m.id: (labels[m.version0_id], labels[m.version1_id]) for m in s.scalars(select(Match))}
+    with httpx.Client(base_url=base, timeout=60) as c:
+        for mid in done:
+            want = seats[mid]
+            out = c.get(f"/api/matches/{mid}").json()
+            if out.get("versions") != [f"{n}@{v}" for n, v in want]:
+                problems.append(f"/api/matches/{mid} shows {out.get('versions')}, registered {want}")
+            r = c.get(f"/api/matches/{mid}/record.bin")
+            if r.status_code == 200:
+                players = [(p.name, p.version) for p in decode_record(r.content).players]
+                if players != list(want):
+                    problems.append(
+                        f"/api/matches/{mid}/record.bin names its seats {players}, registered {want}"
+                    )
+    return problems
+
+
+def _twins_apart(world: World) -> list[str]:
+    """No two matches dealing the same decks were played at the same time (started_at..finished_at)."""
+    problems: list[str] = []
+    with world.store.read() as s:
+        rows = list(s.scalars(select(Match).where(Match.status == "done")))
+    by_seed: dict[int, list[Match]] = defaultdict(list)
+    for m in rows:
+        by_seed[m.seed].append(m)
+    for twins in by_seed.values():
+        for a in twins:
+            for b in twins:
+                if a.id >= b.id:
+                    continue
+                if a.started_at is None or b.started_at is None:
+                    problems.append(f"matches {a.id} and {b.id} (twins) have no start time in the store")
+                elif a.started_at < b.finished_at and b.started_at < a.finished_at:
+                    problems.append(f"twins {a.id} and {b.id} were played at the same time")
+    return problems
+
+
+def _scanner_finds(crawl: LeakCrawl, base: str, world: World, done: list[int]) -> list[str]:
+    """The scanner is shown to find a seed, a deck and hands in the real formats: a revealed match's
+    public record and viewer page, scanned as if that match were still hidden, must give them away."""
+    snap = snapshot(world.store)
+    probe = Scanner(marker=crawl.scanner.marker, fake_names=())
+    want = {("seed", "record"), ("deck", "record"), ("deck", "record.bin"), ("hand", "page")}
+    with httpx.Client(base_url=base, timeout=60) as c:
+        for mid in done:
+            found: set[tuple[str, str]] = set()
+            for what, url in (
+                ("record", f"/api/matches/{mid}/record"),
+                ("record.bin", f"/api/matches/{mid}/record.bin"),
+                ("page", f"/matches/{mid}"),
+            ):
+                r = c.get(url)
+                if r.status_code == 200:
+                    found |= {(f.kind, what) for f in probe.scan(url, "probe", r.content, [snap.rows[mid]])}
+            if want <= found:
+                return []
+    return [f"the scanner found no seed, deck and hands in any revealed match's public pages ({done})"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_duplicate_season_in_play_leaks_nothing_to_the_public(world: World, web: str, season_run) -> None:
+    crawl = LeakCrawl(world, web)
+    rival = Identity("another-owner", world.owner_tokens["random"])
+    owner = Identity("owner", world.owner_tokens["impostor"], sees_private=True)
+    identities = [SPECTATOR, rival, SPECTATOR, owner]
+    started = time.monotonic()
+    crawl.round(SPECTATOR)  # before play: every match is queued
+    runner = season_run()
+    rounds = 1
+    while runner.poll() is None:
+        if time.monotonic() - started > PLAY_DEADLINE:
+            pytest.fail(f"the season did not finish in {PLAY_DEADLINE:.0f}s:\n{world.output('season-run')}")
+        crawl.round(identities[rounds % len(identities)])
+        rounds += 1
+    assert runner.returncode == 0, world.output("season-run")
+    for identity in (SPECTATOR, rival, owner):
+        crawl.round(identity, final=True)  # everything revealed: the marker and names still must not show
+
+    snap = snapshot(world.store)
+    done = sorted(i for i, m in snap.rows.items() if m.status == "done")
+    with world.store.read() as s:
+        impostor = s.scalars(select(BotVersion.id).join(Bot).where(Bot.name == "impostor")).all()
+        impostor_matches = sorted(
+            m.id for m in s.scalars(select(Match)) if {m.version0_id, m.version1_id} & set(impostor)
+        )
+    problems = [f.line() for f in crawl.scanner.findings + crawl.errors]
+    grouped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for f in crawl.scanner.findings + crawl.errors:
+        grouped[(f.kind, f.identity, _route(f.url.split(" ", 1)[1]))].append(f.detail)
+    summary = [
+        f"{kind:6} as {who}: {route} ({len(details)}x, e.g. {details[0][:120]})"
+        for (kind, who, route), details in sorted(grouped.items())
+    ]
+    for state in ("queued", "running", "embargoed"):
+        if not crawl.observed[("spectator", state)]:
+            summary.append(
+                f"vacuous: the spectator's crawl never read a match page while a match was {state}"
+            )
+    summary += _scanner_finds(crawl, web, world, done)
+    summary += _positive_controls(world, web, [i for i in impostor_matches if i in done])
+    summary += _names(world, web, done)
+    summary += _twins_apart(world)
+    if crawl.unfilled:
+        summary.append(f"routes the crawl could not fill: {sorted(crawl.unfilled)}")
+    report = (
+        f"{len(problems)} findings in {crawl.pages} pages, {rounds} rounds, {len(done)} matches, "
+        f"{time.monotonic() - started:.0f}s; observed "
+        + ", ".join(
+            f"{st}={len(ids)}" for (who, st), ids in sorted(crawl.observed.items()) if who == "spectator"
+        )
+    )
+    print(report)
+    assert not summary, report + "\n" + "\n".join(summary)
