@@ -11,8 +11,10 @@ of the same season and pair (or with the same seed) done or failed.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -31,6 +33,29 @@ _CODE = re.compile(r"[789TJQKA][CDHS]")
 _LABEL = re.compile(r"([♣♦♥♠])(10|[789JQKA])")
 _LABEL_SUITS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 _ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+RECORD_MAGIC = b"ELFREC1\n"  # a binary match record: this magic, then zlib (arena/proto/codec.py)
+
+
+def expand(body: bytes) -> bytes:
+    """The body with every compressed payload in it appended, decompressed: a binary match record is
+    zlib inside, so a secret in it is invisible to a plain search."""
+    extra = []
+    start = body.find(RECORD_MAGIC)
+    while start != -1:
+        try:
+            extra.append(zlib.decompressobj().decompress(body[start + len(RECORD_MAGIC) :]))
+        except zlib.error:
+            pass
+        start = body.find(RECORD_MAGIC, start + 1)
+    at = body.find(b"\x1f\x8b")
+    if at != -1:
+        try:
+            extra.append(gzip.decompress(body[at:]))
+        except (OSError, EOFError, zlib.error):
+            pass
+    return b"\n".join([body, *extra])
 
 
 @dataclass(frozen=True)
@@ -248,6 +273,7 @@ class Scanner:
         """Findings for one response; `about` holds the match ids the URL is about (a single hand there
         is enough; elsewhere both hands of one deal must show, so other matches' hands never match)."""
         out: list[Finding] = []
+        body = expand(body)
         lower = body.lower()
         if not marker_allowed and self.marker.lower().encode() in lower:
             out.append(Finding("marker", url, identity, f"the bot's private output ({self.marker}) is shown"))

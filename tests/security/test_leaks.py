@@ -30,8 +30,8 @@ from arena.proto.codec import decode_record
 from arena.store.models import Bot, BotVersion, Match
 
 PLAY_DEADLINE = 150.0  # seconds the season may take before the test gives up (it takes ~20)
-HOT_LINKS = 60  # discovered links about unfinished matches, refetched per round
-COLD_LINKS = 250  # other discovered links, fetched once per identity (and again at the end)
+HOT_LINKS = 8  # discovered links about one unfinished match, refetched every round
+COLD_LINKS = 120  # other discovered links per round, each fetched once per identity (again at the end)
 
 SPECTATOR = Identity("spectator")
 
@@ -42,6 +42,19 @@ def _route(url: str) -> str:
     path = re.sub(r"/\d+(?=/|$)", "/{id}", parts.path)
     query = re.sub(r"=\d+", "={n}", parts.query)
     return path + (f"?{query}" if query else "")
+
+
+def _diverse(urls: list[str], cap: int) -> list[str]:
+    """At most `cap` URLs, taking one of each route shape in turn, so a cap never hides a kind of page."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for url in sorted(urls):
+        groups[_route(url)].append(url)
+    out: list[str] = []
+    while len(out) < cap and any(groups.values()):
+        for key in sorted(groups):
+            if groups[key] and len(out) < cap:
+                out.append(groups[key].pop(0))
+    return out
 
 
 class LeakCrawl:
@@ -68,7 +81,7 @@ class LeakCrawl:
             bots = list(s.scalars(select(Bot.name)))
         return {
             "match": [str(i) for i in sorted(snap.rows)],
-            "bot": [*bots, FAKE_NAME],
+            "bot": bots,
             "season": [SEASON],
             "verdict": ["CRASH", "OK", "VOID"],
         }
@@ -144,7 +157,7 @@ class LeakCrawl:
                 if (identity.name, m.id) in self.done_revealed:
                     continue
                 self.done_revealed.add((identity.name, m.id))
-            hot = [u for u in sorted(self.links) if m.id in Page("GET", u, 0, b"", "").about()][:HOT_LINKS]
+            hot = _diverse([u for u in self.links if m.id in Page("GET", u, 0, b"", "").about()], HOT_LINKS)
             urls = list(dict.fromkeys(self._match_urls(m.id) + by_match.get(m.id, []) + hot))
             pages = self._read(identity, [(u, None) for u in urls])
             after = snapshot(self.world.store)
@@ -155,11 +168,12 @@ class LeakCrawl:
         requests: list[tuple[str, dict[str, str] | None]] = [(u, None) for u in dict.fromkeys(other)]
         for (method, action), fields_ in sorted(self.forms.items()):
             requests += form_requests(method, action, fields_, identity)
-        cold = [u for u in sorted(self.links) if not Page("GET", u, 0, b"", "").about()]
-        cold = [u for u in cold if final or (identity.name, u) not in self.done_cold][:COLD_LINKS]
+        cold = [u for u in self.links if not Page("GET", u, 0, b"", "").about()]
+        cold = _diverse([u for u in cold if final or (identity.name, u) not in self.done_cold], COLD_LINKS)
         self.done_cold.update((identity.name, u) for u in cold)
         requests += [(u, None) for u in cold]
-        pages = self._read(identity, list(dict.fromkeys(requests)))
+        unique = {(u, tuple(sorted(d.items())) if d else None): (u, d) for u, d in requests}
+        pages = self._read(identity, list(unique.values()))
         self._scan(identity, pages, snapshot(self.world.store))
 
 
@@ -205,6 +219,9 @@ def _names(world: World, base: str, done: list[int]) -> list[str]:
         labels = {v.id: (v.bot.name, str(v.number)) for v in s.scalars(select(BotVersion))}
         seats = {m.id: (labels[m.version0_id], labels[m.version1_id]) for m in s.scalars(select(Match))}
     with httpx.Client(base_url=base, timeout=60) as c:
+        for url in (f"/api/bots/{FAKE_NAME}", f"/bots/{FAKE_NAME}"):
+            if c.get(url).status_code != 404:
+                problems.append(f"{url} answers: a bot is found by the name it gives itself")
         for mid in done:
             want = seats[mid]
             out = c.get(f"/api/matches/{mid}").json()
