@@ -15,13 +15,16 @@ Every problem is collected and reported at once, so one run lists every leak.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from leak_crawl import Crawler, Identity, Page, form_requests, openapi_requests
+from leak_grpc import GrpcCrawl, arena_service
 from leak_secrets import Finding, Scanner, Snapshot, expand, snapshot
 from leak_world import FAKE_NAME, SEASON, World
 from sqlalchemy import select
@@ -61,9 +64,10 @@ class LeakCrawl:
     """Rounds of crawling as one identity at a time, each page scanned against the store as it was
     right after the page was read (a match hidden then was hidden while the page was made)."""
 
-    def __init__(self, world: World, base: str) -> None:
+    def __init__(self, world: World, base: str, grpc: GrpcCrawl, grpc_ids: dict[str, Identity]) -> None:
         self.world = world
         self.crawler = Crawler(base)
+        self.grpc, self.grpc_ids = grpc, grpc_ids  # the Arena service, and who is who there (API tokens)
         self.scanner = Scanner(marker=world.marker[5:17], fake_names=(FAKE_NAME,))
         self.observed: dict[tuple[str, str], set[int]] = defaultdict(set)  # (identity, state) -> ids
         self.errors: list[Finding] = []
@@ -127,7 +131,8 @@ class LeakCrawl:
         for page in pages:
             label = f"{page.method} {page.url}"
             if page.status >= 500:
-                self.errors.append(Finding("error", label, identity.name, f"HTTP {page.status}"))
+                tail = page.body[-160:].decode("utf-8", "replace").strip().replace("\n", " ")
+                self.errors.append(Finding("error", label, identity.name, f"status {page.status}: {tail}"))
             self.scanner.scan(
                 label,
                 identity.name,
@@ -178,6 +183,10 @@ class LeakCrawl:
         unique = {(u, tuple(sorted(d.items())) if d else None): (u, d) for u, d in requests}
         pages = self._read(identity, list(unique.values()))
         self._scan(identity, pages, snapshot(self.world.store))
+        snap = snapshot(self.world.store)
+        pages = self.grpc.read(self.grpc_ids[identity.name], sorted(snap.rows), values["bot"], [SEASON])
+        self.pages += len(pages)
+        self._scan(identity, pages, snapshot(self.world.store))
 
 
 def _positive_controls(world: World, base: str, impostor_matches: list[int]) -> list[str]:
@@ -212,6 +221,44 @@ def _positive_controls(world: World, base: str, impostor_matches: list[int]) -> 
             r = c.get(f"/api/matches/{mid}/private-record.bin")
             if r.status_code not in (401, 403):
                 problems.append(f"spectator: /api/matches/{mid}/private-record.bin is {r.status_code}")
+    return problems
+
+
+def _grpc_controls(
+    grpc: GrpcCrawl, world: World, api: dict[str, str], impostor_matches: list[int]
+) -> list[str]:
+    """On the gRPC service too the marker reaches the owner (API token) and the admin, not another owner."""
+    from arena.proto import arena_pb2 as pb
+
+    problems: list[str] = []
+    who = {
+        "owner": Identity("owner", api["impostor"]),
+        "admin": Identity("admin", world.admin_token),
+        "another owner": Identity("rival", api["random"]),
+    }
+    for name, identity in who.items():
+        logs = grpc._call(
+            "GetBotLogs", grpc.stub.GetBotLogs, pb.GetBotLogsRequest(name="impostor"), identity, False
+        )
+        private = [
+            grpc._call(
+                "GetReplay",
+                grpc.stub.GetReplay,
+                pb.GetReplayRequest(match_id=m, private=True),
+                identity,
+                False,
+            )
+            for m in impostor_matches[:2]
+        ]
+        seen = [world.marker.encode() in expand(p.body) for p in [logs, *private]]
+        if name == "another owner" and any(seen):
+            problems.append(
+                "grpc: another owner reads the marker bot's output (GetBotLogs or GetReplay private)"
+            )
+        elif name != "another owner" and not all(seen):
+            problems.append(
+                f"grpc: the {name} does not see the marker in GetBotLogs and private GetReplay: {seen}"
+            )
     return problems
 
 
@@ -285,9 +332,35 @@ def _scanner_finds(crawl: LeakCrawl, base: str, world: World, done: list[int]) -
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_a_duplicate_season_in_play_leaks_nothing_to_the_public(world: World, web: str, season_run) -> None:
-    crawl = LeakCrawl(world, web)
+    from arena.access.owners import add_owner
+
+    api = {bot: add_owner(world.store, owner) for bot, owner in (("impostor", "mallory"), ("random", "rita"))}
     rival = Identity("another-owner", world.owner_tokens["random"])
     owner = Identity("owner", world.owner_tokens["impostor"], sees_private=True)
+    grpc_ids = {
+        "spectator": SPECTATOR,
+        "another-owner": Identity("another-owner", api["random"]),
+        "owner": Identity("owner", api["impostor"], sees_private=True),
+    }
+    with arena_service(world.store, world.admin_token) as address:
+        grpc = GrpcCrawl(address)
+        try:
+            crawl = LeakCrawl(world, web, grpc, grpc_ids)
+            _play_and_crawl(world, web, crawl, season_run, (rival, owner), api)
+        finally:
+            grpc.close()
+
+
+def _play_and_crawl(
+    world: World,
+    web: str,
+    crawl: LeakCrawl,
+    season_run: Callable[[], subprocess.Popen],
+    who: tuple[Identity, Identity],
+    api: dict[str, str],
+) -> None:
+    """Crawl before play, while `arena season run` plays, and once more after; then judge everything."""
+    rival, owner = who
     identities = [SPECTATOR, rival, SPECTATOR, owner]
     started = time.monotonic()
     crawl.round(SPECTATOR)  # before play: every match is queued
@@ -324,6 +397,7 @@ def test_a_duplicate_season_in_play_leaks_nothing_to_the_public(world: World, we
             )
     summary += _scanner_finds(crawl, web, world, done)
     summary += _positive_controls(world, web, [i for i in impostor_matches if i in done])
+    summary += _grpc_controls(crawl.grpc, world, api, [i for i in impostor_matches if i in done])
     summary += _names(world, web, done)
     summary += _twins_apart(world)
     if crawl.unfilled:
