@@ -8,6 +8,7 @@ It only reads; the one POST it sends is the logs form, which only reads too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -45,6 +46,9 @@ class Page:
         ids = {int(x) for x in _MATCH_IN_PATH.findall(urlsplit(self.url).path)}
         ids |= {int(v) for k, v in parse_qsl(urlsplit(self.url).query) if "match" in k and v.isdigit()}
         return frozenset(ids)
+
+
+Fetch = Callable[[], Page]  # one request, made when called
 
 
 class _Links(HTMLParser):

@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 from google.protobuf import text_format
-from leak_crawl import Identity, Page
+from leak_crawl import Fetch, Identity, Page
 
 from arena.access.admin import AdminToken
 from arena.access.ratelimit import Budget, RateLimiter
@@ -100,46 +100,47 @@ class GrpcCrawl:
             status = 500 if exc.code() in BAD_CODES else 400
         return Page("RPC", label, status, _body(msgs, error), "application/grpc")
 
-    def read(
-        self, identity: Identity, match_ids: list[int], bots: list[str], seasons: list[str]
-    ) -> list[Page]:
+    def _fetch(self, label: str, fn: Any, request: Any, identity: Identity, stream: bool = False) -> Fetch:
+        return lambda: self._call(f"grpc:{label}", fn, request, identity, stream)
+
+    def global_calls(self, identity: Identity, bots: list[str], seasons: list[str]) -> list[Fetch]:
+        """The list and bot calls."""
         s = self.stub
-        calls: list[tuple[str, Callable[..., Any], Any, bool]] = [
-            ("ListSeasons", s.ListSeasons, pb.ListSeasonsRequest(), False),
-            ("ListBots", s.ListBots, pb.ListBotsRequest(include_retired=True), False),
-            ("ListMatches", s.ListMatches, pb.ListMatchesRequest(limit=500), False),
+        calls = [
+            self._fetch("ListSeasons", s.ListSeasons, pb.ListSeasonsRequest(), identity),
+            self._fetch("ListBots", s.ListBots, pb.ListBotsRequest(include_retired=True), identity),
+            self._fetch("ListMatches", s.ListMatches, pb.ListMatchesRequest(limit=500), identity),
         ]
         for status in ("queued", "running", "done"):
-            calls.append(
-                (f"ListMatches?status={status}", s.ListMatches, pb.ListMatchesRequest(status=status), False)
-            )
+            calls.append(self._fetch(f"ListMatches?status={status}", s.ListMatches,
+                                     pb.ListMatchesRequest(status=status), identity))  # fmt: skip
         for season in seasons:
-            calls.append(
-                (
-                    f"GetStandings?season={season}",
-                    s.GetStandings,
-                    pb.GetStandingsRequest(season=season),
-                    False,
-                )
-            )
-            calls.append(
-                (f"ListMatches?season={season}", s.ListMatches, pb.ListMatchesRequest(season=season), False)
-            )
+            calls.append(self._fetch(f"GetStandings?season={season}", s.GetStandings,
+                                     pb.GetStandingsRequest(season=season), identity))  # fmt: skip
+            calls.append(self._fetch(f"ListMatches?season={season}", s.ListMatches,
+                                     pb.ListMatchesRequest(season=season), identity))  # fmt: skip
         for bot in bots:
-            calls.append((f"GetBot/{bot}", s.GetBot, pb.GetBotRequest(name=bot), False))
-            calls.append((f"GetBotLogs/{bot}", s.GetBotLogs, pb.GetBotLogsRequest(name=bot), False))
-            calls.append((f"ListMatches?bot={bot}", s.ListMatches, pb.ListMatchesRequest(bot=bot), False))
-        for mid in match_ids:
-            calls.append((f"GetReplay/matches/{mid}", s.GetReplay, pb.GetReplayRequest(match_id=mid), False))
+            calls.append(self._fetch(f"GetBot/{bot}", s.GetBot, pb.GetBotRequest(name=bot), identity))
             calls.append(
-                (
-                    f"GetReplay/matches/{mid}?private=1",
-                    s.GetReplay,
-                    pb.GetReplayRequest(match_id=mid, private=True),
-                    False,
-                )
+                self._fetch(f"GetBotLogs/{bot}", s.GetBotLogs, pb.GetBotLogsRequest(name=bot), identity)
             )
             calls.append(
-                (f"WatchMatch/matches/{mid}", s.WatchMatch, pb.WatchMatchRequest(match_id=mid), True)
+                self._fetch(f"ListMatches?bot={bot}", s.ListMatches, pb.ListMatchesRequest(bot=bot), identity)
             )
-        return [self._call(f"grpc:{label}", fn, req, identity, stream) for label, fn, req, stream in calls]
+        return calls
+
+    def match_calls(self, identity: Identity, mid: int) -> list[Fetch]:
+        """The calls about one match: its public and private replay, and watching it."""
+        s = self.stub
+        return [
+            self._fetch(f"GetReplay/matches/{mid}", s.GetReplay, pb.GetReplayRequest(match_id=mid), identity),
+            self._fetch(
+                f"GetReplay/matches/{mid}?private=1",
+                s.GetReplay,
+                pb.GetReplayRequest(match_id=mid, private=True),
+                identity,
+            ),  # fmt: skip
+            self._fetch(
+                f"WatchMatch/matches/{mid}", s.WatchMatch, pb.WatchMatchRequest(match_id=mid), identity, True
+            ),
+        ]

@@ -98,10 +98,12 @@ class Snapshot:
 
 
 def snapshot(store: Store) -> Snapshot:
+    """One light query (the crawl takes one after every request)."""
+    cols = (Match.id, Match.season_id, Match.pair, Match.status, Match.seed, Match.salt, Match.rules)
     with store.read() as s:
         rows = {
-            m.id: MatchRow(m.id, m.season_id, m.pair, m.status, int(m.seed), m.salt or "", tuple(m.rules))
-            for m in s.scalars(select(Match))
+            r[0]: MatchRow(r[0], r[1], r[2], r[3], int(r[4]), r[5] or "", tuple(r[6] or ()))
+            for r in s.execute(select(*cols))
         }
     return Snapshot(rows)
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from leak_crawl import Crawler, Identity, Page, form_requests, openapi_requests
+from leak_crawl import Crawler, Fetch, Identity, Page, form_requests, openapi_requests
 from leak_grpc import GrpcCrawl, arena_service
 from leak_secrets import Finding, Scanner, Snapshot, expand, snapshot
 from leak_world import FAKE_NAME, SEASON, World
@@ -115,20 +115,27 @@ class LeakCrawl:
         ]
 
     # -- fetching and scanning -------------------------------------------------------------------
-    def _read(self, identity: Identity, requests: list[tuple[str, dict[str, str] | None]]) -> list[Page]:
-        pages = []
-        for url, data in requests:
-            page = self.crawler.fetch(url, identity, data=data)
-            pages.append(page)
+    def _web(self, identity: Identity, url: str, data: dict[str, str] | None = None) -> Fetch:
+        return lambda: self.crawler.fetch(url, identity, data=data)
+
+    def _read(self, identity: Identity, fetches: list[Fetch]) -> None:
+        """Make each request and scan its answer against the store as it was just after (a match hidden
+        then was hidden while the answer was made); a match whose state was the same just before and
+        just after counts as seen in that state."""
+        before = snapshot(self.world.store)
+        for fetch in fetches:
+            page = fetch()
+            after = snapshot(self.world.store)
+            self.pages += 1
             self.links.update(page.links)
             for method, action, fields_ in page.forms:
                 self.forms[(method, action)] = fields_
-        self.pages += len(pages)
-        return pages
-
-    def _scan(self, identity: Identity, pages: list[Page], snap: Snapshot) -> None:
-        hidden = snap.hidden()
-        for page in pages:
+            about = page.about()
+            for mid in about:
+                if mid in before.rows and mid in after.rows:
+                    state = after.state(after.rows[mid])
+                    if before.state(before.rows[mid]) == state:
+                        self.observed[(identity.name, state)].add(mid)
             label = f"{page.method} {page.url}"
             if page.status >= 500:
                 tail = page.body[-160:].decode("utf-8", "replace").strip().replace("\n", " ")
@@ -137,16 +144,17 @@ class LeakCrawl:
                 label,
                 identity.name,
                 page.body,
-                hidden,
+                after.hidden(),
                 marker_allowed=identity.sees_private,
                 names_allowed=identity.sees_private,
-                about=page.about(),
+                about=about,
             )
+            before = after
 
     def round(self, identity: Identity, *, final: bool = False, links: bool = True) -> None:
-        """Read every match's pages (unfinished ones first), every list and bot page, every route of the
-        OpenAPI document and (unless not `links`) the links and forms found so far, bounded. A `final`
-        round reads every match again, revealed ones included."""
+        """Read every match's pages and gRPC calls (embargoed, running, queued ones first), every list
+        and bot page and call, every route of the OpenAPI document and (unless not `links`) the links and
+        forms found so far, bounded. A `final` round reads every match again, revealed ones included."""
         snap = snapshot(self.world.store)
         values = self._values(snap)
         api_urls, unfilled = openapi_requests(self.spec, values)
@@ -157,21 +165,24 @@ class LeakCrawl:
             ids = Page("GET", url, 0, b"", "").about()
             (by_match[min(ids)] if ids else other).append(url)
         order = {"embargoed": 0, "running": 1, "queued": 2, "revealed": 3, "failed": 4}
-        for m in sorted(snap.rows.values(), key=lambda m: (order[snap.state(m)], m.id)):
-            state = snap.state(m)
-            if state in ("revealed", "failed") and not final:
+        rpc_identity = self.grpc_ids[identity.name]
+        pending = set(snap.rows)
+        while pending:  # the most interesting match first, by the store's state now (one just embargoed)
+            now = snapshot(self.world.store)
+            left = [now.rows[i] for i in pending if i in now.rows]
+            if not left:
+                break
+            m = min(left, key=lambda m: (order[now.state(m)], m.id))
+            pending.discard(m.id)
+            if now.state(m) in ("revealed", "failed") and not final:
                 if (identity.name, m.id) in self.done_revealed:
                     continue
                 self.done_revealed.add((identity.name, m.id))
             about = [u for u in self.links if m.id in Page("GET", u, 0, b"", "").about()]
             hot = _diverse(about, HOT_LINKS if links else 0)
             urls = list(dict.fromkeys(self._match_urls(m.id) + by_match.get(m.id, []) + hot))
-            pages = self._read(identity, [(u, None) for u in urls])
-            after = snapshot(self.world.store)
-            self._scan(identity, pages, after)
-            if m.id in after.rows and after.state(after.rows[m.id]) == state:
-                self.observed[(identity.name, state)].add(m.id)
-            snap = after
+            fetches = self.grpc.match_calls(rpc_identity, m.id) + [self._web(identity, u) for u in urls]
+            self._read(identity, fetches)
         requests: list[tuple[str, dict[str, str] | None]] = [(u, None) for u in dict.fromkeys(other)]
         for (method, action), fields_ in sorted(self.forms.items()):
             requests += form_requests(method, action, fields_, identity)
@@ -181,12 +192,8 @@ class LeakCrawl:
         self.done_cold.update((identity.name, u) for u in cold)
         requests += [(u, None) for u in cold]
         unique = {(u, tuple(sorted(d.items())) if d else None): (u, d) for u, d in requests}
-        pages = self._read(identity, list(unique.values()))
-        self._scan(identity, pages, snapshot(self.world.store))
-        snap = snapshot(self.world.store)
-        pages = self.grpc.read(self.grpc_ids[identity.name], sorted(snap.rows), values["bot"], [SEASON])
-        self.pages += len(pages)
-        self._scan(identity, pages, snapshot(self.world.store))
+        fetches = [self._web(identity, u, d) for u, d in unique.values()]
+        self._read(identity, fetches + self.grpc.global_calls(rpc_identity, values["bot"], [SEASON]))
 
 
 def _positive_controls(world: World, base: str, impostor_matches: list[int]) -> list[str]:

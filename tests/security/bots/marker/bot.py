@@ -19,7 +19,7 @@ from arena.sdk import Bot, run
 HERE = Path(__file__).resolve().parent
 MARKER_FILE = HERE / "marker.txt"
 MARKER = MARKER_FILE.read_text().strip() if MARKER_FILE.exists() else "LEAK-unset"
-THINK = 0.12  # seconds per move: a match lasts a few seconds, long enough to be seen running
+THINK = 0.15  # seconds per move: a match lasts a few seconds, long enough to be seen running
 
 
 def match_number(match_id: str) -> int:
