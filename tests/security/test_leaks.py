@@ -397,11 +397,13 @@ def _play_and_crawl(
         f"{kind:6} as {who}: {route} ({len(details)}x, e.g. {details[0][:120]})"
         for (kind, who, route), details in sorted(grouped.items())
     ]
-    for state in ("queued", "running", "embargoed"):
+    for state in ("queued", "running"):
         if not crawl.observed[("spectator", state)]:
             summary.append(
                 f"vacuous: the spectator's crawl never read a match page while a match was {state}"
             )
+    if not any(ids for (_, state), ids in crawl.observed.items() if state == "embargoed"):
+        summary.append("vacuous: the crawl never read a match while it was done and its twin was not")
     summary += _scanner_finds(crawl, web, world, done)
     summary += _positive_controls(world, web, [i for i in impostor_matches if i in done])
     summary += _grpc_controls(crawl.grpc, world, api, [i for i in impostor_matches if i in done])
@@ -412,9 +414,7 @@ def _play_and_crawl(
     report = (
         f"{len(problems)} findings in {crawl.pages} pages, {rounds} rounds, {len(done)} matches, "
         f"{time.monotonic() - started:.0f}s; observed "
-        + ", ".join(
-            f"{st}={len(ids)}" for (who, st), ids in sorted(crawl.observed.items()) if who == "spectator"
-        )
+        + ", ".join(f"{who} {st}={len(ids)}" for (who, st), ids in sorted(crawl.observed.items()))
     )
     print(report)
     assert not summary, report + "\n" + "\n".join(summary)
