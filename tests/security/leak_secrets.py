@@ -32,6 +32,7 @@ DECKS_WITHOUT_LIMIT = 12  # decks to derive when the rules set no max_deals (mat
 _CODE = re.compile(r"[789TJQKA][CDHS]")
 _LABEL = re.compile(r"([♣♦♥♠])(10|[789JQKA])")
 _LABEL_SUITS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+_LOGGED_HAND = re.compile(rb"match m(\d+) deal \d+ hand ((?:[789TJQKA][CDHS] ?)+)")  # the marker bot's Log
 _ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
@@ -291,6 +292,15 @@ class Scanner:
             sorted6 |= _sorted_windows(tokens, 6)
             if about:
                 any6 |= _any_windows(tokens, 6)
+        hidden_ids = {m.id for m in hidden}
+        for found in _LOGGED_HAND.finditer(body):
+            if int(found.group(1)) in hidden_ids:
+                hand = found.group(2).decode("latin-1", "replace")
+                detail = (
+                    f"a Log line quotes the bot's hand ({hand}) while the match or its twin is unfinished"
+                )
+                out.append(Finding("hand", url, identity, detail, int(found.group(1))))
+                break
         for m in hidden:
             sec = self.secrets(m)
             for what, needle in sec.strings:

@@ -3,7 +3,8 @@ must keep from the public.
 
 - It calls itself "tactician" version 7 (bot.toml and Join), but it is registered under another name.
 - Every turn it writes a secret-looking marker (`api_key=...`, read from marker.txt) to stderr and
-  into an SDK `Log` line.
+  into an SDK `Log` line, the latter with its hand and the match id (its owner may read it only once
+  the match and its twin, where the opponent holds that hand, are over).
 - It thinks THINK seconds per move, so that its matches are seen queued and running.
 - In three matches of four it crashes in deal 2 after writing the marker, so that its stderr tail is
   what a careless arena would quote in the verdict details and the suspension reason.
@@ -40,7 +41,7 @@ class MarkerBot(Bot):
             file=sys.stderr,
         )
         sys.stderr.flush()
-        self.log(f"{secret} hand {' '.join(view.hand)}")
+        self.log(f"{secret} match {self.match_id} deal {view.deal_number} hand {' '.join(view.hand)}")
         if view.deal_number == 2 and view.trick_number >= 3 and match_number(self.match_id) % 4 != 0:
             print(f"fatal: {secret} cannot go on", file=sys.stderr, flush=True)
             sys.exit(3)
