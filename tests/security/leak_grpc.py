@@ -129,6 +129,11 @@ class GrpcCrawl:
             )
         return calls
 
+    def logs_calls(self, identity: Identity, bots: list[str]) -> list[Fetch]:
+        """Each bot's logs (its owner's and the admin's only)."""
+        req = pb.GetBotLogsRequest
+        return [self._fetch(f"GetBotLogs/{b}", self.stub.GetBotLogs, req(name=b), identity) for b in bots]
+
     def match_calls(self, identity: Identity, mid: int) -> list[Fetch]:
         """The calls about one match: its public and private replay, and watching it."""
         s = self.stub

@@ -182,6 +182,13 @@ class LeakCrawl:
             hot = _diverse(about, HOT_LINKS if links else 0)
             urls = list(dict.fromkeys(self._match_urls(m.id) + by_match.get(m.id, []) + hot))
             fetches = self.grpc.match_calls(rpc_identity, m.id) + [self._web(identity, u) for u in urls]
+            if now.state(m) == "embargoed":  # the moment an owner's log would quote the twin's hands
+                logs = [self._web(identity, f"/api/bots/{b}/logs") for b in values["bot"]]
+                logs += [
+                    self._web(identity, f"/bots/{b}/logs", {"token": identity.token or ""})
+                    for b in values["bot"]
+                ]
+                fetches = logs + self.grpc.logs_calls(rpc_identity, values["bot"]) + fetches
             self._read(identity, fetches)
         requests: list[tuple[str, dict[str, str] | None]] = [(u, None) for u in dict.fromkeys(other)]
         for (method, action), fields_ in sorted(self.forms.items()):
