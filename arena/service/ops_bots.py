@@ -17,7 +17,14 @@ from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.service.convert import bot_info, match_info, version_info
 from arena.service.core import Service, require_owner
-from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted, echo
+from arena.service.errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    check_id,
+    echo,
+)
 from arena.store import models as m
 from arena.store.repo import NAME_RE
 
@@ -179,7 +186,7 @@ def bot_logs(
             m.Match.status == "done", or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids))
         )
         if match_id:
-            query = query.where(m.Match.id == match_id)
+            query = query.where(m.Match.id == check_id(match_id))
         matches = list(s.scalars(query.order_by(m.Match.id.desc()).limit(limit)))
         if match_id and not matches:
             raise NotFound(f"bot {name!r} played no finished match {match_id}")
