@@ -363,7 +363,9 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     server.service.upload_cap = 1024 * 1024
     (big / "more.bin").write_bytes(os.urandom(1024))
     over = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
-    over.stderr = "".join(x for x in over.stderr.splitlines(True) if not x.startswith("uploading "))
+    over.stderr = "".join(
+        x for x in over.stderr.splitlines(True) if not x.startswith(("uploading ", "uploaded; "))
+    )
     _one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
     # a folder with a symlink and junk folders is packed as a local submission would hash it
     from arena.store.bundles import content_hash
