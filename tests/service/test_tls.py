@@ -20,7 +20,7 @@ import grpc
 import pytest
 
 from arena.cli.errors import UserError
-from arena.cli.serve import load_tls
+from arena.cli.serve_tls import load_tls
 from arena.proto import arena_pb2, arena_pb2_grpc
 
 ARENA = [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())"]
