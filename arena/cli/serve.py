@@ -191,6 +191,12 @@ def serve(
             service.store.engine.url.render_as_string(hide_password=True),
             f"{workers} worker(s) in the {launcher} sandbox" if workers else "no workers (--workers 0)",
         )
+        if tcp and tls is None and not is_loopback(tcp):
+            log.warning(
+                "--tcp %s has no TLS: API tokens cross the network in plain text unless a TLS proxy is in "
+                "front; use --tls-cert/--tls-key or a reverse proxy (docs/deploy.md)",
+                tcp,
+            )
         plan = Plan(unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls)
         asyncio.run(_serve(plan, web_server))
     except OSError as exc:

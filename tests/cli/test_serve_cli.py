@@ -122,7 +122,8 @@ def test_serve_on_a_public_address_without_a_token_exits_2_with_one_line(repo_ro
 def test_serve_on_a_public_address_starts_with_the_admin_token(repo_root, tmp_path):
     proc = start_serve(repo_root, tmp_path, "--unix", "", "--tcp", "0.0.0.0:0", ARENA_ADMIN_TOKEN=TOKEN)
     listening = proc.stdout.readline()
-    out, _ = interrupt(proc)
+    out, err = interrupt(proc)
+    assert "--tcp 0.0.0.0:0 has no TLS: API tokens cross the network in plain text" in err  # a warning
     assert listening.startswith("referee listening on 127.0.0.1:")
     assert "management calls need the admin token from ARENA_ADMIN_TOKEN" in listening
     assert TOKEN not in listening + out
