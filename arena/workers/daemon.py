@@ -35,11 +35,21 @@ def _end_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _sigterm_as_interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM does what Ctrl-C does: inside `run_pool` that is a flag checked at safe points (never in
-    the middle of a claim or a record), elsewhere a KeyboardInterrupt."""
+_stopping = (
+    False  # set by the first SIGTERM/SIGINT; later ones (a Ctrl-C, then the server's SIGTERM) are ignored
+)
+
+
+def _stop_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM and SIGINT both mean stop, once. Inside `run_pool` the pool's own SIGINT handler is in
+    place and only sets a flag checked at safe points (never in the middle of a claim or a record);
+    elsewhere (idling between pool runs) this raises KeyboardInterrupt."""
+    global _stopping
+    if _stopping:
+        return
+    _stopping = True
     handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
+    if callable(handler) and handler is not _stop_signal:
         handler(signal.SIGINT, frame)
     else:
         raise KeyboardInterrupt
@@ -48,27 +58,32 @@ def _sigterm_as_interrupt(signum: int, frame: FrameType | None) -> None:
 def play_forever(url: str | None, home: str, concurrency: int, launcher: str, parent: int) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
-    _end_with_parent(parent)
-    from arena.ladder.server_run import ServerRun
-    from arena.store import Store
-    from arena.workers.execute import run_job
-    from arena.workers.live import LIVE_DIR
-    from arena.workers.pool import run_pool
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    signal.signal(signal.SIGTERM, _stop_signal)
+    signal.signal(signal.SIGINT, _stop_signal)  # a Ctrl-C reaches the whole process group: this too
+    store = None
+    try:  # a stop signal may come at any point, even before the store is open
+        _end_with_parent(parent)
+        from arena.ladder.server_run import ServerRun
+        from arena.store import Store
+        from arena.workers.execute import run_job
+        from arena.workers.live import LIVE_DIR
+        from arena.workers.pool import run_pool
 
-    store = Store.open(url, home=home)
-    source = ServerRun(store, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
-    log.info("playing challenges and running seasons, %d at a time (%s sandbox)", concurrency, launcher)
-    try:
-        while True:
+        store = Store.open(url, home=home)
+        source = ServerRun(store, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
+        log.info("playing challenges and running seasons, %d at a time (%s sandbox)", concurrency, launcher)
+        while not _stopping:
             progress = run_pool(source, run_job, concurrency=concurrency)
             if progress.done or progress.failed:
                 log.info("played %d matches (%d failed)", progress.done, progress.failed)
             time.sleep(IDLE)
     except KeyboardInterrupt:
-        log.info("stopped; matches in flight went back to the queue")
+        pass
     finally:
-        store.close()
+        if store is not None:
+            store.close()
+    log.info("stopped; matches in flight went back to the queue")
 
 
 def start_players(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -221,9 +222,11 @@ def test_the_players_process_plays_a_challenge_and_stops_releasing_its_leases(tm
                     return s.scalar(select(Match.id).where(Match.kind == "ladder", Match.status == "running"))
 
             in_flight = _wait_for("a ladder match to start", running, proc)
-        finally:
+        finally:  # a Ctrl-C reaches the whole process group: SIGINT, then the server's SIGTERM
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGINT)
             code = stop_players(proc)
-        assert code == 0
+        assert code == 0  # one clean stop, no traceback from the second signal
         with store.read() as s:
             m = s.get(Match, in_flight)
             still = s.scalar(select(func.count()).select_from(Match).where(Match.status == "running"))
@@ -232,3 +235,28 @@ def test_the_players_process_plays_a_challenge_and_stops_releasing_its_leases(tm
     finally:
         store.close()
     assert not [p for p in os.listdir("/proc") if p.isdigit() and int(p) == proc.pid]
+
+
+def test_an_idle_players_process_stops_once_on_ctrl_c_then_sigterm(tmp_path) -> None:
+    """Ctrl-C in the server's terminal reaches the players too, then the server sends SIGTERM: the
+    second signal must not interrupt the first one's clean-up (it did: a traceback, exit code 1)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    url = f"sqlite:///{home / 'arena.db'}"
+    Store.open(url, home=home).close()
+    proc = start_players(url, home, 1, "local")
+    try:
+
+        def store_open() -> bool:  # the handlers are in place before the store is opened
+            fds = Path(f"/proc/{proc.pid}/fd")
+            try:
+                return any(os.readlink(fd).endswith("arena.db") for fd in fds.iterdir())
+            except OSError:
+                return False
+
+        _wait_for("the players to open the store", store_open, proc)
+        os.kill(proc.pid, signal.SIGINT)
+        proc.terminate()
+    finally:
+        code = stop_players(proc)
+    assert code == 0
