@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from arena.service.core import Service
 
 log = logging.getLogger("arena.serve")
+WATCH_PLAYERS = 5.0  # seconds between looks at whether the players' process is still alive
 NO_TOKEN = (
     "set an admin token with --admin-token-file PATH or ARENA_ADMIN_TOKEN (make one with "
     "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
@@ -340,18 +341,26 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         f"referee listening on {', '.join(server.addresses)} "
         f"({tls}health checking and reflection on; {management})"
     )
-    players = None
-    if plan.workers:  # a child process (gRPC does not survive fork) with its own connection to the store
+
+    def players_start() -> Any:  # a child process (gRPC does not survive fork), its own store connection
         store = plan.service.store
-        url = store.engine.url.render_as_string(hide_password=False)
-        players = start_players(url, store.home, plan.workers, plan.service.launcher)
+        url = store.engine.url.render_as_string(hide_password=False)  # passed through a pipe, not argv
+        return start_players(url, store.home, plan.workers, plan.service.launcher)
+
+    players = players_start() if plan.workers else None
     if plan.create:  # the operator's own terminal: the tokens are theirs to hand to two bots
         runner = server.create_match(MatchSpec(rules=plan.rules, seed=plan.seed, time_control=plan.tc))
         server.start_match(runner)
         click.echo(f"match {runner.spec.match_id}: seat 0 token {runner.tokens[0]}")
         click.echo(f"match {runner.spec.match_id}: seat 1 token {runner.tokens[1]}")
     web_task = asyncio.create_task(web_server.serve()) if web_server is not None else None
-    await stop.wait()
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=WATCH_PLAYERS)
+        except TimeoutError:
+            if players is not None and not players.is_alive():  # its leases lapse; start it again
+                log.error("the players' process exited (code %s); starting it again", players.exitcode)
+                players = players_start()
     click.echo("shutting down: ending matches in flight")
     if web_task is not None:
         web_server.should_exit = True

@@ -327,3 +327,41 @@ def test_the_web_of_serve_shares_the_servers_service_and_admin_token(tmp_path):
         assert app.state.service is service
     finally:
         store.close()
+
+
+def _players(pid: int) -> set[int]:
+    """The spawned children of `pid` (not multiprocessing's resource tracker)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return {c for c in found if b"multiprocessing.spawn" in Path(f"/proc/{c}/cmdline").read_bytes()}
+
+
+def test_serve_restarts_its_players_process_when_it_dies(repo_root, tmp_path):
+    """--workers: a players' process that dies (here SIGKILL) is started again, and Ctrl-C still stops
+    everything cleanly."""
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", "", "--tcp", "127.0.0.1:0", "--workers", "1", "--sandbox", "local",
+        ARENA_HOME=str(tmp_path / "home"),
+    )  # fmt: skip
+    try:
+        assert "referee listening" in proc.stdout.readline()
+        for line in proc.stderr:  # the child says so once its store is open
+            if "arena.players: playing challenges" in line:
+                break
+        (first,) = _players(proc.pid)
+        os.kill(first, signal.SIGKILL)
+        for line in proc.stderr:
+            if "the players' process exited" in line:
+                assert "(code -9); starting it again" in line
+                break
+        for line in proc.stderr:
+            if "arena.players: playing challenges" in line:
+                break
+        (second,) = _players(proc.pid)
+        assert second != first
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "stopped; matches in flight went back to the queue" in err and "Traceback" not in err
