@@ -21,6 +21,7 @@ class MatchJob:
         ("", ""),
         ("", ""),
     )  # registered (name, version) per seat
+    live: str = ""  # path of the match's live feed file (arena.workers.live); empty: no live feed
 
 
 @dataclass(frozen=True)
