@@ -262,3 +262,11 @@ def _available(service: Service, match_id: int, state: State, feed: Feed) -> lis
             return []
         return record_events(service, match_id) or feed.poll(state.started)
     return feed.poll(state.started)  # running, or failed (its last trick stays held)
+
+
+def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any]]]:
+    """What a watcher would have been shown so far, at once: for a page rendered on the server."""
+    state = load_state(service, match_id)
+    events = _available(service, match_id, state, Feed(live_path(service.store.home, match_id)))
+    upto = releasable(events, state.info.status == "done" and state.info.revealed)
+    return state, with_tallies(events)[:upto]

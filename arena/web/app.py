@@ -63,6 +63,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    __import__("arena.web.live", fromlist=["install"]).install(app)  # live pages, SSE, "now playing"
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:
