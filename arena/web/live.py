@@ -141,9 +141,11 @@ def verified(info: pb.MatchInfo) -> bool | None:
 def status_data(info: pb.MatchInfo) -> dict[str, Any]:
     final = info.status == "failed" or (info.status == "done" and info.revealed)
     return {
-        "match": MessageToDict(
-            info, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-        ),
+        "match": {  # unset fields stay out (no "seed": 0 before the reveal), these two always in
+            "status": info.status,
+            "revealed": info.revealed,
+            **MessageToDict(info, preserving_proto_field_name=True),
+        },
         "final": final,
         "verified": verified(info),
         "viewer": f"/matches/{info.id}" if info.status == "done" and info.revealed else None,
