@@ -140,7 +140,7 @@ def test_the_event_stream_is_one_trick_behind_and_ends_in_the_viewer(web: Web) -
         match = s.get(Match, mid)
         commitment, seed, salt = match.commitment, match.seed, match.salt
     assert commitment in page.text and str(seed) not in page.text and salt not in page.text
-    assert 'class="trick"' not in page.text and "commitment verified" not in page.text
+    assert 'class="live-trick"' not in page.text and "commitment verified" not in page.text
 
     reader = Reader(
         f"{web.base}/api/matches/{mid}/events", lambda: (live_counts(path), status_of(web.store, mid))
@@ -180,7 +180,7 @@ def test_the_event_stream_is_one_trick_behind_and_ends_in_the_viewer(web: Web) -
     page = httpx.get(f"{web.base}/live/{mid}")
     assert "commitment verified" in page.text and str(seed) in page.text and salt in page.text
     assert f'url=/matches/{mid}"' in page.text and 'data-final="true"' in page.text
-    assert page.text.count('class="trick"') == sum(1 for f, _ in got if f["event"] == "trick")
+    assert page.text.count('class="live-trick"') == sum(1 for f, _ in got if f["event"] == "trick")
     assert f'href="/live/{mid}"' not in httpx.get(f"{web.base}/").text  # no longer playing
 
     # a reconnecting client resumes after the last event it got
@@ -205,7 +205,7 @@ def test_a_first_twin_streams_only_its_status_until_both_are_over(web: Web) -> N
     start_match(web.store, first).join()
     before = list(reader.got)
     page = httpx.get(f"{web.base}/live/{first}")
-    assert page.status_code == 200 and 'class="trick"' not in page.text and "twin" in page.text
+    assert page.status_code == 200 and 'class="live-trick"' not in page.text and "twin" in page.text
     start_match(web.store, second).join()
     got = reader.done()
     assert before and all(f["event"] == "status" for f, _ in before)
@@ -278,7 +278,7 @@ def test_the_live_page_without_a_match_worker(web: Web) -> None:
     for i, cards in enumerate((["AS", "7S"], ["KS", "8S"], ["QS", "9S"]), 1):
         w({"event": "trick", "deal": 1, "trick": i, "leader": 0, "cards": cards, "winner": 0})
     page = httpx.get(f"{web.base}/live/{mid}").text
-    assert page.count('class="trick"') == 2 and 'data-card="QS"' not in page  # the last trick waits
+    assert page.count('class="live-trick"') == 2 and 'data-card="QS"' not in page  # the last trick waits
     assert '<noscript><meta http-equiv="refresh" content="5"></noscript>' in page
     assert 'data-last="1.1.2"' in page
     home = httpx.get(f"{web.base}/").text

@@ -33,7 +33,7 @@
     let row = deals.querySelector(`tr[data-deal="${n}"]`);
     if (!row) {
       row = document.createElement("tr");
-      row.className = "deal";
+      row.className = "live-deal";
       row.dataset.deal = n;
       row.append(cell(String(n)), cell("?"), cell("playing", "winner muted"), cell("", "score"));
       deals.append(row);
@@ -73,7 +73,7 @@
   function onTrick(t, ident) {
     if (tricks.querySelector(`tr[data-id="${ident}"]`)) return;
     const row = document.createElement("tr");
-    row.className = "trick";
+    row.className = "live-trick";
     row.dataset.id = ident;
     row.append(cell(String(t.deal)), cell(String(t.trick)), cell(seat(t.leader)),
       cell(cardName(t.cards[0]), "card-name"), cell(cardName(t.cards[1]), "card-name"),
