@@ -54,7 +54,7 @@ def launcher() -> str:
     return "bwrap" if bwrap_available() else "local"
 
 
-def slow_bundle(where: Path, ms: int = 50) -> Path:
+def slow_bundle(where: Path, ms: int = 80) -> Path:
     """A copy of the random sample bot that sleeps `ms` per move."""
     folder = where / f"slow{ms}"
     if not folder.exists():
@@ -66,7 +66,7 @@ def slow_bundle(where: Path, ms: int = 50) -> Path:
     return folder
 
 
-def add_bots(store: Store, where: Path, ms: int = 50) -> None:
+def add_bots(store: Store, where: Path, ms: int = 80) -> None:
     """Bots `slow` (ann), `greedy` (bob) and `random` (cat)."""
     submit_bundle(store, slow_bundle(where, ms), name="slow", owner="ann", launcher=launcher())
     submit_bundle(store, SAMPLES / "greedy", name="greedy", owner="bob", launcher=launcher())

@@ -283,3 +283,16 @@ def test_the_live_page_without_a_match_worker(web: Web) -> None:
     assert 'data-last="1.1.2"' in page
     home = httpx.get(f"{web.base}/").text
     assert f'href="/live/{mid}"' in home and "slow@1 v greedy@1" in home
+
+    # deleted while watched (its season frozen): the stream says so and ends
+    reader = Reader(f"{web.base}/api/matches/{mid}/events", lambda: None)
+    for _ in range(600):
+        if len(reader.got) >= 4:
+            break
+        time.sleep(0.05)
+    assert [f["event"] for f, _ in reader.got] == ["status", "deal", "trick", "trick"]
+    with web.store.tx() as s:
+        s.delete(s.get(Match, mid))
+    got = reader.done()
+    assert got[-1][0]["event"] == "refused" and "removed" in got[-1][0]["data"]["detail"]
+    assert got[-1][0]["data"]["status"] == 404
