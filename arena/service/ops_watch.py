@@ -21,6 +21,7 @@ match of a frozen season) ends the stream with NOT_FOUND.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -82,6 +83,36 @@ def load_state(service: Service, match_id: int) -> State:
         return State(info, deck_mate_open(s, match), match.attempts or 0, match.started_at)
 
 
+class StateCache:
+    """The last `State` read per match, shared by every watcher in the process: a hundred spectators
+    of one match cost one read of its row per interval, not a hundred. Only ever older than a fresh
+    read by `max_age`, which delays what a watcher is shown, never shows it early."""
+
+    MAX = 4096  # matches remembered; past this the oldest half is forgotten
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._states: dict[tuple[int, int], tuple[float, State]] = {}
+
+    def get(self, service: Service, match_id: int, max_age: float) -> State:
+        key = (id(service), match_id)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._states.get(key)
+        if hit is not None and now - hit[0] < max_age:
+            return hit[1]
+        state = load_state(service, match_id)  # raises NotFound, and then nothing is remembered
+        with self._lock:
+            self._states[key] = (now, state)
+            if len(self._states) > self.MAX:
+                for old in sorted(self._states, key=lambda k: self._states[k][0])[: self.MAX // 2]:
+                    del self._states[old]
+        return state
+
+
+STATES = StateCache()
+
+
 def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     """The public events of a finished, revealed match, re-simulated from its record."""
     from arena.engine import Match, card_code, parse_card
@@ -126,10 +157,10 @@ def releasable(events: list[dict[str, Any]], over: bool) -> int:
     Before the first trick of the match, the deal's start (who deals) is public at once."""
     if over:
         return len(events)
-    last_trick = max((i for i, e in enumerate(events) if e.get("kind") == "trick"), default=-1)
-    if last_trick < 0:
-        return sum(1 for e in events if e.get("kind") == "deal")
-    return last_trick
+    for i in range(len(events) - 1, -1, -1):  # from the end: the last trick is among the last events
+        if events[i].get("kind") == "trick":
+            return i
+    return sum(1 for e in events if e.get("kind") == "deal")
 
 
 def to_message(ev: dict[str, Any]) -> pb.WatchEvent | None:
@@ -176,16 +207,24 @@ class Feed:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.reader = LiveReader(path)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []  # with each trick's tally (`with_tallies`)
         self.ended = False  # the live file says the match is over
+        self._won = [0, 0]
+        self.generation = 0  # bumped when the file was replaced and is read again from its start
 
     def poll(self, started: datetime | None) -> list[dict[str, Any]]:
         if not self._fresh(started):  # an earlier attempt's file, until the worker replaces it
             return []
         new = self.reader.poll()
         if self.reader.restarted:
-            self.events, self.ended = [], False
+            self.events, self.ended, self._won = [], False, [0, 0]
+            self.generation += 1
         for ev in new:
+            if ev.get("kind") == "deal":
+                self._won = [0, 0]
+            if ev.get("kind") == "trick" and ev.get("winner") in (0, 1):
+                self._won[ev["winner"]] += 1
+                ev = {**ev, "tricks_won": list(self._won)}
             if ev.get("kind") in KINDS:
                 self.events.append(ev)
             elif ev.get("kind") == "match_end":
@@ -213,19 +252,25 @@ async def watch(
     shown = state.key()
     feed = Feed(live_path(service.store.home, match_id))
     last: tuple[int, int, int] | None = None  # the key of the last event released
+    done, generation = 0, 0  # how many of the feed's events were looked at already
     attempts = state.attempts
     news = time.monotonic()
     looked = time.monotonic()
     while True:
         if state.attempts != attempts or state.info.status == "queued":  # a new attempt starts over
-            feed, last, attempts = Feed(feed.path), None, state.attempts
+            feed, last, attempts, done, generation = Feed(feed.path), None, state.attempts, 0, 0
         if not state.final and state.key() != shown:
             yield pb.WatchEvent(status=state.info)
             shown, news = state.key(), time.monotonic()
         events = await asyncio.to_thread(_available, service, match_id, state, feed)
         revealed_end = state.info.status == "done" and state.info.revealed
         upto = releasable(events, revealed_end)
-        for ev in with_tallies(events)[:upto]:
+        if feed.generation != generation:
+            done, generation = 0, feed.generation
+        start = min(done, upto) if events is feed.events else 0  # the feed only grows: skip what was seen
+        if events is feed.events:
+            done = max(done, upto)
+        for ev in events[start:upto]:
             key = event_key(ev)
             if last is not None and key <= last:
                 continue
@@ -244,7 +289,7 @@ async def watch(
         await asyncio.sleep(poll if following else max(poll, status_every))
         if time.monotonic() - looked >= status_every or not following:
             try:
-                state = await asyncio.to_thread(load_state, service, match_id)
+                state = await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
             except NotFound:
                 raise NotFound(
                     f"match {match_id} was removed while being watched (its season was frozen or deleted)"
@@ -260,7 +305,7 @@ def _available(service: Service, match_id: int, state: State, feed: Feed) -> lis
     if status == "done":
         if not state.info.revealed:  # pragma: no cover - done and unrevealed means embargoed
             return []
-        return record_events(service, match_id) or feed.poll(state.started)
+        return with_tallies(record_events(service, match_id)) or feed.poll(state.started)
     return feed.poll(state.started)  # running, or failed (its last trick stays held)
 
 
@@ -269,4 +314,4 @@ def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any
     state = load_state(service, match_id)
     events = _available(service, match_id, state, Feed(live_path(service.store.home, match_id)))
     upto = releasable(events, state.info.status == "done" and state.info.revealed)
-    return state, with_tallies(events)[:upto]
+    return state, events[:upto]
