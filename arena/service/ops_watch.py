@@ -34,13 +34,15 @@ from sqlalchemy.orm import aliased
 
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
-from arena.service.errors import NotFound
+from arena.service.errors import NotFound, ResourceExhausted
 from arena.store import models as m
 from arena.workers.live import LiveReader, live_path
 
 POLL = 0.25  # seconds between looks at a running match's live file
 STATUS_EVERY = 1.0  # seconds between looks at the match's row
 IDLE_LIMIT = 3600.0  # seconds without any news before a stream ends
+PER_ADDRESS = 8  # watch streams open at once per caller address (each transport)
+TOTAL = 128  # watch streams open at once in all (each transport)
 OPEN = ("queued", "running")
 KINDS = ("deal", "trick", "deal_end")
 
@@ -111,6 +113,54 @@ class StateCache:
 
 
 STATES = StateCache()
+
+
+class Slots:
+    """Counts of open watch streams, per caller address and in all: each transport caps them, so that
+    one address cannot hold a server's watchers (each polls a file and a row while it lasts)."""
+
+    def __init__(self, per_address: int = PER_ADDRESS, total: int = TOTAL) -> None:
+        self.per_address, self.total = per_address, total
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, address: str) -> bool:
+        with self._lock:
+            if self._open.get(address, 0) >= self.per_address or sum(self._open.values()) >= self.total:
+                return False
+            self._open[address] = self._open.get(address, 0) + 1
+            return True
+
+    def leave(self, address: str) -> None:
+        with self._lock:
+            left = self._open.get(address, 0) - 1
+            if left > 0:
+                self._open[address] = left
+            else:
+                self._open.pop(address, None)
+
+    def open(self, address: str | None = None) -> int:
+        with self._lock:
+            return self._open.get(address, 0) if address is not None else sum(self._open.values())
+
+
+GRPC_SLOTS = Slots()  # WatchMatch streams of this process
+
+
+async def watch_capped(
+    service: Service, match_id: int, slots: Slots, address: str
+) -> AsyncIterator[pb.WatchEvent]:
+    """`watch`, holding one of `slots` for `address` while it lasts; ResourceExhausted when none is free."""
+    if not slots.enter(address):
+        raise ResourceExhausted(
+            f"too many watch streams open from {address} (at most {slots.per_address}); close one and retry",
+            retry_after=5,
+        )
+    try:
+        async for ev in watch(service, match_id):
+            yield ev
+    finally:
+        slots.leave(address)
 
 
 def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:

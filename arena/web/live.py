@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -38,8 +37,8 @@ from arena.service.errors import NotFound, status_of
 log = logging.getLogger("arena.web.live")
 router = APIRouter()
 
-PER_ADDRESS = 8  # concurrent event streams per client address
-TOTAL = 128  # concurrent event streams in all
+PER_ADDRESS = ops_watch.PER_ADDRESS  # concurrent event streams per client address
+TOTAL = ops_watch.TOTAL  # concurrent event streams in all
 STREAM_SECONDS = 600.0  # then the browser reconnects (EventSource does so by itself)
 PING_SECONDS = 15.0  # a comment line while nothing happens, so proxies keep the stream open
 RETRY_MS = 3000  # EventSource's reconnection delay
@@ -66,38 +65,10 @@ def service_of(app: FastAPI) -> Service:
 def install(app: FastAPI) -> None:
     """Add the live routes and the template helper the home page's "now playing" list calls."""
     app.include_router(router)
-    app.state.live_streams = Streams()
+    app.state.live_streams = ops_watch.Slots(PER_ADDRESS, TOTAL)
     templates = getattr(app.state, "templates", None)
     if templates is not None:
         templates.env.globals["live_now"] = lambda: now_playing(service_of(app))
-
-
-class Streams:
-    """Counts of open event streams, per address and in all."""
-
-    def __init__(self, per_address: int = PER_ADDRESS, total: int = TOTAL) -> None:
-        self.per_address, self.total = per_address, total
-        self._open: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def enter(self, address: str) -> bool:
-        with self._lock:
-            if self._open.get(address, 0) >= self.per_address or sum(self._open.values()) >= self.total:
-                return False
-            self._open[address] = self._open.get(address, 0) + 1
-            return True
-
-    def leave(self, address: str) -> None:
-        with self._lock:
-            left = self._open.get(address, 0) - 1
-            if left > 0:
-                self._open[address] = left
-            else:
-                self._open.pop(address, None)
-
-    def open(self, address: str | None = None) -> int:
-        with self._lock:
-            return self._open.get(address, 0) if address is not None else sum(self._open.values())
 
 
 # ---- what the pages show --------------------------------------------------------------------------
@@ -249,7 +220,7 @@ def _refuse(status: int, detail: str, retry_after: int | None = None) -> HTTPExc
 async def match_events(request: Request, match_id: int, after: str = "") -> StreamingResponse:
     service = service_of(request.app)
     address = request.client.host if request.client else "unknown"
-    streams: Streams = request.app.state.live_streams
+    streams: ops_watch.Slots = request.app.state.live_streams
     try:
         await asyncio.to_thread(service.caller, None, address)  # the address's anonymous budget
         await asyncio.to_thread(ops_watch.load_state, service, match_id)  # 404 before any byte is sent
@@ -277,7 +248,7 @@ async def _stream(
     request: Request,
     service: Service,
     match_id: int,
-    streams: Streams,
+    streams: ops_watch.Slots,
     address: str,
     resume: tuple[int, int, int] | None,
 ) -> AsyncIterator[bytes]:

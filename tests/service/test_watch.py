@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 from typing import Any
 
 import grpc
@@ -31,6 +32,7 @@ from service_support import Running
 from sqlalchemy import update
 
 from arena.proto import arena_pb2 as pb
+from arena.proto.arena_pb2_grpc import ArenaStub
 from arena.proto.codec import decode_record
 from arena.service.core import Service
 from arena.service.errors import NotFound
@@ -275,3 +277,37 @@ def test_failed_restarted_deleted_and_idle_matches_end(store, tmp_path) -> None:
     claim_it(d)
     out = _collect(service, d, {}, idle_limit=0.2)
     assert [as_tuple(x) for x in out] == [("status", "running", False), ("status", "running", False)]
+
+
+def test_watch_streams_are_capped_per_address(arena_service: Running, tmp_path) -> None:
+    from arena.service.ops_watch import GRPC_SLOTS, PER_ADDRESS
+
+    store = arena_service.service.store
+    add_bots(store, tmp_path)
+    mid = queue_challenge(store)  # queued: its streams stay open, idle
+    channels = [grpc.insecure_channel(arena_service.address) for _ in range(PER_ADDRESS + 1)]
+    calls = []
+    for ch in channels[:PER_ADDRESS]:
+        call = ArenaStub(ch).WatchMatch(pb.WatchMatchRequest(match_id=mid), timeout=120)
+        assert next(call).status.status == "queued"
+        calls.append(call)
+    assert GRPC_SLOTS.open("127.0.0.1") == PER_ADDRESS
+    with pytest.raises(grpc.RpcError) as err:
+        next(ArenaStub(channels[-1]).WatchMatch(pb.WatchMatchRequest(match_id=mid), timeout=30))
+    assert (
+        err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        and "too many watch streams" in err.value.details()
+    )
+    assert dict(err.value.trailing_metadata()).get("retry-after") == "5"
+    for call in calls:  # the clients go away: their slots come back
+        call.cancel()
+    for _ in range(600):
+        if GRPC_SLOTS.open() == 0:
+            break
+        time.sleep(0.05)
+    assert GRPC_SLOTS.open() == 0
+    call = ArenaStub(channels[-1]).WatchMatch(pb.WatchMatchRequest(match_id=mid), timeout=30)
+    assert next(call).status.status == "queued"
+    call.cancel()
+    for ch in channels:
+        ch.close()
