@@ -130,6 +130,11 @@
       if (data.viewer) toViewer(data.viewer);
       else if (!data.final) setTimeout(follow, 5000);  // an idle stream ended: look again
     });
+    source.onerror = () => {  // EventSource retries by itself; a refusal (e.g. 429) closes it
+      if (source.readyState === EventSource.CLOSED) {
+        note.textContent = "Live updates stopped (too many open streams?): reload the page to follow again.";
+      }
+    };
     on("refused", (data) => {
       source.close();
       note.textContent = data.detail;
