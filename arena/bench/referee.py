@@ -13,7 +13,7 @@ same bot program (trivial_bot/: the SDK, first legal card), launched the same wa
 
 Fairness: one unmeasured warm-up round of each first; then rounds in ABBA order (baseline first in
 even rounds, the referee first in odd ones), so that a load trend does not favour either side; the
-echo server has the referee server's options; both CPU figures are the loop thread's over the same
+echo server has the options of a bot's socket (arena/referee/botsocket.py); both CPU figures are the loop thread's over the same
 window. The referee's per-move figure honestly includes what a match adds to its moves: the
 DealResult to both seats (2 more writes per 32 moves) and the second seat's Welcome and MatchResult.
 """
@@ -92,15 +92,13 @@ class _Echo(pbg.RefereeServicer):
 
 
 async def _baseline(rounds: int, template: pb.TurnRequest, tmp: Path) -> tuple[float, float]:
-    from arena.referee.server import GRPC_RECEIVE_CAP, MAX_REFEREE_MESSAGE
+    from arena.referee.botsocket import BOT_SOCKET_OPTIONS, SEAT_RPCS
     from arena.sandbox.bundle import load_bundle
     from arena.sandbox.launcher import LaunchSpec
 
     sock = tmp / "echo.sock"
-    server = grpc.aio.server(options=[
-        ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP), ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
-        ("grpc.so_reuseport", 0),
-    ])  # fmt: skip
+    # the options and call limit of a bot's socket (botsocket.py), which is what the referee's bots use
+    server = grpc.aio.server(options=list(BOT_SOCKET_OPTIONS), maximum_concurrent_rpcs=SEAT_RPCS)
     echo = _Echo(template, rounds)
     pbg.add_RefereeServicer_to_server(echo, server)
     server.add_insecure_port(f"unix://{sock}")

@@ -25,6 +25,21 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "owners": ("arena.cli.owners", "owners", "Create owners and manage their API tokens (organiser)."),
     "season": ("arena.cli.season", "season", "Create, start, run, freeze and close ladder seasons."),
     "standings": ("arena.cli.standings", "standings", "A season's standings: Elo with 95% intervals, W/D/L."),
+    "matches": (
+        "arena.cli.matches",
+        "matches",
+        "List matches with filters (season, bot, verdict, kind, state).",
+    ),
+    "challenge": (
+        "arena.cli.challenge",
+        "challenge",
+        "Queue an unrated match between your bot and any active bot.",
+    ),
+    "watch": (
+        "arena.cli.watch",
+        "watch",
+        "Follow a match live on a server, trick by trick (one trick behind).",
+    ),
     "compare": (
         "arena.cli.compare",
         "compare",
@@ -63,6 +78,10 @@ def cli() -> None:
 
     Start with `arena play BOT_A BOT_B` to play one match, `arena replay show last` to watch it,
     and `arena season --help` to run a ladder.
+
+    Against a remote `arena serve`, set ARENA_SERVER=HOST:PORT and ARENA_API_TOKEN=elf_... (or pass
+    --server / --api-token): bots, standings, matches, replay, challenge, watch, season and
+    `owners list` then talk to that server (docs/remote.md).
     """
 
 

@@ -1,4 +1,7 @@
-"""`arena bots`: submit, list, show and retire bots. Each submission is a content-hashed version."""
+"""`arena bots`: submit, list, show, logs and retire bots. Each submission is a content-hashed version.
+
+Every subcommand also works against a remote `arena serve` (`--server`, `--api-token`); the remote
+halves live in arena/cli/bots_remote.py and print the same shapes."""
 
 from __future__ import annotations
 
@@ -9,28 +12,53 @@ import click
 
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import SANDBOX_HELP, open_store, user_errors
+from arena.cli.remote import Remote, remote_options
 
 
 @click.group()
 def bots() -> None:
-    """Register bots for the ladder and inspect them (build logs, suspensions)."""
+    """Register bots for the ladder and inspect them (build logs, suspensions).
+
+    Every subcommand works on the local store, or with --server (ARENA_SERVER) and --api-token
+    (ARENA_API_TOKEN) against a remote `arena serve`, e.g. from a bot author's own machine:
+
+    \b
+    export ARENA_SERVER=arena.example.org:50051 ARENA_API_TOKEN=elf_...
+    arena bots submit ./mybot --name mybot
+    arena bots logs mybot
+    """
 
 
 @bots.command("submit")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--name", required=True, help="The bot's ladder name (letters, digits, _ . -).")
-@click.option("--owner", default=None, help="Who the bot belongs to (default: your user name).")
+@click.option(
+    "--owner",
+    default=None,
+    help="Who the bot belongs to (default: your user name; remotely: the token's owner, and only the "
+    "admin token may name another).",
+)
 @click.option(
     "--sandbox",
     "launcher",
     default="bwrap",
     show_default=True,
-    help="Where the build step runs. " + SANDBOX_HELP,
+    help="Where the build step runs (local store only; a server builds in its own sandbox). " + SANDBOX_HELP,
 )
-def submit(path: str, name: str, owner: str | None, launcher: str) -> None:
-    """Validate, build and register the bundle at PATH (a directory, .tar.gz, .tgz or .zip)."""
+@remote_options
+def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remote | None) -> None:
+    """Validate, build and register the bundle at PATH (a directory, .tar.gz, .tgz or .zip).
+
+    Remotely a folder is packed as a .tar.gz (without __pycache__, .git, ...) and streamed to the
+    server in 64 KiB chunks; the server builds it in its sandbox before answering.
+    """
     from arena.workers.submit import submit_bundle
 
+    if remote is not None:
+        from arena.cli.bots_remote import submit_remote
+
+        submit_remote(remote, path, name, owner)
+        return
     store = open_store()
     with user_errors():
         done = submit_bundle(store, path, name=name, owner=owner or getpass.getuser(), launcher=launcher)
@@ -47,8 +75,14 @@ def submit(path: str, name: str, owner: str | None, launcher: str) -> None:
 @bots.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--all", "show_all", is_flag=True, help="Include retired bots.")
-def list_(as_json: bool, show_all: bool) -> None:
+@remote_options
+def list_(as_json: bool, show_all: bool, remote: Remote | None) -> None:
     """Registered bots with their newest version and state."""
+    if remote is not None:
+        from arena.cli.bots_remote import list_remote
+
+        print_bots(list_remote(remote, show_all), as_json)
+        return
     rows = []
     for bot in open_store().bots(include_retired=show_all):
         latest = bot.versions[-1] if bot.versions else None
@@ -69,6 +103,10 @@ def list_(as_json: bool, show_all: bool) -> None:
                 "hash": latest.content_hash[:12] if latest else "",
             }
         )
+    print_bots(rows, as_json)
+
+
+def print_bots(rows: list[dict], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
@@ -87,8 +125,18 @@ def list_(as_json: bool, show_all: bool) -> None:
 @bots.command("show")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def show(name: str, as_json: bool) -> None:
-    """A bot's versions, build logs and the notices its owner was sent (e.g. why it was suspended)."""
+@remote_options
+def show(name: str, as_json: bool, remote: Remote | None) -> None:
+    """A bot's versions, build logs and the notices its owner was sent (e.g. why it was suspended).
+
+    Remotely: its versions, state, verdict counts and recent matches; build logs only with its
+    owner's token or the admin's (notices and stored paths stay on the server).
+    """
+    if remote is not None:
+        from arena.cli.bots_remote import show_remote
+
+        print_show(show_remote(remote, name), as_json)
+        return
     store = open_store()
     with user_errors():
         bot = store.bot(name)
@@ -117,22 +165,30 @@ def show(name: str, as_json: bool) -> None:
             for n in notices
         ],
     }
+    print_show(data, as_json)
+
+
+def print_show(data: dict, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=1))
         return
-    state = "retired" if bot.retired else "SUSPENDED" if bot.suspended else "active"
-    click.echo(f"{bot.name} (owner {bot.owner}): {state}")
-    if bot.suspended:
-        click.echo(f"  {bot.suspension_reason}")
+    state = "retired" if data["retired"] else "SUSPENDED" if data["suspended"] else "active"
+    click.echo(f"{data['name']} (owner {data['owner']}): {state}")
+    if data["suspended"]:
+        click.echo(f"  {data['suspension_reason']}")
     for v in data["versions"]:
         build = "built" if v["build_ok"] else "BUILD FAILED"
         click.echo(
             f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}"
         )
-        if v["build_log"].strip():
+        if (v["build_log"] or "").strip():
             for line in v["build_log"].strip().splitlines()[-10:]:
                 click.echo(f"      | {line}")
-    if notices:
+    if data.get("verdicts"):
+        click.echo("verdicts: " + ", ".join(f"{k} {n}" for k, n in data["verdicts"].items()))
+    for r in data.get("recent", [])[:10]:
+        click.echo(f"  match {r['id']}  {r['kind']}  {r['status']}  {' vs '.join(r['players'])}")
+    if data["notices"]:
         click.echo("notices for the owner:")
         for n in data["notices"]:
             click.echo(f"  {n['at']}  {n['kind']}: {n['message']}")
@@ -140,8 +196,18 @@ def show(name: str, as_json: bool) -> None:
 
 @bots.command("retire")
 @click.argument("name")
-def retire(name: str) -> None:
-    """Stop scheduling NAME in every season (its results stay; a new submission brings it back)."""
+@remote_options
+def retire(name: str, remote: Remote | None) -> None:
+    """Stop scheduling NAME in every season (its results stay; a new submission brings it back).
+
+    Remotely: only the bot's owner (its token) or the admin may retire it.
+    """
+    if remote is not None:
+        from arena.proto import arena_pb2 as pb
+
+        remote.call("RetireBot", pb.RetireBotRequest(name=name))
+        click.echo(f"{name} retired")
+        return
     with user_errors():
         open_store().retire(name)
     click.echo(f"{name} retired")
@@ -149,15 +215,29 @@ def retire(name: str) -> None:
 
 @bots.command("logs")
 @click.argument("name")
-@click.option("--last", type=click.IntRange(1), default=5, show_default=True, help="How many recent matches.")
-def logs(name: str, last: int) -> None:
-    """NAME's own output in its recent matches (its Log lines and verdicts; never the opponent's)."""
+@click.option(
+    "--last", type=click.IntRange(1, 200), default=5, show_default=True, help="How many recent matches."
+)
+@click.option("--match", "match_id", type=click.IntRange(1), default=None, help="Only this match.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: build logs and match logs.")
+@remote_options
+def logs(name: str, last: int, match_id: int | None, as_json: bool, remote: Remote | None) -> None:
+    """NAME's own output in its recent matches (its Log lines and verdicts; never the opponent's).
+
+    Remotely only the bot's owner (its token) and the admin may read them; anyone else gets
+    PERMISSION_DENIED.
+    """
+    if remote is not None or as_json or match_id is not None:
+        from arena.cli.bots_remote import logs_via
+
+        logs_via(remote, name, last, match_id, as_json)
+        return
     store = open_store()
     with user_errors():
         entries = store.bot_logs(name, last)
     if not entries:
         click.echo(f"{name} has no recorded match logs yet")
-    for match_id, label, seat, text in entries:
-        click.echo(f"match {match_id} ({label}, seat {seat}):")
+    for number, label, seat, text in entries:
+        click.echo(f"match {number} ({label}, seat {seat}):")
         for line in (text or "(no output)").splitlines():
             click.echo(f"  {line}")

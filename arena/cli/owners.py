@@ -7,6 +7,7 @@ import json
 import click
 
 from arena.cli.ladder_common import open_store, user_errors
+from arena.cli.remote import Remote, remote_options, store_only
 
 
 @click.group()
@@ -15,6 +16,9 @@ def owners() -> None:
 
     Hand the printed token to the owner: with it they submit bots, read their own logs and
     challenge other bots from their own machine (ARENA_API_TOKEN, or logging in on the web).
+
+    `list` also works against a remote `arena serve` (--server, with the admin token as --api-token);
+    add, rotate and revoke run on the server's own machine, where the store is.
     """
 
 
@@ -30,6 +34,7 @@ def add(name: str) -> None:
     """Create owner NAME and print its new token once."""
     from arena.access.owners import add_owner
 
+    store_only("owners add")
     with user_errors():
         token = add_owner(open_store(), name)
     _print_token(name, token, "created owner")
@@ -41,6 +46,7 @@ def rotate(name: str) -> None:
     """Give NAME a new token; the old one stops working at once (also lifts a revocation)."""
     from arena.access.owners import rotate_owner
 
+    store_only("owners rotate")
     with user_errors():
         token = rotate_owner(open_store(), name)
     _print_token(name, token, "new token for")
@@ -52,6 +58,7 @@ def revoke(name: str) -> None:
     """Make NAME's token stop working; its bots stay registered (`rotate` hands out a new one)."""
     from arena.access.owners import revoke_owner
 
+    store_only("owners revoke")
     with user_errors():
         revoke_owner(open_store(), name)
     click.echo(f"revoked the token of {name}; `arena owners rotate {name}` issues a new one")
@@ -59,11 +66,28 @@ def revoke(name: str) -> None:
 
 @owners.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_(as_json: bool) -> None:
-    """Owners, their token's first characters, state and number of bots."""
-    from arena.access.owners import list_owners
+@remote_options
+def list_(as_json: bool, remote: Remote | None) -> None:
+    """Owners, their token's first characters, state and number of bots (remotely: ListOwners, admin)."""
+    if remote is not None:
+        from arena.proto import arena_pb2 as pb
 
-    rows = [o.to_dict() for o in list_owners(open_store())]
+        answer = remote.call("ListOwners", pb.ListOwnersRequest())
+        rows = [
+            {
+                "name": o.name,
+                "token_prefix": o.token_prefix,
+                "created_at": o.created_at,
+                "rotated_at": None,  # ListOwners does not carry it
+                "revoked": o.revoked,
+                "bots": o.bots,
+            }
+            for o in answer.owners
+        ]
+    else:
+        from arena.access.owners import list_owners
+
+        rows = [o.to_dict() for o in list_owners(open_store())]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return

@@ -220,17 +220,17 @@ def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
 
     from arena.workers.match import play_match
 
-    def on_ready(addresses: list[str], tokens: tuple[str, str]) -> None:
+    def on_ready(addresses: tuple[list[str], list[str]], tokens: tuple[str, str]) -> None:
         if not remote:
             return
-        tcp = addresses[-1]
+        unix, tcp = addresses[1]  # seat 1's own socket and TCP listener: they take only its token
         err.print(f"[bold]Waiting for your bot[/] (seat 1) to play {bundles[0].name} (seat 0).")
-        err.print(f"  ARENA_ADDRESS={tcp}   (or {addresses[0]})")
+        err.print(f"  ARENA_ADDRESS={tcp}   (or {unix})")
         err.print(f"  ARENA_TOKEN={tokens[1]}")
         err.print(f"Run it, for example:\n  ARENA_ADDRESS={tcp} ARENA_TOKEN={tokens[1]} python3 mybot/bot.py")
         err.print(f"It must join within {tc.startup:g} s; clocks then run at {tc.describe()}.")
         if as_json:  # machine-readable too, on stdout, before the result
-            click.echo(json.dumps({"address": tcp, "unix_address": addresses[0], "token": tokens[1]}))
+            click.echo(json.dumps({"address": tcp, "unix_address": unix, "token": tokens[1]}))
         sys.stdout.flush()
 
     columns = [SpinnerColumn(), TextColumn("{task.description}")]

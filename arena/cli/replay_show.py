@@ -1,5 +1,5 @@
 """`arena replay show` and `arena replay export`: read binary match records (added to the
-`replay` group of arena/cli/replay.py)."""
+`replay` group of arena/cli/replay.py), from a file or, with --server, a remote match's GetReplay."""
 
 from __future__ import annotations
 
@@ -9,48 +9,75 @@ from pathlib import Path
 import click
 
 from arena.cli.errors import UserError
+from arena.cli.remote import Remote, remote_options
+
+PRIVATE_HELP = (
+    "With --server: ask for the private record (your own seats' logs and details; needs the token of "
+    "a seat's owner, or the admin's)."
+)
 
 
-def _load(spec: str):
-    from arena.proto.codec import RecordError
+def _load(spec: str, remote: Remote | None = None, private: bool = False):
+    from arena.proto.codec import RecordError, decode_record
     from arena.replay.record import ReplayNotFound, load_record
 
+    if remote is None:
+        if private:
+            raise UserError("--private asks a server for a private record; give --server (or ARENA_SERVER)")
+        try:
+            return load_record(spec)
+        except (ReplayNotFound, RecordError) as exc:
+            raise UserError(str(exc)) from None
+    from arena.cli.watch import match_id
+    from arena.proto import arena_pb2 as pb
+
+    number = match_id(spec)
+    answer = remote.call("GetReplay", pb.GetReplayRequest(match_id=number, private=private))
     try:
-        return load_record(spec)
-    except (ReplayNotFound, RecordError) as exc:
-        raise UserError(str(exc)) from None
+        return decode_record(answer.record)
+    except RecordError as exc:
+        raise UserError(f"match {number}: the server sent a record that does not decode ({exc})") from None
 
 
 @click.command()
-@click.argument("replay", default="last", metavar="FILE|last")
+@click.argument("replay", default="last", metavar="FILE|last|MATCH")
 @click.option("--seat", type=click.IntRange(0, 1), default=None, help="Show only what this seat saw.")
 @click.option("--deal", "only_deal", type=click.IntRange(1), default=None, help="Show only this deal.")
-def show(replay: str, seat: int | None, only_deal: int | None) -> None:
+@click.option("--private", is_flag=True, help=PRIVATE_HELP)
+@remote_options
+def show(replay: str, seat: int | None, only_deal: int | None, private: bool, remote: Remote | None) -> None:
     """Print a match trick by trick: everything, or as one seat saw it (--seat N).
 
     FILE is a replay written by `arena play` (default folder var/replays/); `last` is the newest.
+    With --server (ARENA_SERVER), MATCH is a match id on that server (`arena matches` lists them): its
+    public record once it and its duplicate twin are over, or with --private your own seats' part.
     """
     from arena.replay.render import render
 
-    record = _load(replay)
+    record = _load(replay, remote, private)
     if only_deal is not None and only_deal > len(record.deals):
         raise UserError(f"--deal {only_deal}: the match has {len(record.deals)} deal(s)")
     click.echo("\n".join(render(record, seat, only_deal)))
 
 
 @click.command()
-@click.argument("replay", default="last", metavar="FILE|last")
+@click.argument("replay", default="last", metavar="FILE|last|MATCH")
 @click.option(
     "--json", "as_json", is_flag=True, required=True, help="Write elfern/1 JSON (the only format so far)."
 )
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file instead of stdout."
 )
-def export(replay: str, as_json: bool, out: str | None) -> None:
-    """Convert a binary replay to elfern/1 JSON, which `arena replay verify` checks."""
+@click.option("--private", is_flag=True, help=PRIVATE_HELP)
+@remote_options
+def export(replay: str, as_json: bool, out: str | None, private: bool, remote: Remote | None) -> None:
+    """Convert a binary replay to elfern/1 JSON, which `arena replay verify` checks.
+
+    With --server (ARENA_SERVER), MATCH is a match id on that server, as for `arena replay show`.
+    """
     from arena.replay.export import record_to_json
 
-    record = _load(replay)
+    record = _load(replay, remote, private)
     text = json.dumps(record_to_json(record), indent=1, ensure_ascii=False)
     if out:
         Path(out).write_text(text + "\n", encoding="utf-8")

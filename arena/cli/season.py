@@ -19,6 +19,7 @@ from arena.cli.ladder_common import (
     run_with_progress,
     user_errors,
 )
+from arena.cli.remote import Remote, remote_options, store_only
 
 
 @click.group()
@@ -31,6 +32,10 @@ def season() -> None:
     arena season run autumn --until-stable      # safe to Ctrl-C; run it again to continue
     arena standings autumn
     arena season close autumn                   # final duplicate round robin, then frozen
+
+    create, start, freeze, close and list also work against a remote `arena serve` with --server
+    (ARENA_SERVER) and the admin token as --api-token (ARENA_API_TOKEN); the server's workers then
+    play the matches (run, verify and export work on the local store only).
     """
 
 
@@ -48,8 +53,10 @@ def season() -> None:
     "--seed",
     type=int,
     default=None,
-    help="Seed of the matchmaking's draws only (default: random); match seeds always come from the CSPRNG.",
+    help="Seed of the matchmaking's draws only (default: random); match seeds always come from the CSPRNG. "
+    "Local store only: a server draws its own.",
 )
+@remote_options
 def create(
     name: str,
     rules: tuple[str, ...],
@@ -57,16 +64,22 @@ def create(
     fmt: str | None,
     duplicate: bool,
     seed: int | None,
+    remote: Remote | None,
 ) -> None:
-    """Create a draft season NAME."""
+    """Create a draft season NAME (remotely: CreateSeason, admin token only)."""
     from arena.ladder.seasons import create_season
 
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
-    with user_errors():
-        created = create_season(
-            open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
-        )
+    if remote is not None:
+        from arena.cli import season_remote
+
+        created = season_remote.create(remote, name, pairs, time_text, duplicate, seed)
+    else:
+        with user_errors():
+            created = create_season(
+                open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
+            )
     click.echo(
         f"season {created.name} created (draft): rules {' '.join(pairs) or 'default'}, "
         f"time {time_text or 'default'}{', duplicate' if duplicate else ''}; "
@@ -76,11 +89,17 @@ def create(
 
 @season.command("start")
 @click.argument("name")
-def start(name: str) -> None:
-    """Open NAME for play, entering every active bot's newest version."""
+@remote_options
+def start(name: str, remote: Remote | None) -> None:
+    """Open NAME for play, entering every active bot's newest version (remotely: StartSeason, admin)."""
     from arena.ladder.runner import active_entries
     from arena.ladder.seasons import start_season
 
+    if remote is not None:
+        from arena.cli import season_remote
+
+        season_remote.start(remote, name)
+        return
     store = open_store()
     with user_errors():
         start_season(store, name)
@@ -199,6 +218,7 @@ def run(
     quiet: bool,
 ) -> None:
     """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
+    store_only("season run")
     if (matches is None) == (not until_stable):
         raise UserError("give exactly one goal: --matches N or --until-stable")
     store = open_store()
@@ -219,10 +239,17 @@ def run(
 
 @season.command("freeze")
 @click.argument("name")
-def freeze(name: str) -> None:
-    """Stop all play in NAME and freeze its standings as they are."""
+@remote_options
+def freeze(name: str, remote: Remote | None) -> None:
+    """Stop all play in NAME and freeze its standings as they are (remotely: FreezeSeason, admin)."""
     from arena.ladder.seasons import freeze_season
 
+    if remote is not None:
+        from arena.cli import season_remote
+
+        season_remote.step(remote, "FreezeSeason", name)
+        click.echo(f"season {name} frozen; `arena standings {name}`")
+        return
     with user_errors():
         freeze_season(open_store(), name)
     click.echo(f"season {name} frozen; `arena standings {name}`")
@@ -242,10 +269,22 @@ def freeze(name: str) -> None:
     help=EXECUTOR_HELP,
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def close(name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool) -> None:
-    """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable."""
+@remote_options
+def close(
+    name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool, remote: Remote | None
+) -> None:
+    """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable.
+
+    Remotely (CloseSeason, admin) the server queues the final matches and its workers play them; the
+    season freezes by itself when they are done (the play options are for the local store).
+    """
     from arena.ladder.seasons import close_season, maybe_finish_close
 
+    if remote is not None:
+        from arena.cli import season_remote
+
+        season_remote.close(remote, name)
+        return
     store = open_store()
     check_launcher(launcher)
     with user_errors():
@@ -271,8 +310,14 @@ def close(name: str, concurrency: int | None, launcher: str, executor: str, quie
 
 @season.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_(as_json: bool) -> None:
-    """All seasons with their state and match counts."""
+@remote_options
+def list_(as_json: bool, remote: Remote | None) -> None:
+    """All seasons with their state and match counts (remotely: ListSeasons, anyone)."""
+    if remote is not None:
+        from arena.cli import season_remote
+
+        _print_seasons(season_remote.seasons(remote), as_json)
+        return
     rows = [
         {
             "name": s.name,
@@ -284,6 +329,10 @@ def list_(as_json: bool) -> None:
         }
         for s in open_store().seasons()
     ]
+    _print_seasons(rows, as_json)
+
+
+def _print_seasons(rows: list[dict], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
@@ -302,6 +351,7 @@ def verify(name: str) -> None:
     """Recompute every live Elo rating of NAME from its stored replays and compare with the stored ones."""
     from arena.ladder.standings import verify_ratings
 
+    store_only("season verify")
     with user_errors():
         problems = verify_ratings(open_store(), name)
     if problems:
@@ -324,6 +374,7 @@ def export(name: str, out_dir: Path | None) -> None:
     """Write NAME's replays as files that `arena replay show FILE` and `arena replay verify` read."""
     from arena.ladder.export import export_replays
 
+    store_only("season export")
     store = open_store()
     with user_errors():
         out, count = export_replays(store, name, out_dir)

@@ -8,6 +8,7 @@ import click
 
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import open_store, user_errors
+from arena.cli.remote import Remote, remote_options, with_remote
 
 
 def _default_season(store) -> str:  # noqa: ANN001
@@ -23,13 +24,33 @@ def _default_season(store) -> str:  # noqa: ANN001
 @click.option(
     "--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix)."
 )
-@click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
-def standings(season: str | None, as_json: bool, los: bool) -> None:
+@click.option(
+    "--los", is_flag=True, help="Also print the likelihood-of-superiority matrix (local store only)."
+)
+@remote_options
+def standings(season: str | None, as_json: bool, los: bool, remote: Remote | None) -> None:
     """SEASON's standings (default: the newest running season).
 
     Elo is the season's maximum-likelihood fit (draws as half points, mean 1500) with its 95%
     interval; live is the running Elo (K=40 while provisional, marked *, then 20).
     """
+    if remote is not None:
+        info, rows = _remote(remote, season or "")
+        if as_json:  # the same document; GetStandings does not carry the LOS matrix
+            out = {
+                "season": info.name,
+                "status": info.status,
+                "standings": [r.to_dict() for r in rows],
+                "los": None,
+            }
+            click.echo(json.dumps(out, indent=1))
+            return
+        if los:
+            click.echo(
+                "note: --los needs the local store; the server's GetStandings has no LOS matrix", err=True
+            )
+        _print(info, rows, [], [], False)
+        return
     from arena.ladder.standings import los_table
     from arena.ladder.standings import standings as compute
 
@@ -47,6 +68,38 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
         }
         click.echo(json.dumps(out, indent=1))
         return
+    _print(info, rows, labels, matrix, los)
+
+
+def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Standing])
+    """GetStandings as the local computation's (season, rows)."""
+    from types import SimpleNamespace
+
+    from arena.ladder.standings import Standing
+    from arena.proto import arena_pb2 as pb
+
+    answer = remote.call("GetStandings", pb.GetStandingsRequest(season=season))
+    rows = [
+        Standing(
+            rank=r.rank,
+            bot=r.bot,
+            owner=r.owner,
+            elo=r.elo,
+            ci95=r.ci95 if r.has_ci95 else None,
+            live_elo=r.live_elo,
+            games=r.games,
+            wins=r.wins,
+            draws=r.draws,
+            losses=r.losses,
+            provisional=r.provisional,
+            active=r.active,
+        )
+        for r in answer.rows
+    ]
+    return SimpleNamespace(name=answer.season, status=answer.status), rows
+
+
+def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
     from rich.console import Console
     from rich.table import Table
 
@@ -79,3 +132,6 @@ def standings(season: str | None, as_json: bool, los: bool) -> None:
         for label, row in zip(labels, matrix, strict=True):
             m.add_row(label, *[f"{x:.2f}" for x in row])
         console.print(m)
+
+
+standings.help = with_remote(standings.help)

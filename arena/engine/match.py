@@ -81,7 +81,7 @@ class Match:
         return self._dealer_fixed
 
     def view(self, seat: int) -> View:
-        """What `seat` may know right now (RULES.md §8). Works before, during and between deals."""
+        """What `seat` may know right now (docs/rules.md §8). Works before, during and between deals."""
         return build_view(self, seat)
 
     # -- moves ---------------------------------------------------------------------------------------

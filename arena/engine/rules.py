@@ -1,4 +1,4 @@
-"""The rules configuration: every *option* of RULES.md, validated, with its default."""
+"""The rules configuration: every *option* of docs/rules.md, validated, with its default."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ INT_OPTIONS = {
     "max_deals": f"null (play to flags) or an integer from 1 to {MAX_COUNT}",
 }
 
-# Deal value by the winner's honours (11..20), per scoring table (RULES.md §4).
+# Deal value by the winner's honours (11..20), per scoring table (docs/rules.md §4).
 VALUE_TABLES: dict[str, tuple[int, ...]] = {
     #            11 12 13 14 15 16 17 18 19 20
     "tendler": (1, 1, 1, 1, 2, 2, 2, 2, 2, 3),

@@ -1,4 +1,4 @@
-"""The hidden view: exactly what one seat may know (RULES.md §8), and nothing more.
+"""The hidden view: exactly what one seat may know (docs/rules.md §8), and nothing more.
 
 Everything a bot or a seat's replay sees is built here. Two states that differ only in cards the seat
 cannot know (the opponent's hand, the cards it drew, the order of the stock) give the same View and

@@ -156,14 +156,16 @@ class GetBotLogsRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., match_id: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class BotLogs(_message.Message):
-    __slots__ = ("name", "builds", "matches")
+    __slots__ = ("name", "builds", "matches", "held")
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUILDS_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
+    HELD_FIELD_NUMBER: _ClassVar[int]
     name: str
     builds: _containers.RepeatedCompositeFieldContainer[VersionBuildLog]
     matches: _containers.RepeatedCompositeFieldContainer[MatchLogEntry]
-    def __init__(self, name: _Optional[str] = ..., builds: _Optional[_Iterable[_Union[VersionBuildLog, _Mapping]]] = ..., matches: _Optional[_Iterable[_Union[MatchLogEntry, _Mapping]]] = ...) -> None: ...
+    held: int
+    def __init__(self, name: _Optional[str] = ..., builds: _Optional[_Iterable[_Union[VersionBuildLog, _Mapping]]] = ..., matches: _Optional[_Iterable[_Union[MatchLogEntry, _Mapping]]] = ..., held: _Optional[int] = ...) -> None: ...
 
 class VersionBuildLog(_message.Message):
     __slots__ = ("version", "build_ok", "log")

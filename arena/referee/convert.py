@@ -40,7 +40,7 @@ def trick_to_proto(t: TrickRecord) -> pb.Trick:
 
 
 def view_to_proto(v: View, deals_played: int, tricks: list[pb.Trick] | None = None) -> pb.View:
-    """The typed View of a seat on move (RULES.md section 8)."""
+    """The typed View of a seat on move (docs/rules.md §8)."""
     out = pb.View()
     fill_view(out, v, deals_played, tricks)
     return out

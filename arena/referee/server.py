@@ -45,9 +45,10 @@ def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage:
 
 
 JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
+REFEREE_SERVICE = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 
 
-class _Claim(Exception):
+class JoinRefused(Exception):
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
         self.code = code
@@ -55,8 +56,11 @@ class _Claim(Exception):
 
 
 class RefereeServicer(referee_pb2_grpc.RefereeServicer):
-    def __init__(self, server: RefereeServer) -> None:
-        self._server = server
+    """The `Play` stream: the Join first, checked by `claim` (a server's own rule for which tokens it
+    takes), then the seat's messages until its match is over."""
+
+    def __init__(self, claim: Callable[[referee_pb2.Join], tuple[MatchRunner, Seat]]) -> None:
+        self._claim = claim
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         try:
@@ -73,8 +77,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
                 f"the first message must be Join (with your ARENA_TOKEN), got {got}",
             )
         try:
-            runner, seat = self._server.claim(first.join)
-        except _Claim as exc:
+            runner, seat = self._claim(first.join)
+        except JoinRefused as exc:
             await context.abort(exc.code, exc.message)
         runner.attach(seat, context, first.join)
         reader = asyncio.ensure_future(runner.read_loop(seat, context))
@@ -87,6 +91,36 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
 
                 seat.gone = True
                 runner.post(Event(GONE, seat.index, "dropped its connection"))
+
+
+def play_handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
+    """The Referee service's one method, with the referee's own message parser (the 16 KiB cap)."""
+    play = grpc.stream_stream_rpc_method_handler(
+        servicer.Play,
+        request_deserializer=_parse_bot_message,
+        response_serializer=referee_pb2.RefereeMessage.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play})
+
+
+def check_claim(runner: MatchRunner, seat: Seat) -> None:
+    """The rules every server applies once a token has named its seat: unused, match not over."""
+    if seat.claimed:
+        raise JoinRefused(
+            grpc.StatusCode.PERMISSION_DENIED,
+            f"seat token already used: seat {seat.index} of match {runner.spec.match_id} has joined",
+        )
+    if runner.state == "OVER":
+        raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, f"match {runner.spec.match_id} is over")
+
+
+def check_version(seat: Seat, join: referee_pb2.Join) -> None:
+    version = join.protocol_version or PROTOCOL_VERSION
+    if version != PROTOCOL_VERSION:
+        seat.join_error = (
+            f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
+        )
+        raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, seat.join_error)
 
 
 class RefereeServer:
@@ -134,15 +168,8 @@ class RefereeServer:
                 ("grpc.so_reuseport", 0),
             ]
         )
-        play = grpc.stream_stream_rpc_method_handler(
-            RefereeServicer(self).Play,
-            request_deserializer=_parse_bot_message,
-            response_serializer=referee_pb2.RefereeMessage.SerializeToString,
-        )
-        server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("elfern.arena.v1.Referee", {"Play": play}),)
-        )
-        names = [referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name]
+        server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim)),))
+        names = [REFEREE_SERVICE]
         if self.management:
             add_management(server, self)
             names.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
@@ -202,24 +229,13 @@ class RefereeServer:
         """Check a Join: the token must be known and unused, the protocol version supported."""
         entry = self._tokens.get(join.token)
         if entry is None:
-            raise _Claim(
+            raise JoinRefused(
                 grpc.StatusCode.PERMISSION_DENIED,
                 "unknown seat token: pass ARENA_TOKEN unchanged in Join.token",
             )
         runner, seat = entry
-        if seat.claimed:
-            raise _Claim(
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"seat token already used: seat {seat.index} of match {runner.spec.match_id} has joined",
-            )
-        if runner.state == "OVER":
-            raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, f"match {runner.spec.match_id} is over")
-        version = join.protocol_version or PROTOCOL_VERSION
-        if version != PROTOCOL_VERSION:
-            seat.join_error = (
-                f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
-            )
-            raise _Claim(grpc.StatusCode.FAILED_PRECONDITION, seat.join_error)
+        check_claim(runner, seat)
+        check_version(seat, join)
         seat.claimed = True
         return runner, seat
 

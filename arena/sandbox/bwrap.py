@@ -1,6 +1,6 @@
 """The `bwrap` launcher: bubblewrap namespaces, a per-bot uid, cgroup caps, rlimits and seccomp.
 
-One launch is this chain of exec's (no preexec_fn: the referee is multithreaded, pitfall 8):
+One launch is this chain of exec's (no preexec_fn in a threaded referee, docs/sandbox-notes.md pitfall 8):
 
     sh (joins the bot's cgroups, as root) -> prlimit (rlimits) -> bwrap (namespaces, mounts,
     seccomp) -> setpriv (drops to the bot's own uid, clears capabilities) -> the bundle's `run`

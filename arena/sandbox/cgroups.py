@@ -1,7 +1,7 @@
 """Per-bot cgroup v1 groups: memory and pids caps, CPU accounting, freezing, and cleanup.
 
 The machines this arena runs on expose cgroup v1 controllers under /sys/fs/cgroup/<controller>
-(SANDBOX-NOTES.md). Each bot gets one group per controller, named `<owner pid>.<owner start
+(docs/sandbox-notes.md, "The host"). Each bot gets one group per controller, named `<owner pid>.<owner start
 time>.<seq>` under `elfern-arena/`, so that a later run can tell a group whose referee died (and
 sweep it) from one that belongs to a live referee. Where a controller is missing or read-only the
 group simply lacks it and the launcher falls back to rlimits and signals.

@@ -3,7 +3,7 @@
 Decision: inside the sandbox `python3` is the arena's own virtualenv interpreter (its `bin` comes
 first on PATH), so the SDK, gRPC and protobuf import exactly as on the host. The virtualenv was
 built from Debian's /usr/bin/python3, whose prefix /usr is bound anyway; an interpreter outside
-/usr (pyenv, SANDBOX-NOTES.md pitfall 9) gets its prefix bound too. Of the arena's source only the
+/usr (pyenv, docs/sandbox-notes.md pitfall 9) gets its prefix bound too. Of the arena's source only the
 SDK's closure is bound (`arena/__init__.py`, `arena/sdk`, `arena/proto`), never the checkout, so a
 bot cannot read the database, replays or other bots that live next to it.
 """

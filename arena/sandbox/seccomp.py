@@ -1,6 +1,6 @@
 """The bot seccomp filter: built once per process by a helper under the system interpreter, then
 handed to each bwrap launch on a fresh file descriptor (bwrap reads the fd to EOF, so it cannot be
-shared between launches; SANDBOX-NOTES.md pitfall 7)."""
+shared between launches; docs/sandbox-notes.md pitfall 7)."""
 
 from __future__ import annotations
 

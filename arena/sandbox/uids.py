@@ -1,4 +1,4 @@
-"""A pool of unprivileged uids, one per running bot (SANDBOX-NOTES.md pitfall 4: RLIMIT_NPROC and
+"""A pool of unprivileged uids, one per running bot (docs/sandbox-notes.md pitfall 4: RLIMIT_NPROC and
 signal permissions are per uid, so two bots sharing a uid could see or signal each other).
 
 A uid is held by an flock on `<lock dir>/<uid>.lock`, so several referee processes on one machine

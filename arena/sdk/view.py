@@ -20,7 +20,7 @@ class Trick:
 
 @dataclass(frozen=True)
 class View:
-    """Your knowledge at this turn (RULES.md section 8). Cards are text codes such as "AS"."""
+    """Your knowledge at this turn (docs/rules.md §8). Cards are text codes such as "AS"."""
 
     turn_id: int
     seat: int

@@ -89,3 +89,13 @@ def status_of(exc: BaseException) -> Status | None:
             return Status(grpc.StatusCode.NOT_FOUND, 404, text)
         return Status(grpc.StatusCode.FAILED_PRECONDITION, 409, text)
     return None
+
+
+MAX_ID = (1 << 63) - 1  # database ids are signed 64-bit
+
+
+def check_id(value: int, what: str = "match") -> int:
+    """A caller's id as the store can look it up; a larger one names nothing (NOT_FOUND, not a crash)."""
+    if not 0 < value <= MAX_ID:
+        raise NotFound(f"no {what} {value}")
+    return value

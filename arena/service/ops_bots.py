@@ -17,7 +17,14 @@ from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.service.convert import bot_info, match_info, version_info
 from arena.service.core import Service, require_owner
-from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted, echo
+from arena.service.errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    check_id,
+    echo,
+)
 from arena.store import models as m
 from arena.store.repo import NAME_RE
 
@@ -162,6 +169,8 @@ def bot_logs(
     service: Service, principal: Principal, name: str, match_id: int = 0, limit: int = 0
 ) -> pb.BotLogs:
     """Build logs and match logs of a bot: its owner and the admin only."""
+    from arena.ladder.visibility import unrevealed_ids
+
     limit = min(limit or RECENT, 200)
     with service.store.read() as s:
         bot = _bot(s, name)
@@ -177,11 +186,17 @@ def bot_logs(
             m.Match.status == "done", or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids))
         )
         if match_id:
-            query = query.where(m.Match.id == match_id)
+            query = query.where(m.Match.id == check_id(match_id))
         matches = list(s.scalars(query.order_by(m.Match.id.desc()).limit(limit)))
         if match_id and not matches:
             raise NotFound(f"bot {name!r} played no finished match {match_id}")
+        # A log may quote the bot's own hand, which the opponent of its duplicate twin holds while
+        # that twin is played: an owner gets it once the twin is over too (the admin at once).
+        held = set() if principal.is_admin else unrevealed_ids(s, matches)
+        out.held = len(held)
         for x in matches:
+            if x.id in held:
+                continue
             for seat, vid in enumerate((x.version0_id, x.version1_id)):
                 if vid not in ids:
                     continue

@@ -14,7 +14,7 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 from arena.service.convert import iso, match_info
 from arena.service.core import Service
-from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, echo
+from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, check_id, echo
 from arena.service.ops_bots import labels_for
 from arena.store import models as m
 
@@ -143,7 +143,7 @@ def get_match(service: Service, match_id: int) -> pb.MatchInfo:
     from arena.ladder.visibility import revealed
 
     with service.store.read() as s:
-        x = s.get(m.Match, match_id)
+        x = s.get(m.Match, check_id(match_id))
         if x is None:
             raise NotFound(f"no match {match_id}")
         season = s.get(m.Season, x.season_id).name if x.season_id is not None else ""
@@ -161,7 +161,7 @@ def get_replay(service: Service, principal: Principal, match_id: int, private: b
     from arena.replay.privacy import private_record_bytes, public_record_bytes
 
     with service.store.read() as s:
-        x = s.get(m.Match, match_id)
+        x = s.get(m.Match, check_id(match_id))
         if x is None:
             raise NotFound(f"no match {match_id}")
         if not revealed(s, x):

@@ -69,3 +69,18 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
         parsed = parsed.set(drivername="postgresql+psycopg")
     connect_args = {"options": f"-csearch_path={schema}"} if schema else {}
     return create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
+
+
+def make_private(engine: Engine) -> None:
+    """A SQLite store holds seeds, salts and bots' logs: only its owner may read the file (0600;
+    SQLite gives the -wal and -shm files the main file's mode). PostgreSQL has its own roles."""
+    name = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+    if not name or name == ":memory:":
+        return
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(name + suffix)
+        if path.exists() and path.stat().st_mode & 0o077:
+            try:
+                path.chmod(0o600)
+            except OSError:  # not ours (a read-only copy, say): nothing to tighten
+                pass

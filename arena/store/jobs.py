@@ -17,11 +17,9 @@ class MatchJob:
     time_control: dict = field(default_factory=dict)  # {"move": seconds, "bank": seconds}
     launcher: str = "bwrap"
     salt: str = ""  # hex, the deck commitment's salt (docs/shuffle.md); empty: the referee draws one
-    names: tuple[tuple[str, str], tuple[str, str]] = (
-        ("", ""),
-        ("", ""),
-    )  # registered (name, version) per seat
-    live: str = ""  # path of the match's live feed file (arena.workers.live); empty: no live feed
+    # the registered (name, version) per seat: what the record and the opponent are told
+    names: tuple[tuple[str, str], tuple[str, str]] = (("", ""), ("", ""))
+    live: str = ""  # where to append the match's public live events (arena.workers.live); "" for none
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.store.db import READONLY_OPTION, arena_home, database_url, make_engine
+from arena.store.db import READONLY_OPTION, arena_home, database_url, make_engine, make_private
 from arena.store.migrate import upgrade
 from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season
 
@@ -52,6 +52,7 @@ class Store:
         """Connect and migrate to the newest schema."""
         engine = make_engine(database_url(url, home), schema=schema)
         upgrade(engine)
+        make_private(engine)
         return cls(engine, arena_home(home))
 
     @property

@@ -1,4 +1,4 @@
-"""SVG card faces, drawn here rather than shipped as images so that both decks of RULES.md §1
+"""SVG card faces, drawn here rather than shipped as images so that both decks of docs/rules.md §1
 (French and German suits) come from one small, testable source.
 
 `sprite(deck)` returns one inline `<svg>` of `<symbol>`s: `suit-C..suit-S`, `card-AS`..`card-7C`

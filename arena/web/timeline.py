@@ -1,7 +1,7 @@
 """Turn an `elfern/1` record into the replay viewer's steps by re-simulating it with the engine.
 
 Step 0 of a deal is the table right after dealing; step k is the table after the k-th card. What a
-step shows comes only from the engine's `view(seat)` (RULES.md §8): the omniscient view joins both
+step shows comes only from the engine's `view(seat)` (docs/rules.md §8): the omniscient view joins both
 seats' views, and a seat's view shows the opponent's hand as backs. Nothing here re-implements the
 hidden-information rules. A record that stops being legal stops the timeline there, with the reason.
 """
@@ -134,7 +134,7 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
             error = f"deal {number}: {exc}"
             break
         out["dealer"] = deal.dealer
-        turned = match.view(0).trump_card  # the face-up trump is public until drawn (RULES.md §7)
+        turned = match.view(0).trump_card  # the face-up trump is public until drawn (docs/rules.md §7)
         out["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
         for k, code in enumerate(raw.get("plays") or [], 1):
             try:

@@ -1,8 +1,8 @@
-"""Run one match between two bundles: a fresh referee on a private Unix socket, two launched bots.
+"""Run one match between two bundles: a fresh referee with a private Unix socket per seat, two launched bots.
 
 `play_match` is what `arena play` and the ladder's workers call. It is safe to call from several
-threads at once (all matches share the process's referee event loop, each with its own server and
-socket) and from several processes (use the "spawn" start method: gRPC does not survive fork).
+threads at once (all matches share the process's referee event loop, each seat with its own server
+and socket) and from several processes (use the "spawn" start method: gRPC does not survive fork).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from arena.engine import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import encode_record
 from arena.referee import MatchSpec, TimeControl
+from arena.referee.botsocket import BotSocket, seat_socket_path
 from arena.referee.loop import run_sync
-from arena.referee.server import RefereeServer
+from arena.referee.match import MatchRunner
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.failed import DeadProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
@@ -120,17 +121,19 @@ def play_match(
     pause_idle: bool = False,
     limits: Limits | None = None,
     tcp: str | None = None,
-    on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
+    on_ready: Callable[[tuple[list[str], list[str]], tuple[str, str]], None] | None = None,
     salt: bytes | None = None,
     names: tuple[tuple[str, str], tuple[str, str]] | None = None,
 ) -> MatchOutcome:
     """Play one match to its end and return the outcome; the bots are always killed afterwards.
 
+    Each seat has its own socket, `<match dir>/seat<N>/referee.sock` (see arena/referee/botsocket.py).
     A `None` bundle is a remote seat: nobody launches it, and `on_ready(addresses, tokens)` is
-    called once the referee listens (add `tcp="127.0.0.1:0"` to listen on TCP too), so that the
-    caller can hand the address and token to a bot it runs itself. `names` are the registered
-    (name, version) pairs recorded for the seats (default: each bundle's); `salt` that of the deck
-    commitment (default: the referee draws one).
+    called once the referee listens, with each seat's own addresses (`addresses[seat]`, Unix first;
+    `tcp="127.0.0.1:0"` gives every remote seat a TCP listener too), so that the caller can hand the
+    address and token to a bot it runs itself. `names` are the registered (name, version) pairs
+    recorded for the seats (default: each bundle's); `salt` that of the deck commitment (default:
+    the referee draws one).
     """
     return run_sync(
         play_match_async(
@@ -153,7 +156,7 @@ async def play_match_async(
     pause_idle: bool = False,
     limits: Limits | None = None,
     tcp: str | None = None,
-    on_ready: Callable[[list[str], tuple[str, str]], None] | None = None,
+    on_ready: Callable[[tuple[list[str], list[str]], tuple[str, str]], None] | None = None,
     salt: bytes | None = None,
     names: tuple[tuple[str, str], tuple[str, str]] | None = None,
 ) -> MatchOutcome:
@@ -166,20 +169,27 @@ async def play_match_async(
     with tempfile.TemporaryDirectory(prefix=_match_dir_prefix()) as tmp:
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
         _claim_match_dir(Path(tmp))
-        sock = Path(tmp) / "referee.sock"
-        server = RefereeServer(unix_path=sock, tcp=tcp)
-        await server.start()
-        runner = server.create_match(spec, pause_idle=pause_idle, on_event=on_event)
+        runner = MatchRunner(spec, pause_idle=pause_idle, on_event=on_event)
+        # One socket per seat, each in its own private folder, serving that seat's token only.
+        sockets = [
+            BotSocket(
+                runner, seat, unix_path=seat_socket_path(tmp, seat), tcp=tcp if bundle is None else None
+            )
+            for seat, bundle in enumerate(bundles)
+        ]
         handles: list[Any] = [None, None]
-        if on_ready is not None:
-            on_ready(server.addresses, runner.tokens)
         try:
+            for sock in sockets:
+                await sock.start()
+            if on_ready is not None:
+                on_ready((sockets[0].addresses, sockets[1].addresses), runner.tokens)
             for seat, bundle in enumerate(bundles):
                 if bundle is None:
                     continue
                 launch = LaunchSpec(
-                    bundle=bundle, socket_path=sock, env={"ARENA_TOKEN": runner.tokens[seat]},
-                    limits=limits or Limits(), label=f"{spec.match_id}-seat{seat}",
+                    bundle=bundle, socket_path=seat_socket_path(tmp, seat),
+                    env={"ARENA_TOKEN": runner.tokens[seat]}, limits=limits or Limits(),
+                    label=f"{spec.match_id}-seat{seat}",
                 )  # fmt: skip
                 try:
                     handles[seat] = await loop.run_in_executor(None, launcher.launch, launch)
@@ -191,8 +201,7 @@ async def play_match_async(
             for h in handles:
                 if h is not None:
                     await loop.run_in_executor(None, h.kill)
-            server.release(runner)
-            await server.stop(0.5)
+            await asyncio.gather(*(sock.stop(0.5) for sock in sockets))
     record = runner.record
     assert record is not None
     rr = record.result

@@ -1,4 +1,4 @@
-"""Card codes, labels and masks (RULES.md §1, docs/engine.md)."""
+"""Card codes, labels and masks (docs/rules.md §1, docs/engine.md)."""
 
 from __future__ import annotations
 

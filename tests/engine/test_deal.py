@@ -1,4 +1,4 @@
-"""One deal: RULES.md §2-§4 and §7, the worked examples, and every deal-level option."""
+"""One deal: docs/rules.md §2-§4 and §7, the worked examples, and every deal-level option."""
 
 from __future__ import annotations
 

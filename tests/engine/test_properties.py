@@ -22,7 +22,7 @@ seeds = st.integers(min_value=0, max_value=2**64 - 1)
 def reference_legal(
     hand: list[int], lead: int | None, phase: int, rules: Rules, trump: int | None
 ) -> list[int]:
-    """RULES.md §3 and §7 written plainly with lists, to check the bitmask engine against."""
+    """docs/rules.md §3 and §7 written plainly with lists, to check the bitmask engine against."""
     if lead is None or phase == 1:
         return sorted(hand)
     same = [c for c in hand if c // 8 == lead // 8]
@@ -40,7 +40,7 @@ def reference_legal(
 @given(rules=rules_strategy, seed=seeds, dealer=st.sampled_from([0, 1]), policy=st.integers(0, 2**32))
 def test_random_deal_invariants(rules: Rules, seed: int, dealer: int, policy: int) -> None:
     h = rules.hand_size
-    phase1 = 16 - h  # RULES.md §7: phase 1 lasts (32 - 2h) / 2 tricks
+    phase1 = 16 - h  # docs/rules.md §7: phase 1 lasts (32 - 2h) / 2 tricks
     deal = Deal(rules, dealer, deal_deck(seed, 0))
     rng = random.Random(policy)
     plays = 0

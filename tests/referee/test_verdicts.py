@@ -18,7 +18,9 @@ from arena.referee.convert import codes
         ("disconnect", "DISCONNECT", "process kept running", ""),
         ("notacard", "PROTOCOL_ERROR", "Action.card is not a card code", "Action.card was 'XX'"),
         ("secondjoin", "PROTOCOL_ERROR", "second Join", ""),
-        ("huge", "PROTOCOL_ERROR", "the cap is 16384", ""),
+        ("oversize", "PROTOCOL_ERROR", "the cap is 16384", ""),
+        # over the bot socket's gRPC limit: gRPC refuses it before the referee sees it (botsocket.py)
+        ("huge", "CRASH", "exit code 1", ""),
         ("exitearly", "STARTUP_FAILED", "exited (exit code 2) before it joined", "exitearly: giving up"),
     ],
 )

@@ -169,3 +169,22 @@ def test_migrations_match_the_models(store: Store) -> None:
     with store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+def test_a_sqlite_store_is_readable_by_its_owner_only(tmp_path) -> None:
+    """It holds seeds, salts and bots' logs (docs/security.md, "Files on disk")."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
+        _version(store, "p")
+        store.close()
+    finally:
+        os.umask(old)
+    for name in ("arena.db", "arena.db-wal"):
+        path = tmp_path / name
+        if path.exists():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, name
+    assert (tmp_path / "arena.db").exists()

@@ -41,7 +41,7 @@ def make_record(seed: int = 5, rules: dict | None = None) -> dict:
 
 
 def dealt_hands(deck: list[str], dealer: int) -> list[set[str]]:
-    """RULES.md §2 packets of 2: non-dealer c1-2, c5-6, c9-10; dealer c3-4, c7-8, c11-12."""
+    """docs/rules.md §2 packets of 2: non-dealer c1-2, c5-6, c9-10; dealer c3-4, c7-8, c11-12."""
     nondealer = {deck[i] for i in (0, 1, 4, 5, 8, 9)}
     dealer_cards = {deck[i] for i in (2, 3, 6, 7, 10, 11)}
     return [dealer_cards, nondealer] if dealer == 0 else [nondealer, dealer_cards]

@@ -42,7 +42,8 @@ def test_a_sigkilled_referees_dir_is_swept_by_the_next_match(monkeypatch):
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
         stale = [p for p in root.iterdir() if p.name.startswith(f"arena-match-{child.pid}-")]
-        assert len(stale) == 1 and (stale[0] / "referee.sock").exists()
+        assert len(stale) == 1
+        assert all((stale[0] / f"seat{seat}" / "referee.sock").is_socket() for seat in (0, 1))
         child.send_signal(signal.SIGKILL)
         child.wait(10)
         assert stale[0].exists()  # SIGKILL skipped the cleanup

@@ -50,7 +50,7 @@ def beats(follow: int, lead: int, trump: int | None) -> bool:
 def legal_follow(
     hand: frozenset[int], lead: int, phase2: bool, trump: int | None, must_head: bool
 ) -> list[int]:
-    """The follower's legal cards (RULES.md 3 and 7): anything in phase 1; in phase 2 follow suit
+    """The follower's legal cards (docs/rules.md §3 and §7): anything in phase 1; in phase 2 follow suit
     (and beat the lead when `must_head` and able), else a trump if held, else anything."""
     if not phase2:
         return sorted(hand)
@@ -84,7 +84,7 @@ def deal_value(my_points: int) -> int:
 
 @dataclass(frozen=True)
 class Position:
-    """What the tactician knows at its turn: everything RULES.md section 8 lets it see."""
+    """What the tactician knows at its turn: everything docs/rules.md §8 lets it see."""
 
     hand: frozenset[int]
     legal: tuple[int, ...]

@@ -15,8 +15,9 @@ directly, because the SDK would not let it break the protocol.
   spammer      sends 3000 long Log lines, then plays like `stale` without the stale part
   deaf         joins and never reads its stream again (a tiny HTTP/2 receive window, so the
                referee's writes stall at once instead of filling buffers)
-  huge         answers its first turn with a 1 MiB + 1 KiB Action (over gRPC's own receive limit), then
-               dies of the stream error like an SDK bot would
+  oversize     answers its first turn with an Action just over the referee's 16 KiB cap (16 KiB + 512)
+  huge         answers its first turn with a 1 MiB + 1 KiB Action (over the bot socket's gRPC receive
+               limit, so gRPC refuses it), then dies of the stream error like an SDK bot would
 """
 
 import os
@@ -78,8 +79,9 @@ for msg in responses:
         card = next(r + s for s in "CDHS" for r in "789TJQKA" if r + s not in hand)
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card=card)))
         continue
-    if mode == "huge":
-        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="A" * ((1 << 20) + 1024))))
+    if mode in ("huge", "oversize"):
+        size = (1 << 20) + 1024 if mode == "huge" else 16 * 1024 + 512
+        out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="A" * size)))
         continue
     if mode == "notacard":
         out.put(pb.BotMessage(action=pb.Action(turn_id=req.turn_id, card="XX")))
