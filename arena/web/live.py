@@ -185,7 +185,7 @@ def live_page(request: Request, match_id: int) -> HTMLResponse:
             "embargoed": state.embargoed and info.status != "failed",
             "final": data["final"],
             "verified": data["verified"],
-            "viewer": data["viewer"],
+            "viewer_url": data["viewer"],  # not "viewer": the base template has a helper of that name
             "deck": _deck(service, match_id),
             "refresh": None if data["final"] else REFRESH_SECONDS,
             "last_id": event_id(events[-1]) if events else "",
