@@ -90,17 +90,27 @@ def bot_logs(
     return logs
 
 
-@router.get("/matches", response_model=MatchPage, summary="Finished matches, newest first, filtered")
+@router.get(
+    "/matches",
+    response_model=MatchPage,
+    summary="Finished matches, newest first, filtered (challenges only with kind=challenge)",
+)
 def matches(
     request: Request,
     season: str | None = None,
     bot: str | None = None,
     verdict: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
+    kind: Literal["ladder", "final", "compare", "challenge"] | None = None,
 ) -> MatchPage:
     return _data(request).matches(
-        season=season or None, bot=bot or None, verdict=verdict or None, limit=limit, offset=offset
+        season=season or None,
+        bot=bot or None,
+        verdict=verdict or None,
+        limit=limit,
+        offset=offset,
+        kind=kind,
     )
 
 

@@ -67,7 +67,7 @@ def matches_page(
     season: str = "",
     bot: str = "",
     verdict: str = "",
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
 ) -> HTMLResponse:
     data = _data(request)
     result = data.matches(
