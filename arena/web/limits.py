@@ -27,7 +27,7 @@ class BodyLimit:
         from arena.web.uploads import OVERHEAD
 
         if scope.get("method") == "POST" and scope.get("path") in UPLOADS:
-            return self.upload_cap() + OVERHEAD
+            return self.upload_cap() + 2 * OVERHEAD  # the upload reader names the cap first
         return SMALL
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -47,7 +47,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > cap:
-                    raise HTTPException(413, _message(cap))
+                    raise HTTPException(413, _message(cap), headers={"Connection": "close"})
             return message
 
         await self.app(scope, limited, send)

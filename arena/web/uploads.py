@@ -42,9 +42,10 @@ class Upload:
 
 
 def too_large(cap: int) -> HTTPException:
-    return HTTPException(
+    return HTTPException(  # Connection: close, so the server stops reading (uvicorn would drain the rest)
         413,
         f"the upload is over the {cap / (1024 * 1024):g} MiB cap; make the bundle smaller (leave out build output)",
+        headers={"Connection": "close"},
     )
 
 
