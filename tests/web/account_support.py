@@ -66,9 +66,7 @@ def login(client: TestClient, token: str):  # noqa: ANN201
     """Log in through the form (GET for its CSRF token, then POST); the POST's response."""
     form = client.get("/login")
     assert form.status_code == 200
-    return client.post(
-        "/login", data={"token": token, "csrf": csrf_in(form.text)}, follow_redirects=False
-    )
+    return client.post("/login", data={"token": token, "csrf": csrf_in(form.text)}, follow_redirects=False)
 
 
 def session_csrf(client: TestClient) -> str:
