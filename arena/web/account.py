@@ -26,8 +26,8 @@ router = APIRouter(include_in_schema=False)
 Field = Annotated[str, Form(max_length=4096)]
 
 
-def _render(request: Request, name: str, status_code: int = 200, **context: object) -> HTMLResponse:
-    return request.app.state.templates.TemplateResponse(request, name, context, status_code=status_code)
+def _render(request: Request, template: str, status_code: int = 200, **context: object) -> HTMLResponse:
+    return request.app.state.templates.TemplateResponse(request, template, context, status_code=status_code)
 
 
 def sessions_of(request: Request) -> Sessions:

@@ -27,7 +27,9 @@ class BodyLimit:
         from arena.web.uploads import OVERHEAD
 
         if scope.get("method") == "POST" and scope.get("path") in UPLOADS:
-            return self.upload_cap() + 2 * OVERHEAD  # the upload reader names the cap first
+            # the upload reader (`uploads.py`) cuts off at the cap itself and refuses a declared length
+            # over it; this is only the backstop, loose enough that the reader's message comes first
+            return 2 * self.upload_cap() + OVERHEAD
         return SMALL
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
