@@ -83,6 +83,7 @@ def create_app(
             "error.html",
             {"status": exc.status_code, "detail": exc.detail},
             status_code=exc.status_code,
+            headers=exc.headers,  # Retry-After on a 429, WWW-Authenticate on a 401, Connection: close on a 413
         )
 
     docs_assets = resources.files("fastapi_offline") / "static"
