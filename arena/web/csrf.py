@@ -25,7 +25,9 @@ LOGIN_AGE = 3600  # seconds the log-in form stays usable
 
 
 def same(expected: str | None, presented: str | None) -> bool:
-    return bool(expected) and bool(presented) and hmac.compare_digest(str(expected), str(presented))
+    if not expected or not presented:
+        return False
+    return hmac.compare_digest(str(expected).encode(), str(presented).encode())  # bytes: any characters
 
 
 def login_token(request: Request) -> tuple[str, bool]:
