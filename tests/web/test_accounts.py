@@ -145,7 +145,9 @@ def test_logout_needs_the_session_csrf_token_and_ends_the_session(site: Site) ->
     assert site.client.post("/logout", data={"csrf": "wrong"}).status_code == 403
     login_form_token = site.client.cookies.get("elfern_login") or "x"
     assert site.client.post("/logout", data={"csrf": login_form_token}).status_code == 403
-    assert site.client.post("/logout", data={"csrf": "é" * 43}).status_code == 403  # found by the fuzz: was 500
+    assert (
+        site.client.post("/logout", data={"csrf": "é" * 43}).status_code == 403
+    )  # found by the fuzz: was 500
     assert site.client.get("/me").status_code == 200  # still logged in
     out = site.client.post("/logout", data={"csrf": session_csrf(site.client)}, follow_redirects=False)
     assert out.status_code == 303

@@ -197,7 +197,7 @@ def _raw(port: int, data: bytes) -> int | None:
             sock.sendall(data)
             sock.shutdown(socket.SHUT_WR)
             answer = sock.recv(200)
-        except (ConnectionError, TimeoutError):
+        except OSError:  # reset, timed out, or closed before our shutdown (ENOTCONN): no answer
             return None
     found = re.match(rb"HTTP/1\.[01] (\d{3})", answer)
     return int(found.group(1)) if found else None
