@@ -161,8 +161,7 @@ def retire_bot(service: Service, principal: Principal, name: str) -> pb.BotInfo:
 def bot_logs(
     service: Service, principal: Principal, name: str, match_id: int = 0, limit: int = 0
 ) -> pb.BotLogs:
-    """Build logs and match logs of a bot: its owner and the admin only (owners: revealed matches only,
-    as on the web: a log may quote the bot's hand, which its twin's opponent holds while the twin plays)."""
+    """Build logs and match logs of a bot: its owner and the admin only."""
     limit = min(limit or RECENT, 200)
     with service.store.read() as s:
         bot = _bot(s, name)
@@ -180,11 +179,6 @@ def bot_logs(
         if match_id:
             query = query.where(m.Match.id == match_id)
         matches = list(s.scalars(query.order_by(m.Match.id.desc()).limit(limit)))
-        if not principal.is_admin:  # an owner reads a match's log once its duplicate twin is over too
-            from arena.ladder.visibility import unrevealed_ids
-
-            hidden = unrevealed_ids(s, matches)
-            matches = [x for x in matches if x.id not in hidden]
         if match_id and not matches:
             raise NotFound(f"bot {name!r} played no finished match {match_id}")
         for x in matches:
