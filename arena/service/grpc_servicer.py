@@ -20,7 +20,7 @@ from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
-from arena.service.core import Service
+from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
 
 log = logging.getLogger("arena.service")
@@ -229,7 +229,10 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             check_request(request)
             await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
-            async for event in ops_watch.watch(self.service, request.match_id):
+            address = _host(context.peer() or "")  # at most ops_watch.PER_ADDRESS streams each
+            async for event in ops_watch.watch_capped(
+                self.service, request.match_id, ops_watch.GRPC_SLOTS, address
+            ):
                 yield event
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise

@@ -1,50 +1,166 @@
 """Watching a match live, one full trick behind, for everyone (spectators, owners and the admin alike).
 
-A trick is released only once the next trick is complete, or the match is over: a spectator never
-learns a card before both seats could act on it, and so cannot tip off a bot. Hands, drawn cards
-and the stock never appear. A match whose duplicate twin (same decks) is still to be played streams
-only its status: its cards would tell the twin's hands. The events come from the worker's live file
-(`arena.workers.live`) while a match plays, and from the public record once it is revealed.
+A trick is released only once the next trick is complete, or the match is over and revealed: a
+spectator never learns a card before both seats could act on it, and so cannot tip off a bot. Hands,
+drawn cards and the stock never appear. A match whose deck-mate (its duplicate twin, or any match
+with the same seed) is still queued or running streams only its status, even once it is over
+itself: its cards would tell the twin's hands. It streams its events once it is revealed
+(`arena.ladder.visibility`). The events come from the worker's live file (`arena.workers.live`)
+while a match plays, and from the public record once it is revealed.
+
+The stream: a status first; whenever the status changes, the new status (before the events it
+allows, except the last one: the final status comes after the last events); and it ends after a
+final status (done and revealed, or failed). A match claimed again after a worker broke down
+restarts from its first deal: a status (queued, or running again) always comes between the two
+attempts, and the events of the new attempt follow from deal 1 (clients drop what they showed).
+A stream on which nothing happens for `IDLE_LIMIT` seconds (a match queued behind a long season)
+ends with the current status; the client may watch again. A match deleted while watched (a queued
+match of a frozen season) ends the stream with NOT_FOUND.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
+from sqlalchemy.orm import aliased
 
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
-from arena.service.errors import NotFound
+from arena.service.errors import NotFound, ResourceExhausted
 from arena.store import models as m
-from arena.workers.live import live_path, read_events
+from arena.workers.live import LiveReader, live_path
 
-POLL = 0.25  # seconds between looks at a running match
-OVER = ("done", "failed")
-
-
-def twins_pending(s: Any, match: m.Match) -> bool:
-    """True while another match dealing the same cards (same season and pair) is not over."""
-    if match.season_id is None or match.pair is None:
-        return False
-    others = s.scalars(
-        select(m.Match.status).where(
-            m.Match.season_id == match.season_id, m.Match.pair == match.pair, m.Match.id != match.id
-        )
-    )
-    return any(status not in OVER for status in others)
+POLL = 0.25  # seconds between looks at a running match's live file
+STATUS_EVERY = 1.0  # seconds between looks at the match's row
+IDLE_LIMIT = 3600.0  # seconds without any news before a stream ends
+PER_ADDRESS = 8  # watch streams open at once per caller address (each transport)
+TOTAL = 128  # watch streams open at once in all (each transport)
+OPEN = ("queued", "running")
+KINDS = ("deal", "trick", "deal_end")
 
 
-def _state(service: Service, match_id: int) -> tuple[pb.MatchInfo, bool]:
+@dataclass(frozen=True)
+class State:
+    info: pb.MatchInfo
+    embargoed: bool  # a match dealing the same cards is still queued or running
+    attempts: int  # claims so far: a new one restarts the match
+    started: datetime | None
+
+    @property
+    def final(self) -> bool:
+        return self.info.status == "failed" or (self.info.status == "done" and self.info.revealed)
+
+    def key(self) -> tuple[str, bool, str, int]:
+        return (self.info.status, self.info.revealed, self.info.started_at, self.attempts)
+
+
+def deck_mate_open(s: Any, match: m.Match) -> bool:
+    """True while another match dealing the same cards (same seed, or same season and pair) is open."""
+    from arena.store.queue import deck_mates
+
+    other = aliased(m.Match)
+    return bool(s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(match, other)))))
+
+
+def twins_pending(s: Any, match: m.Match) -> bool:  # the name other modules know
+    return deck_mate_open(s, match)
+
+
+def load_state(service: Service, match_id: int) -> State:
     from arena.service.ops_results import get_match
 
-    info = get_match(service, match_id)
+    info = get_match(service, match_id)  # raises NotFound
     with service.store.read() as s:
         match = s.get(m.Match, match_id)
-        embargoed = match is None or twins_pending(s, match)
-    return info, embargoed
+        if match is None:
+            raise NotFound(f"no match {match_id}")
+        return State(info, deck_mate_open(s, match), match.attempts or 0, match.started_at)
+
+
+class StateCache:
+    """The last `State` read per match, shared by every watcher in the process: a hundred spectators
+    of one match cost one read of its row per interval, not a hundred. Only ever older than a fresh
+    read by `max_age`, which delays what a watcher is shown, never shows it early."""
+
+    MAX = 4096  # matches remembered; past this the oldest half is forgotten
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._states: dict[tuple[int, int], tuple[float, State]] = {}
+
+    def get(self, service: Service, match_id: int, max_age: float) -> State:
+        key = (id(service), match_id)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._states.get(key)
+        if hit is not None and now - hit[0] < max_age:
+            return hit[1]
+        state = load_state(service, match_id)  # raises NotFound, and then nothing is remembered
+        with self._lock:
+            self._states[key] = (now, state)
+            if len(self._states) > self.MAX:
+                for old in sorted(self._states, key=lambda k: self._states[k][0])[: self.MAX // 2]:
+                    del self._states[old]
+        return state
+
+
+STATES = StateCache()
+
+
+class Slots:
+    """Counts of open watch streams, per caller address and in all: each transport caps them, so that
+    one address cannot hold a server's watchers (each polls a file and a row while it lasts)."""
+
+    def __init__(self, per_address: int = PER_ADDRESS, total: int = TOTAL) -> None:
+        self.per_address, self.total = per_address, total
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, address: str) -> bool:
+        with self._lock:
+            if self._open.get(address, 0) >= self.per_address or sum(self._open.values()) >= self.total:
+                return False
+            self._open[address] = self._open.get(address, 0) + 1
+            return True
+
+    def leave(self, address: str) -> None:
+        with self._lock:
+            left = self._open.get(address, 0) - 1
+            if left > 0:
+                self._open[address] = left
+            else:
+                self._open.pop(address, None)
+
+    def open(self, address: str | None = None) -> int:
+        with self._lock:
+            return self._open.get(address, 0) if address is not None else sum(self._open.values())
+
+
+GRPC_SLOTS = Slots()  # WatchMatch streams of this process
+
+
+async def watch_capped(
+    service: Service, match_id: int, slots: Slots, address: str
+) -> AsyncIterator[pb.WatchEvent]:
+    """`watch`, holding one of `slots` for `address` while it lasts; ResourceExhausted when none is free."""
+    if not slots.enter(address):
+        raise ResourceExhausted(
+            f"too many watch streams open from {address} (at most {slots.per_address}); close one and retry",
+            retry_after=5,
+        )
+    try:
+        async for ev in watch(service, match_id):
+            yield ev
+    finally:
+        slots.leave(address)
 
 
 def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
@@ -52,8 +168,12 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     from arena.engine import Match, card_code, parse_card
     from arena.proto.codec import decode_record
     from arena.replay.record import rules_of
+    from arena.store import StoreError
 
-    data = service.store.replay(match_id)
+    try:
+        data = service.store.replay(match_id)
+    except StoreError:  # a match that ended without a record (a failed launch)
+        return []
     record = decode_record(data)
     game = Match(rules_of(record), record.seed)
     out: list[dict[str, Any]] = []
@@ -69,25 +189,28 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
                      "cards": cards, "winner": trick.winner}
                 )  # fmt: skip
         if deal.done:
-            out.append(
-                {
-                    "kind": "deal_end",
-                    "deal": d.number,
-                    "winner": deal.outcome.winner,
-                    "lines": list(game.lines),
-                }
-            )
+            winner = deal.outcome.winner
+            out.append({"kind": "deal_end", "deal": d.number, "winner": winner, "lines": list(game.lines)})
     return out
 
 
+def event_key(ev: dict[str, Any]) -> tuple[int, int, int]:
+    """Where an event sits in the match: events of one attempt come in increasing key order."""
+    kind = ev.get("kind")
+    phase = {"deal": 0, "trick": 1, "deal_end": 2}[kind]  # type: ignore[index]
+    return (int(ev.get("deal", 0)), phase, int(ev.get("trick", 0)) if kind == "trick" else 0)
+
+
 def releasable(events: list[dict[str, Any]], over: bool) -> int:
-    """How many leading events may be shown: all once over, else everything before the last trick."""
+    """How many leading events may be shown: all once over, else everything before the last trick.
+
+    Before the first trick of the match, the deal's start (who deals) is public at once."""
     if over:
         return len(events)
-    last_trick = max((i for i, e in enumerate(events) if e.get("kind") == "trick"), default=-1)
-    if last_trick < 0:  # no trick complete yet: at most the deal's start
-        return sum(1 for e in events if e.get("kind") == "deal")
-    return last_trick
+    for i in range(len(events) - 1, -1, -1):  # from the end: the last trick is among the last events
+        if events[i].get("kind") == "trick":
+            return i
+    return sum(1 for e in events if e.get("kind") == "deal")
 
 
 def to_message(ev: dict[str, Any]) -> pb.WatchEvent | None:
@@ -102,6 +225,7 @@ def to_message(ev: dict[str, Any]) -> pb.WatchEvent | None:
                 leader=ev["leader"],
                 cards=ev["cards"],
                 winner=ev["winner"],
+                tricks_won=ev.get("tricks_won", []),
             )
         )
     if kind == "deal_end":
@@ -114,31 +238,130 @@ def to_message(ev: dict[str, Any]) -> pb.WatchEvent | None:
     return None
 
 
-async def watch(service: Service, match_id: int, poll: float = POLL) -> AsyncIterator[pb.WatchEvent]:
+def with_tallies(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events with each trick's running count of tricks won per seat in its deal."""
+    out, won = [], [0, 0]
+    for ev in events:
+        if ev.get("kind") == "deal":
+            won = [0, 0]
+        if ev.get("kind") == "trick" and ev.get("winner") in (0, 1):
+            won[ev["winner"]] += 1
+            ev = {**ev, "tricks_won": list(won)}
+        out.append(ev)
+    return out
+
+
+class Feed:
+    """The events of one attempt at a match, as far as they are known to the server."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.reader = LiveReader(path)
+        self.events: list[dict[str, Any]] = []  # with each trick's tally (`with_tallies`)
+        self.ended = False  # the live file says the match is over
+        self._won = [0, 0]
+        self.generation = 0  # bumped when the file was replaced and is read again from its start
+
+    def poll(self, started: datetime | None) -> list[dict[str, Any]]:
+        if not self._fresh(started):  # an earlier attempt's file, until the worker replaces it
+            return []
+        new = self.reader.poll()
+        if self.reader.restarted:
+            self.events, self.ended, self._won = [], False, [0, 0]
+            self.generation += 1
+        for ev in new:
+            if ev.get("kind") == "deal":
+                self._won = [0, 0]
+            if ev.get("kind") == "trick" and ev.get("winner") in (0, 1):
+                self._won[ev["winner"]] += 1
+                ev = {**ev, "tricks_won": list(self._won)}
+            if ev.get("kind") in KINDS:
+                self.events.append(ev)
+            elif ev.get("kind") == "match_end":
+                self.ended = True
+        return self.events
+
+    def _fresh(self, started: datetime | None) -> bool:
+        try:
+            mtime = self.path.stat().st_mtime
+        except FileNotFoundError:
+            return False
+        return started is None or mtime >= started.replace(tzinfo=UTC).timestamp()
+
+
+async def watch(
+    service: Service,
+    match_id: int,
+    poll: float = POLL,
+    idle_limit: float = IDLE_LIMIT,
+    status_every: float = STATUS_EVERY,
+) -> AsyncIterator[pb.WatchEvent]:
     """Status first, then the match's events one trick behind, then the final status."""
-    info, embargoed = await asyncio.to_thread(_state, service, match_id)
-    if info is None:  # pragma: no cover - get_match raises NotFound
-        raise NotFound(f"no match {match_id}")
-    yield pb.WatchEvent(status=info)
-    sent = 0
-    path = live_path(service.store.home, match_id)
+    state = await asyncio.to_thread(load_state, service, match_id)
+    yield pb.WatchEvent(status=state.info)
+    shown = state.key()
+    feed = Feed(live_path(service.store.home, match_id))
+    last: tuple[int, int, int] | None = None  # the key of the last event released
+    done, generation = 0, 0  # how many of the feed's events were looked at already
+    attempts = state.attempts
+    news = time.monotonic()
+    looked = time.monotonic()
     while True:
-        over = info.status in OVER
-        if not embargoed:
-            if over and info.revealed and not path.exists():
-                events = await asyncio.to_thread(record_events, service, match_id)
-            else:
-                events = await asyncio.to_thread(read_events, path)
-            upto = releasable(events, over and info.revealed)
-            for ev in events[sent:upto]:
-                msg = to_message(ev)
-                if msg is not None:
-                    yield msg
-            sent = max(sent, upto)
-        if over:  # released all there is to release (none while embargoed or unrevealed)
+        if state.attempts != attempts or state.info.status == "queued":  # a new attempt starts over
+            feed, last, attempts, done, generation = Feed(feed.path), None, state.attempts, 0, 0
+        if not state.final and state.key() != shown:
+            yield pb.WatchEvent(status=state.info)
+            shown, news = state.key(), time.monotonic()
+        events = await asyncio.to_thread(_available, service, match_id, state, feed)
+        revealed_end = state.info.status == "done" and state.info.revealed
+        upto = releasable(events, revealed_end)
+        if feed.generation != generation:
+            done, generation = 0, feed.generation
+        start = min(done, upto) if events is feed.events else 0  # the feed only grows: skip what was seen
+        if events is feed.events:
+            done = max(done, upto)
+        for ev in events[start:upto]:
+            key = event_key(ev)
+            if last is not None and key <= last:
+                continue
+            msg = to_message(ev)
+            if msg is not None:
+                yield msg
+                last, news = key, time.monotonic()
+        if state.final:
+            if state.key() != shown:
+                yield pb.WatchEvent(status=state.info)
             return
-        await asyncio.sleep(poll)
-        previous = info
-        info, embargoed = await asyncio.to_thread(_state, service, match_id)
-        if info.status != previous.status or info.revealed != previous.revealed:
-            yield pb.WatchEvent(status=info)
+        if time.monotonic() - news > idle_limit:
+            yield pb.WatchEvent(status=state.info)
+            return
+        following = state.info.status == "running" and not state.embargoed
+        await asyncio.sleep(poll if following else max(poll, status_every))
+        if time.monotonic() - looked >= status_every or not following:
+            try:
+                state = await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
+            except NotFound:
+                raise NotFound(
+                    f"match {match_id} was removed while being watched (its season was frozen or deleted)"
+                ) from None
+            looked = time.monotonic()
+
+
+def _available(service: Service, match_id: int, state: State, feed: Feed) -> list[dict[str, Any]]:
+    """The events the server knows of and may consider releasing under `state` (none while embargoed)."""
+    status = state.info.status
+    if state.embargoed or status == "queued":
+        return []
+    if status == "done":
+        if not state.info.revealed:  # pragma: no cover - done and unrevealed means embargoed
+            return []
+        return with_tallies(record_events(service, match_id)) or feed.poll(state.started)
+    return feed.poll(state.started)  # running, or failed (its last trick stays held)
+
+
+def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any]]]:
+    """What a watcher would have been shown so far, at once: for a page rendered on the server."""
+    state = load_state(service, match_id)
+    events = _available(service, match_id, state, Feed(live_path(service.store.home, match_id)))
+    upto = releasable(events, state.info.status == "done" and state.info.revealed)
+    return state, events[:upto]

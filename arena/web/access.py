@@ -1,7 +1,8 @@
 """Who is asking: a spectator (no token), a bot's owner (owner token) or the organiser (admin token).
 
 Tokens come as `Authorization: Bearer TOKEN` or `X-Owner-Token: TOKEN` (the API) or a form field
-(the pages). The admin token is loaded once when the app is made (`create_app(admin_token=...)`)
+(the pages). An owner token is the owner's API token (`elf_...`, `arena owners add`); the older HMAC
+web token (`arena web --owner-token`, `arena.web.tokens`) still opens the same pages. The admin token is loaded once when the app is made (`create_app(admin_token=...)`)
 and compared in constant time by `arena.access.admin.AdminToken`.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from fastapi import HTTPException, Request
 
 from arena.access.admin import AdminToken, bearer
+from arena.access.owners import PREFIX, owner_of_token
 from arena.web.tokens import OwnerTokens
 
 REALM = 'Bearer realm="elfern-arena"'
@@ -30,8 +32,13 @@ def is_admin(request: Request, token: str | None) -> bool:
 
 
 def owns(request: Request, owner: str, token: str | None) -> bool:
+    """`token` is `owner`'s: its API token (`elf_`, `arena owners add`), or the older HMAC web token."""
+    if not token:
+        return False
+    if token.startswith(PREFIX):
+        return owner_of_token(request.app.state.service.store, token) == owner
     tokens: OwnerTokens = request.app.state.tokens
-    return bool(token) and tokens.check(owner, token)
+    return tokens.check(owner, token)
 
 
 def owned_seats(request: Request, owners: Iterable[str], token: str | None) -> frozenset[int]:

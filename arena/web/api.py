@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from arena.web.access import is_admin, owned_seats, owns, presented, refuse
@@ -22,6 +22,7 @@ from arena.web.timeline import build_timeline
 router = APIRouter(prefix="/api", tags=["api"])
 
 View = Literal["omni", "0", "1"]
+MatchId = Annotated[int, Path(ge=0, le=2**63 - 1, description="the match's number")]  # a store integer
 
 
 def _data(request: Request) -> WebData:
@@ -90,17 +91,27 @@ def bot_logs(
     return logs
 
 
-@router.get("/matches", response_model=MatchPage, summary="Finished matches, newest first, filtered")
+@router.get(
+    "/matches",
+    response_model=MatchPage,
+    summary="Finished matches, newest first, filtered (challenges only with kind=challenge)",
+)
 def matches(
     request: Request,
     season: str | None = None,
     bot: str | None = None,
     verdict: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
+    kind: Literal["ladder", "final", "compare", "challenge"] | None = None,
 ) -> MatchPage:
     return _data(request).matches(
-        season=season or None, bot=bot or None, verdict=verdict or None, limit=limit, offset=offset
+        season=season or None,
+        bot=bot or None,
+        verdict=verdict or None,
+        limit=limit,
+        offset=offset,
+        kind=kind,
     )
 
 
@@ -109,7 +120,7 @@ def matches(
     response_model=MatchOut,
     summary="One match: players, status, commitment; once revealed also result, seed and salt",
 )
-def match(request: Request, match_id: int) -> MatchOut:
+def match(request: Request, match_id: MatchId) -> MatchOut:
     out = _data(request).match(match_id)
     if out is None:
         raise HTTPException(404, f"no match {match_id}")
@@ -151,7 +162,7 @@ def public_json(request: Request, match_id: int) -> dict[str, Any]:
     response_description="An elfern/1 record; `arena replay verify` checks it",
     responses={403: {"description": "The match or its duplicate twin is not over yet"}},
 )
-def record_json(request: Request, match_id: int, download: bool = False) -> JSONResponse:
+def record_json(request: Request, match_id: MatchId, download: bool = False) -> JSONResponse:
     record = public_json(request, match_id)
     headers = {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'} if download else None
     return JSONResponse(record, headers=headers)
@@ -166,7 +177,7 @@ def record_json(request: Request, match_id: int, download: bool = False) -> JSON
         403: {"description": "The match or its duplicate twin is not over yet"},
     },
 )
-def record_binary(request: Request, match_id: int) -> Response:
+def record_binary(request: Request, match_id: MatchId) -> Response:
     _, data = public_record_of(request, match_id)
     return Response(
         data,
@@ -190,7 +201,7 @@ def record_binary(request: Request, match_id: int) -> Response:
 )
 def private_record(
     request: Request,
-    match_id: int,
+    match_id: MatchId,
     authorization: Annotated[str | None, Header()] = None,
     x_owner_token: Annotated[str | None, Header()] = None,
 ) -> Response:
@@ -220,5 +231,5 @@ def private_record(
     summary="The replay viewer's steps, re-simulated by the engine",
     description="`view=omni` shows every card; `view=0` or `view=1` shows only what that seat knew.",
 )
-def timeline(request: Request, match_id: int, view: View = "omni") -> dict[str, Any]:
+def timeline(request: Request, match_id: MatchId, view: View = "omni") -> dict[str, Any]:
     return build_timeline(public_json(request, match_id), perspective_of(view))

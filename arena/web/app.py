@@ -3,7 +3,9 @@
 `create_app()` is the one entry point: `arena web` serves it with uvicorn, and `arena serve --web`
 may mount or serve it too. It reads the same store as the rest of the arena (ARENA_DATABASE_URL,
 or `$ARENA_HOME/arena.db`). The admin token, if any, is loaded once here: given, or read from
-`admin_token_file`, else from ARENA_ADMIN_TOKEN (`arena.access.admin.AdminToken.load`).
+`admin_token_file`, else from ARENA_ADMIN_TOKEN (`arena.access.admin.AdminToken.load`). The
+management operations run on `service` (`arena serve` passes the one its gRPC API uses, so both
+share rate limits); without one the app makes its own over its store (`app.state.service`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena.access.admin import AdminToken
-from arena.web import api, pages
+from arena.access.ratelimit import RateLimiter
+from arena.service.core import Service
+from arena.web import api, live, manage, pages
 from arena.web.charts import sparkline
 from arena.web.data import WebData
 from arena.web.tokens import OwnerTokens
@@ -38,10 +42,13 @@ def create_app(
     tokens: OwnerTokens | None = None,
     admin_token: AdminToken | None = None,
     admin_token_file: str | Path | None = None,
+    service: Service | None = None,
 ) -> FastAPI:
     """Build the web app over the store at `url` (or the default store of `home`).
 
     Raises AdminTokenError (one line naming the source) for an unreadable or too short admin token."""
+    if admin_token is None and admin_token_file is None and service is not None:
+        admin_token = service.admin  # the server's Service knows the organiser's token already
     admin = admin_token or AdminToken.load(admin_token_file)  # before the store: a bad token fails fast
     app = FastAPI(
         title="Elfern Arena",
@@ -55,6 +62,8 @@ def create_app(
     app.state.data = data or WebData(url, home)
     app.state.tokens = tokens or OwnerTokens.for_home(home)
     app.state.admin_token = admin
+    # the management operations (accounts, uploads, challenges, the JSON management API); one per app
+    app.state.service = service or Service(store=app.state.data.store, admin=admin, limiter=RateLimiter())
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals["sparkline"] = lambda values: Markup(sparkline(values))
     pages.register_template_helpers(templates)
@@ -63,6 +72,8 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    live.install(app)  # live pages, SSE, "now playing"
+    manage.install(app)  # log in, My bots, uploads, challenges, /api management calls
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -73,6 +84,7 @@ def create_app(
             "error.html",
             {"status": exc.status_code, "detail": exc.detail},
             status_code=exc.status_code,
+            headers=exc.headers,  # Retry-After on a 429, WWW-Authenticate on a 401, Connection: close on a 413
         )
 
     docs_assets = resources.files("fastapi_offline") / "static"

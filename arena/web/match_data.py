@@ -32,9 +32,12 @@ class MatchQueries:
         verdict: str | None = None,
         limit: int = 50,
         offset: int = 0,
+        kind: str | None = None,
     ) -> MatchPage:
+        """Finished matches; challenges (unrated) only when `kind` asks for them, never mixed in."""
         with self.session() as s:
             q = select(m.Match).where(m.Match.status == "done")
+            q = q.where(m.Match.kind == kind) if kind else q.where(m.Match.kind != "challenge")
             if season:
                 q = q.join(m.Season, m.Season.id == m.Match.season_id).where(m.Season.name == season)
             if bot:

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from arena.web.access import is_admin, owns
-from arena.web.api import perspective_of, public_json
+from arena.web.api import MatchId, perspective_of, public_json
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
@@ -67,7 +67,7 @@ def matches_page(
     season: str = "",
     bot: str = "",
     verdict: str = "",
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
 ) -> HTMLResponse:
     data = _data(request)
     result = data.matches(
@@ -93,7 +93,7 @@ def _clamp(value: int, lo: int, hi: int) -> int:
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match_page(
-    request: Request, match_id: int, deal: int = 1, step: int = 0, view: str = "omni"
+    request: Request, match_id: MatchId, deal: int = 1, step: int = 0, view: str = "omni"
 ) -> HTMLResponse:
     data = _data(request)
     match = data.match(match_id)
@@ -127,7 +127,7 @@ def match_page(
 
 
 @router.get("/matches/{match_id}/replay.json")
-def download_json(request: Request, match_id: int) -> Response:
+def download_json(request: Request, match_id: MatchId) -> Response:
     body = json.dumps(public_json(request, match_id), indent=1).encode()
     return Response(
         body,

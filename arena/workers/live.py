@@ -53,7 +53,11 @@ class LiveWriter:
         self.path = Path(path)
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.path.parent, 0o700)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:  # a new file, not a truncated one: readers of an earlier attempt's file see it replaced
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file = os.fdopen(fd, "w", buffering=1)  # line-buffered: each event is visible at once
 
     def __call__(self, ev: dict[str, Any]) -> None:
@@ -67,15 +71,46 @@ class LiveWriter:
 
 def read_events(path: str | Path) -> list[dict[str, Any]]:
     """Every complete line of a live file (a line still being written is left for the next read)."""
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        return []
-    lines = text.split("\n")
-    out = []
-    for line in lines[:-1]:  # the text after the last newline is unfinished
+    reader = LiveReader(path)
+    return reader.poll()
+
+
+class LiveReader:
+    """Reads a live file incrementally: each `poll()` returns the events completed since the last.
+
+    A watcher polls several times a second, so the file is not re-read from the start each time.
+    A file that shrank or was replaced (a new attempt at the match truncates it) is read again from
+    its start; `restarted` tells the caller so."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._offset = 0
+        self._ident: tuple[int, int] | None = None
+        self._partial = b""
+        self.restarted = False
+
+    def poll(self) -> list[dict[str, Any]]:
+        self.restarted = False
         try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
+            with open(self.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                ident = (st.st_dev, st.st_ino)
+                if self._ident is not None and (ident != self._ident or st.st_size < self._offset):
+                    self._offset, self._partial, self.restarted = 0, b"", True
+                self._ident = ident
+                f.seek(self._offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return []
+        self._offset += len(chunk)
+        lines = (self._partial + chunk).split(b"\n")
+        self._partial = lines.pop()  # the text after the last newline is unfinished
+        out = []
+        for line in lines:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                out.append(ev)
+        return out

@@ -1,0 +1,274 @@
+"""The management calls of the JSON API (`/api`, documented on /api/docs): the gRPC `Arena` service's
+calls over HTTP, on the same operations (`arena.service.ops_*`), so the rules are written once.
+
+Authentication is `Authorization: Bearer TOKEN` (an owner's `elf_` token, or the admin token); the
+session cookie of the pages is never read here. Statuses: 401 no, malformed, wrong or revoked token
+(with WWW-Authenticate), 403 someone else's bot or an admin-only call, 404, 409 a state that does not
+allow it, 413 an upload over the cap, 415 not multipart, 422 a bad field (one line naming it), 429
+with Retry-After.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.access.roles import Principal
+from arena.proto import arena_pb2 as pb
+from arena.proto import referee_pb2
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
+from arena.web.calls import api_caller, as_json, bearer_token, run, service_of
+from arena.web.uploads import FILE_FIELD, read_upload, refuse_declared
+
+router = APIRouter(prefix="/api", tags=["manage"])
+
+
+async def _required(request: Request) -> Principal:
+    return await api_caller(request, f"{request.method} {request.url.path[:100]}")
+
+
+async def _optional(request: Request) -> Principal:
+    return await api_caller(request, required=False)
+
+
+# resolved before the body is validated: no token is a 401 whatever the body says
+Caller = Annotated[Principal, Depends(_required)]
+Anyone = Annotated[Principal, Depends(_optional)]
+
+Name = Annotated[str, Field(max_length=200)]
+Pair = Annotated[str, Field(max_length=200)]
+UINT32 = 2**32 - 1
+MAX_ID = 2**63 - 1
+
+COMMON = {
+    401: {"description": "No token, a malformed Authorization header, or a wrong, rotated or revoked token"},
+    403: {"description": "Someone else's bot, or a call for the admin only"},
+    422: {"description": "A bad field: one line naming it"},
+    429: {"description": "Over a rate limit: Retry-After says when to try again"},
+}
+
+
+class TimeControlIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    move_ms: Annotated[int, Field(ge=0, le=UINT32)] = 0
+    bank_ms: Annotated[int, Field(ge=0, le=UINT32)] = 0
+    startup_ms: Annotated[int, Field(ge=0, le=UINT32)] = 0
+
+    def proto(self) -> referee_pb2.TimeControl:
+        return referee_pb2.TimeControl(move_ms=self.move_ms, bank_ms=self.bank_ms, startup_ms=self.startup_ms)
+
+
+class ChallengeIn(BaseModel):
+    """An unrated match between one of your bots and any active bot."""
+
+    model_config = ConfigDict(extra="forbid")
+    my_bot: Name
+    opponent: Name
+    rules: Annotated[list[Pair], Field(max_length=50)] = []
+    deals: Annotated[
+        int, Field(ge=0, le=UINT32, description="exactly this many deals; 0: as the rules say")
+    ] = 0
+    time_control: TimeControlIn = TimeControlIn()
+
+
+class SeasonIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Name
+    rules: Annotated[list[Pair], Field(max_length=50)] = []
+    duplicate: bool = False
+    time_control: TimeControlIn = TimeControlIn()
+
+
+class ReasonIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: Annotated[str, Field(max_length=2000)] = ""
+
+
+def _json(msg: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(as_json(msg), status_code=status)
+
+
+# ---- who am I ------------------------------------------------------------------------------------
+@router.get("/me", summary="Who the token belongs to: role (owner or admin) and owner name", responses=COMMON)
+async def me(request: Request, principal: Caller) -> dict[str, Any]:
+    from arena.access.owners import shown
+
+    return {"role": principal.role, "owner": principal.owner, "token": shown(bearer_token(request))}
+
+
+@router.get("/me/bots", summary="Your bots (the admin: every bot), retired ones included", responses=COMMON)
+async def my_bots(request: Request, principal: Caller) -> JSONResponse:
+    owner = "" if principal.is_admin else principal.owner or ""
+    return _json(await run(ops_bots.list_bots, service_of(request), owner, True))
+
+
+# ---- bots ------------------------------------------------------------------------------------------
+UPLOAD_DOC = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["name", FILE_FIELD],
+                    "properties": {
+                        "name": {"type": "string", "description": "the bot's ladder name"},
+                        "format": {"type": "string", "enum": ["tar.gz", "zip"], "description": "optional"},
+                        "owner": {"type": "string", "description": "admin only: submit for this owner"},
+                        FILE_FIELD: {"type": "string", "format": "binary", "description": "the archive"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/bots",
+    summary="Submit a bot: a .tar.gz or .zip bundle (multipart), built in the sandbox",
+    description="Fields `name`, `bundle` (the file), optional `format` (else from the file name or its "
+    "first bytes) and, for the admin, `owner`. `name` may also be a query parameter, which lets the "
+    "server refuse someone else's bot name before the upload. The cap is enforced while the bytes "
+    "arrive: a declared Content-Length over it is refused before reading, a longer body is cut off. "
+    "201 for a new version, 200 when the same content was already submitted; the answer carries the "
+    "build log. A version whose build failed is registered (200/201, `build_ok: false`).",
+    responses={**COMMON, 413: {"description": "Over the upload cap"}, 415: {"description": "Not multipart"}},
+    openapi_extra=UPLOAD_DOC,
+)
+async def submit(
+    request: Request, principal: Caller, name: Annotated[str, Query(max_length=200)] = ""
+) -> JSONResponse:
+    service = service_of(request)
+    if name:
+        await run(_check_submitter, service, principal, name, "")
+    refuse_declared(request, service.upload_cap)
+    with ops_bots.new_upload_dir() as tmp:
+        upload = await _receive(request, service.upload_cap, tmp)
+        name = name or upload.get("name")
+        owner = upload.get("owner")
+        await run(_check_submitter, service, principal, name, owner)
+        done = await run(ops_bots.submit_file, service, principal, name, upload.path, owner)
+    return _json(done, 201 if done.new else 200)
+
+
+async def _receive(request: Request, cap: int, tmp: str):  # noqa: ANN202
+    from arena.web.calls import http_error
+
+    try:
+        return await read_upload(request, cap, tmp)
+    except Exception as exc:
+        mapped = http_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def _check_submitter(service, principal, name: str, owner: str) -> None:  # noqa: ANN001
+    ops_bots.check_name(name)
+    ops_bots.submitter(service, principal, name, owner)
+
+
+@router.post("/bots/{name}/retire", summary="Retire one of your bots (it plays no more)", responses=COMMON)
+async def retire(request: Request, principal: Caller, name: str) -> JSONResponse:
+    return _json(await run(ops_bots.retire_bot, service_of(request), principal, name))
+
+
+@router.get(
+    "/bots/{name}/private-logs",
+    summary="A bot's build logs and its own seats' match logs: its owner and the admin only",
+    description="The owner's `elf_` token or the admin's as `Authorization: Bearer`. An owner sees a "
+    "match's log once the match and its duplicate twin are over; the admin sees all.",
+    responses=COMMON,
+)
+async def private_logs(
+    request: Request,
+    principal: Caller,
+    name: str,
+    match_id: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    limit: Annotated[int, Query(ge=0, le=200)] = 0,
+) -> JSONResponse:
+    return _json(await run(ops_bots.bot_logs, service_of(request), principal, name, match_id, limit))
+
+
+# ---- challenges --------------------------------------------------------------------------------
+@router.post(
+    "/challenges",
+    summary="Challenge any active bot with one of yours: an unrated match, queued for the workers",
+    status_code=201,
+    responses=COMMON,
+)
+async def challenge(request: Request, principal: Caller, body: ChallengeIn) -> JSONResponse:
+    req = pb.ChallengeRequest(
+        my_bot=body.my_bot,
+        opponent=body.opponent,
+        rules=body.rules,
+        deals=body.deals,
+        time_control=body.time_control.proto(),
+    )
+    return _json(await run(ops_challenge.challenge, service_of(request), principal, req), 201)
+
+
+@router.get("/challenges", summary="Challenges (unrated matches), newest first; apart from ladder matches")
+async def challenges(
+    request: Request,
+    _: Anyone,
+    bot: Annotated[str, Query(max_length=200)] = "",
+    status: Literal["", "queued", "running", "done", "failed"] = "",
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=UINT32)] = 0,
+) -> JSONResponse:
+    req = pb.ListMatchesRequest(kind="challenge", bot=bot, status=status, limit=limit, offset=offset)
+    return _json(await run(ops_results.list_matches, service_of(request), req))
+
+
+# ---- the organiser ----------------------------------------------------------------------------
+@router.post("/seasons", summary="Create a season (admin)", status_code=201, responses=COMMON)
+async def create_season(request: Request, principal: Caller, body: SeasonIn) -> JSONResponse:
+    req = pb.CreateSeasonRequest(
+        name=body.name, rules=body.rules, duplicate=body.duplicate, time_control=body.time_control.proto()
+    )
+    return _json(await run(ops_admin.create_season, service_of(request), principal, req), 201)
+
+
+@router.post(
+    "/seasons/{name}/{step}",
+    summary="Start, freeze or close a season (admin)",
+    responses={**COMMON, 404: {"description": "No such season"}, 409: {"description": "Not in that state"}},
+)
+async def season_step(
+    request: Request, principal: Caller, name: str, step: Literal["start", "freeze", "close"]
+) -> JSONResponse:
+    return _json(await run(ops_admin.season_step, service_of(request), principal, name, step))
+
+
+async def _suspend(
+    request: Request, principal: Principal, name: str, body: ReasonIn | None, on: bool
+) -> JSONResponse:
+    fn = functools.partial(ops_admin.suspend, on=on)
+    return _json(await run(fn, service_of(request), principal, name, body.reason if body else ""))
+
+
+@router.post("/bots/{name}/suspend", summary="Suspend a bot, with a reason (admin)", responses=COMMON)
+async def suspend(
+    request: Request, principal: Caller, name: str, body: Annotated[ReasonIn | None, Body()] = None
+) -> JSONResponse:
+    return await _suspend(request, principal, name, body, True)
+
+
+@router.post("/bots/{name}/reinstate", summary="Reinstate a suspended bot (admin)", responses=COMMON)
+async def reinstate(
+    request: Request, principal: Caller, name: str, body: Annotated[ReasonIn | None, Body()] = None
+) -> JSONResponse:
+    return await _suspend(request, principal, name, body, False)
+
+
+@router.get(
+    "/owners", summary="Every owner: name, token prefix, revoked, bot count (admin)", responses=COMMON
+)
+async def owners(request: Request, principal: Caller) -> JSONResponse:
+    return _json(await run(ops_admin.list_owners, service_of(request), principal))

@@ -1,0 +1,191 @@
+"""Receiving a bundle upload over HTTP: a multipart body parsed as it arrives, the file part streamed
+to a temporary file through `ops_bots.receive_upload`, so the size cap is enforced while it arrives.
+
+Starlette's own `request.form()` would spool the whole file (to memory, then disk) before the route
+runs; this reader instead refuses at once a declared Content-Length over the cap (413 without reading
+the body) and stops reading an undeclared (chunked) or lying body as soon as it passes the cap. The
+body is never held whole: memory holds one chunk (uvicorn stops reading the socket while the app does
+not ask for more), the disk at most the cap. The other form fields are small text fields only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastapi import HTTPException, Request
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.requests import ClientDisconnect
+
+from arena.service import ops_bots
+from arena.service.errors import InvalidArgument, ResourceExhausted
+
+FILE_FIELD = "bundle"
+OVERHEAD = 64 * 1024  # bytes of multipart framing and text fields allowed on top of the cap
+MAX_FIELD = 4096  # bytes of one text field
+MAX_FIELDS = 16
+SUFFIXES = ((".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".zip", "zip"))
+
+
+@dataclass
+class Upload:
+    fields: dict[str, str] = field(default_factory=dict)
+    filename: str = ""
+    size: int = 0  # bytes of the file part
+    received: int = 0  # bytes of the whole body read from the socket
+    path: Path | None = None  # the archive, named upload.tar.gz or upload.zip
+
+    def get(self, name: str) -> str:
+        return self.fields.get(name, "")
+
+
+def too_large(cap: int) -> HTTPException:
+    return HTTPException(  # Connection: close, so the server stops reading (uvicorn would drain the rest)
+        413,
+        f"the upload is over the {cap / (1024 * 1024):g} MiB cap; make the bundle smaller (leave out build output)",
+        headers={"Connection": "close"},
+    )
+
+
+def refuse_declared(request: Request, cap: int) -> None:
+    """413 before reading a byte when the declared Content-Length is already over the cap."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap + OVERHEAD:
+        raise too_large(cap)
+
+
+def _boundary(request: Request) -> bytes:
+    kind, options = parse_options_header(request.headers.get("content-type", ""))
+    boundary = options.get(b"boundary", b"")
+    if kind != b"multipart/form-data" or not boundary or len(boundary) > 200:
+        raise HTTPException(
+            415, f"send the bundle as multipart/form-data with the archive in the field {FILE_FIELD!r}"
+        )
+    return boundary
+
+
+class _Parts:
+    """python-multipart callbacks: text fields into `upload.fields`, the file's bytes into `pending`."""
+
+    def __init__(self, upload: Upload) -> None:
+        self.upload = upload
+        self.pending: list[bytes] = []
+        self.headers: dict[bytes, bytes] = {}
+        self._name = b""
+        self._value = b""
+        self.field: str | None = None  # the text field being read
+        self.in_file = False
+        self.files = 0
+        self.file_done = False
+        self.text = bytearray()
+
+    def callbacks(self) -> dict:
+        return {
+            "on_part_begin": self.part_begin,
+            "on_header_field": lambda d, s, e: setattr(self, "_name", self._name + d[s:e]),
+            "on_header_value": lambda d, s, e: setattr(self, "_value", self._value + d[s:e]),
+            "on_header_end": self.header_end,
+            "on_headers_finished": self.headers_finished,
+            "on_part_data": self.part_data,
+            "on_part_end": self.part_end,
+        }
+
+    def part_begin(self) -> None:
+        self.headers, self.field, self.in_file, self.text = {}, None, False, bytearray()
+
+    def header_end(self) -> None:
+        self.headers[self._name.lower()] = self._value
+        self._name = self._value = b""
+
+    def headers_finished(self) -> None:
+        _, options = parse_options_header(self.headers.get(b"content-disposition", b""))
+        name = options.get(b"name", b"").decode("utf-8", "replace")
+        if b"filename" in options:
+            if name != FILE_FIELD or self.files:
+                raise InvalidArgument(
+                    f"{FILE_FIELD}: send exactly one file, in the form field {FILE_FIELD!r}"
+                )
+            self.files, self.in_file = 1, True
+            self.upload.filename = options[b"filename"].decode("utf-8", "replace")[:300]
+        else:
+            if len(self.upload.fields) >= MAX_FIELDS:
+                raise InvalidArgument(f"the form has more than {MAX_FIELDS} fields")
+            self.field = name[:100]
+
+    def part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.in_file:
+            self.pending.append(bytes(data[start:end]))
+        else:
+            self.text += data[start:end]
+            if len(self.text) > MAX_FIELD:
+                raise InvalidArgument(f"{self.field}: at most {MAX_FIELD} bytes")
+
+    def part_end(self) -> None:
+        if self.in_file:
+            self.file_done, self.in_file = True, False
+        elif self.field is not None:
+            self.upload.fields[self.field] = self.text.decode("utf-8", "replace")
+
+
+async def read_upload(request: Request, cap: int, folder: str) -> Upload:
+    """Parse the multipart body into `folder`; raises HTTPException (413, 415, 422) or a ServiceError."""
+    refuse_declared(request, cap)
+    upload = Upload()
+    parts = _Parts(upload)
+    parser = MultipartParser(_boundary(request), parts.callbacks(), max_header_count=8)
+
+    async def file_chunks() -> AsyncIterator[bytes]:
+        try:
+            async for body in request.stream():
+                upload.received += len(body)
+                if upload.received > cap + OVERHEAD:
+                    raise too_large(cap)
+                parser.write(body)
+                while parts.pending:
+                    yield parts.pending.pop(0)
+            parser.finalize()
+        except MultipartParseError as exc:
+            raise InvalidArgument(f"the multipart body is malformed: {str(exc)[:120]}") from None
+        except ClientDisconnect:
+            raise HTTPException(400, "the client went away during the upload") from None
+        while parts.pending:
+            yield parts.pending.pop(0)
+
+    raw = Path(folder) / "upload.bin"
+    try:
+        upload.size = await ops_bots.receive_upload(file_chunks(), cap, raw)
+    except ResourceExhausted:
+        raise too_large(cap) from None
+    except InvalidArgument as exc:
+        if "empty" in str(exc):
+            raise InvalidArgument(
+                f"{FILE_FIELD}: no archive arrived; choose a .tar.gz or .zip file for the field {FILE_FIELD!r}"
+            ) from None
+        raise
+    if not parts.file_done:
+        raise InvalidArgument(f"{FILE_FIELD}: the file part ended early (the body was cut off)")
+    fmt = archive_format(upload.get("format"), upload.filename, raw)
+    upload.path = ops_bots.upload_path(folder, fmt)
+    raw.rename(upload.path)
+    return upload
+
+
+def archive_format(given: str, filename: str, path: Path) -> str:
+    """The archive's format: as given, else from the file name, else from its first bytes."""
+    if given:
+        return ops_bots.check_format(given)
+    lower = filename.lower()
+    for suffix, fmt in SUFFIXES:
+        if lower.endswith(suffix):
+            return fmt
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    if head.startswith(b"PK\x03\x04"):
+        return "zip"
+    if head.startswith(b"\x1f\x8b"):
+        return "tar.gz"
+    raise InvalidArgument(
+        f"{FILE_FIELD}: {filename[:80]!r} is neither a .tar.gz nor a .zip archive; pack the bot's folder as one"
+    )
