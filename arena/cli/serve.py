@@ -242,8 +242,6 @@ def is_loopback(tcp: str) -> bool:
 def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None) -> Any:
     """Build (not start) a uvicorn server for the web app over the server's own Service (the same
     store, admin token and rate limits as gRPC), failing early on a bad address or store."""
-    import inspect
-
     import uvicorn
 
     from arena.access.admin import AdminTokenError
@@ -254,12 +252,8 @@ def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None
     if not host or not port_text.isdigit():
         raise UserError(f"--web {addr!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
     _check_port(host, int(port_text))
-    shared: dict[str, Any] = {"admin_token": service.admin}
-    # TODO(lead): web12 adds create_app(..., service=); once merged, pass service=service unconditionally.
-    if "service" in inspect.signature(create_app).parameters:
-        shared["service"] = service
     try:
-        app = create_app(db_url, _demo_home(db_url), **shared)
+        app = create_app(db_url, _demo_home(db_url), admin_token=service.admin, service=service)
     except AdminTokenError as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback

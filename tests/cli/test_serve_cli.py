@@ -307,14 +307,11 @@ def test_serve_answers_the_whole_arena_api_and_keeps_create_match(repo_root, tmp
 def test_the_web_of_serve_shares_the_servers_service_and_admin_token(tmp_path):
     """`--web` builds the app over the server's own Service: one store, one admin token and one set of
     rate-limit buckets for gRPC and HTTP."""
-    import inspect
-
     from arena.access.admin import AdminToken
     from arena.access.ratelimit import RateLimiter
     from arena.cli.serve import _web_server
     from arena.service.core import Service
     from arena.store import Store
-    from arena.web.app import create_app
 
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
     try:
@@ -322,8 +319,6 @@ def test_the_web_of_serve_shares_the_servers_service_and_admin_token(tmp_path):
         web = _web_server("127.0.0.1:0", f"sqlite:///{tmp_path / 'arena.db'}", service, None)
         app = web.config.app
         assert app.state.admin_token is service.admin
-        if "service" not in inspect.signature(create_app).parameters:
-            pytest.skip("create_app(service=) is web12's, not merged yet: the web makes its own Service")
         assert app.state.service is service
     finally:
         store.close()
