@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -73,10 +74,19 @@ class Arena:
         assert token.startswith("elf_")
         return token
 
-    def http(self, path: str) -> object:
-        with urllib.request.urlopen(f"{self.web}{path}", timeout=30) as resp:
+    def http(self, path: str, token: str | None = None) -> object:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        request = urllib.request.Request(f"{self.web}{path}", headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as resp:
             assert resp.status == 200
             return json.load(resp)
+
+    def http_status(self, path: str, token: str | None = None) -> int:
+        try:
+            self.http(path, token)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        return 200
 
 
 @pytest.fixture
@@ -231,11 +241,17 @@ def test_the_journey_over_grpc(arena: Arena) -> None:
     assert [m.id for m in challenges] == [queued.id] and list(challenges[0].verdicts) == ["OK", "OK"]
     assert queued.id not in {m.id for m in _done_matches(api, season="spring")}  # listed apart
 
-    # The web, in the same process, over the same store.
+    # The web, in the same process, over the same store and the same tokens.
     seasons = arena.http("/api/seasons")
     assert "spring" in json.dumps(seasons)
     rows = arena.http("/api/standings?season=spring")["rows"]
     assert sorted(r["bot"] for r in rows) == ["annbot", "greedy"]
+    assert arena.http("/api/me", ann)["owner"] == "ann"
+    assert [b["name"] for b in arena.http("/api/me/bots", ann)["bots"]] == ["annbot"]
+    listed = arena.http("/api/challenges?status=done")["matches"]
+    assert [str(m["id"]) for m in listed] == [str(queued.id)]
+    assert arena.http_status("/api/owners", ann) == 403  # an admin call with an owner token
+    assert [o["name"] for o in arena.http("/api/owners", ADMIN)["owners"]] == ["ann", "bob"]
     channel.close()
 
 
