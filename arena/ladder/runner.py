@@ -102,22 +102,12 @@ class SeasonRun:
         self._stable = False
 
     def fail(self, job: MatchJob, error: str) -> None:
-        with self.store.tx() as s:
-            m = s.get(Match, job.match_id)
-            if m is None or m.lease_owner != self.owner:
-                return
-            if m.attempts >= MAX_ATTEMPTS:  # a match that keeps breaking the worker is given up, visibly
-                m.status, m.lease_owner, m.lease_expires = "failed", None, None
-                m.finished_at = utcnow()  # its deck-mate may start now; its start and end stay on record
-                m.verdict_details = [error, error]
-                self.errors.append(f"match {m.id} failed {m.attempts} times: {error}")
-            else:
-                release(s, self.owner, m.id)
+        given_up = fail_or_release(self.store, self.owner, job.match_id, error)
+        if given_up:
+            self.errors.append(given_up)
 
     def release(self, match_ids: list[int]) -> None:
-        with self.store.tx() as s:
-            for match_id in match_ids:
-                release(s, self.owner, match_id)
+        release_all(self.store, self.owner, match_ids)
 
     # -- goals -----------------------------------------------------------------------------------
     def counts(self) -> tuple[int, int]:
@@ -161,6 +151,29 @@ class SeasonRun:
     def target(self) -> int | None:
         """The number of recorded ladder matches this run aims at, when known (for the ETA)."""
         return self.matches
+
+
+def fail_or_release(store: Store, owner: str, match_id: int, error: str) -> str | None:
+    """A job raised instead of playing: back to the queue, or given up (visibly) after MAX_ATTEMPTS.
+    Returns the line that says so when it was given up."""
+    with store.tx() as s:
+        m = s.get(Match, match_id)
+        if m is None or m.lease_owner != owner:
+            return None
+        if m.attempts < MAX_ATTEMPTS:
+            release(s, owner, m.id)
+            return None
+        m.status, m.lease_owner, m.lease_expires = "failed", None, None
+        m.finished_at = utcnow()  # its deck-mate may start now; its start and end stay on record
+        m.verdict_details = [error, error]
+        return f"match {m.id} failed {m.attempts} times: {error}"
+
+
+def release_all(store: Store, owner: str, match_ids: list[int]) -> None:
+    """Put claimed matches back in the queue (an interrupted run)."""
+    with store.tx() as s:
+        for match_id in match_ids:
+            release(s, owner, match_id)
 
 
 def active_entries(store: Store, name: str) -> int:

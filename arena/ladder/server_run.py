@@ -18,11 +18,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from arena.ladder.record import record_result
-from arena.ladder.runner import MAX_ATTEMPTS, SeasonRun, job_for
+from arena.ladder.runner import SeasonRun, fail_or_release, job_for, release_all
 from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
 from arena.store import MatchJob, MatchResult, Store
-from arena.store.models import Entry, Match, Season, utcnow
-from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
+from arena.store.models import Entry, Season
+from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_abandoned
 
 log = logging.getLogger("arena.players")
 
@@ -116,22 +116,12 @@ class ServerRun:
             run._stable = False  # a result may change whether a season is stable
 
     def fail(self, job: MatchJob, error: str) -> None:
-        with self.store.tx() as s:
-            m = s.get(Match, job.match_id)
-            if m is None or m.lease_owner != self.owner:
-                return
-            if m.attempts >= MAX_ATTEMPTS:  # given up, visibly, as SeasonRun does
-                m.status, m.lease_owner, m.lease_expires = "failed", None, None
-                m.finished_at = utcnow()  # its deck-mate may start now
-                m.verdict_details = [error, error]
-                log.warning("match %s failed %d times: %s", m.id, m.attempts, error)
-            else:
-                release(s, self.owner, m.id)
+        given_up = fail_or_release(self.store, self.owner, job.match_id, error)
+        if given_up:
+            log.warning("%s", given_up)
 
     def release(self, match_ids: list[int]) -> None:
-        with self.store.tx() as s:
-            for match_id in match_ids:
-                release(s, self.owner, match_id)
+        release_all(self.store, self.owner, match_ids)
 
 
 def _entered(s, season_id: int) -> set[int]:  # noqa: ANN001
