@@ -7,7 +7,7 @@ import json
 import click
 
 from arena.cli.ladder_common import open_store, user_errors
-from arena.cli.remote import Remote, remote_options, store_only
+from arena.cli.remote import Remote, remote_options
 
 
 @click.group()
@@ -17,8 +17,8 @@ def owners() -> None:
     Hand the printed token to the owner: with it they submit bots, read their own logs and
     challenge other bots from their own machine (ARENA_API_TOKEN, or logging in on the web).
 
-    `list` also works against a remote `arena serve` (--server, with the admin token as --api-token);
-    add, rotate and revoke run on the server's own machine, where the store is.
+    Every subcommand also works against a remote `arena serve` (--server, with the admin token as
+    --api-token): AddOwner, RotateOwner, RevokeOwner and ListOwners.
     """
 
 
@@ -28,13 +28,22 @@ def _print_token(name: str, token: str, what: str) -> None:
     click.echo("They use it as ARENA_API_TOKEN, or log in with it on the web page.", err=True)
 
 
+def _manage(remote: Remote, method: str, name: str):  # noqa: ANN202 - a protobuf message
+    from arena.proto import arena_pb2 as pb
+
+    return remote.call(method, pb.OwnerRequest(name=name))
+
+
 @owners.command("add")
 @click.argument("name")
-def add(name: str) -> None:
-    """Create owner NAME and print its new token once."""
+@remote_options
+def add(name: str, remote: Remote | None) -> None:
+    """Create owner NAME and print its new token once (remotely: AddOwner, with the admin token)."""
+    if remote is not None:
+        _print_token(name, _manage(remote, "AddOwner", name).token, "created owner")
+        return
     from arena.access.owners import add_owner
 
-    store_only("owners add")
     with user_errors():
         token = add_owner(open_store(), name)
     _print_token(name, token, "created owner")
@@ -42,11 +51,14 @@ def add(name: str) -> None:
 
 @owners.command("rotate")
 @click.argument("name")
-def rotate(name: str) -> None:
+@remote_options
+def rotate(name: str, remote: Remote | None) -> None:
     """Give NAME a new token; the old one stops working at once (also lifts a revocation)."""
+    if remote is not None:
+        _print_token(name, _manage(remote, "RotateOwner", name).token, "new token for")
+        return
     from arena.access.owners import rotate_owner
 
-    store_only("owners rotate")
     with user_errors():
         token = rotate_owner(open_store(), name)
     _print_token(name, token, "new token for")
@@ -54,13 +66,16 @@ def rotate(name: str) -> None:
 
 @owners.command("revoke")
 @click.argument("name")
-def revoke(name: str) -> None:
+@remote_options
+def revoke(name: str, remote: Remote | None) -> None:
     """Make NAME's token stop working; its bots stay registered (`rotate` hands out a new one)."""
-    from arena.access.owners import revoke_owner
+    if remote is not None:
+        _manage(remote, "RevokeOwner", name)
+    else:
+        from arena.access.owners import revoke_owner
 
-    store_only("owners revoke")
-    with user_errors():
-        revoke_owner(open_store(), name)
+        with user_errors():
+            revoke_owner(open_store(), name)
     click.echo(f"revoked the token of {name}; `arena owners rotate {name}` issues a new one")
 
 
@@ -78,7 +93,7 @@ def list_(as_json: bool, remote: Remote | None) -> None:
                 "name": o.name,
                 "token_prefix": o.token_prefix,
                 "created_at": o.created_at,
-                "rotated_at": None,  # ListOwners does not carry it
+                "rotated_at": o.rotated_at or None,
                 "revoked": o.revoked,
                 "bots": o.bots,
             }

@@ -458,15 +458,31 @@ class ListOwnersResponse(_message.Message):
     def __init__(self, owners: _Optional[_Iterable[_Union[OwnerInfo, _Mapping]]] = ...) -> None: ...
 
 class OwnerInfo(_message.Message):
-    __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at")
+    __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at", "rotated_at")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_PREFIX_FIELD_NUMBER: _ClassVar[int]
     REVOKED_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROTATED_AT_FIELD_NUMBER: _ClassVar[int]
     name: str
     token_prefix: str
     revoked: bool
     bots: int
     created_at: str
-    def __init__(self, name: _Optional[str] = ..., token_prefix: _Optional[str] = ..., revoked: _Optional[bool] = ..., bots: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
+    rotated_at: str
+    def __init__(self, name: _Optional[str] = ..., token_prefix: _Optional[str] = ..., revoked: _Optional[bool] = ..., bots: _Optional[int] = ..., created_at: _Optional[str] = ..., rotated_at: _Optional[str] = ...) -> None: ...
+
+class OwnerRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class OwnerToken(_message.Message):
+    __slots__ = ("name", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...

@@ -134,6 +134,21 @@ class ArenaStub:
                 request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.SerializeToString,
                 response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.FromString,
                 _registered_method=True)
+        self.AddOwner = channel.unary_unary(
+                '/elfern.arena.v1.Arena/AddOwner',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.FromString,
+                _registered_method=True)
+        self.RotateOwner = channel.unary_unary(
+                '/elfern.arena.v1.Arena/RotateOwner',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.FromString,
+                _registered_method=True)
+        self.RevokeOwner = channel.unary_unary(
+                '/elfern.arena.v1.Arena/RevokeOwner',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -284,6 +299,27 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddOwner(self, request, context):
+        """Create an owner and return its API token, the only time it is ever shown (only a hash is kept).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateOwner(self, request, context):
+        """A new token for the owner; the old one stops working at once (also lifts a revocation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOwner(self, request, context):
+        """The owner's token stops working; its bots stay registered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -386,6 +422,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListOwners,
                     request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.FromString,
                     response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.SerializeToString,
+            ),
+            'AddOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddOwner,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.SerializeToString,
+            ),
+            'RotateOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateOwner,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.SerializeToString,
+            ),
+            'RevokeOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOwner,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -928,6 +979,87 @@ class Arena:
             '/elfern.arena.v1.Arena/ListOwners',
             elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersRequest.SerializeToString,
             elfern_dot_arena_dot_v1_dot_arena__pb2.ListOwnersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/AddOwner',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/RotateOwner',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerToken.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/RevokeOwner',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
             options,
             channel_credentials,
             insecure,

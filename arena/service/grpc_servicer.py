@@ -276,3 +276,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     @rpc
     async def ListOwners(self, principal: Principal, request: pb.ListOwnersRequest, context: Any) -> Any:
         return await threaded(ops_admin.list_owners)(self.service, principal)
+
+    @rpc
+    async def AddOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:
+        return await threaded(ops_admin.manage_owner)(self.service, principal, request.name, "add")
+
+    @rpc
+    async def RotateOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:
+        return await threaded(ops_admin.manage_owner)(self.service, principal, request.name, "rotate")
+
+    @rpc
+    async def RevokeOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:
+        return await threaded(ops_admin.manage_owner)(self.service, principal, request.name, "revoke")

@@ -93,19 +93,35 @@ def suspend(service: Service, principal: Principal, name: str, reason: str, *, o
     return get_bot(service, name)
 
 
+def owner_info(o) -> pb.OwnerInfo:  # noqa: ANN001 - arena.access.owners.OwnerInfo
+    return pb.OwnerInfo(
+        name=o.name,
+        token_prefix=o.token_prefix,
+        revoked=o.revoked,
+        bots=o.bots,
+        created_at=o.created_at.isoformat(timespec="seconds") + "Z",
+        rotated_at=o.rotated_at.isoformat(timespec="seconds") + "Z" if o.rotated_at else "",
+    )
+
+
 def list_owners(service: Service, principal: Principal) -> pb.ListOwnersResponse:
     from arena.access.owners import list_owners as owners
 
     require_admin(principal, "ListOwners")
-    return pb.ListOwnersResponse(
-        owners=[
-            pb.OwnerInfo(
-                name=o.name,
-                token_prefix=o.token_prefix,
-                revoked=o.revoked,
-                bots=o.bots,
-                created_at=o.created_at.isoformat(timespec="seconds") + "Z",
-            )
-            for o in owners(service.store)
-        ]
-    )
+    return pb.ListOwnersResponse(owners=[owner_info(o) for o in owners(service.store)])
+
+
+def manage_owner(
+    service: Service, principal: Principal, name: str, step: str
+) -> pb.OwnerToken | pb.OwnerInfo:
+    """AddOwner, RotateOwner, RevokeOwner: the organiser's `arena owners` over the API."""
+    from arena.access import owners
+
+    require_admin(principal, f"{step.capitalize()}Owner")
+    check_name(name)
+    if step == "add":
+        return pb.OwnerToken(name=name, token=owners.add_owner(service.store, name))
+    if step == "rotate":
+        return pb.OwnerToken(name=name, token=owners.rotate_owner(service.store, name))
+    owners.revoke_owner(service.store, name)
+    return next(owner_info(o) for o in owners.list_owners(service.store) if o.name == name)

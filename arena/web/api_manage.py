@@ -272,3 +272,32 @@ async def reinstate(
 )
 async def owners(request: Request, principal: Caller) -> JSONResponse:
     return _json(await run(ops_admin.list_owners, service_of(request), principal))
+
+
+class OwnerIn(BaseModel):
+    name: str = Field(max_length=64, description="letters, digits, '_', '.', '-'")
+
+
+@router.post(
+    "/owners",
+    summary="Create an owner; the answer holds its API token, shown this once (admin)",
+    status_code=201,
+    responses=COMMON,
+)
+async def add_owner(request: Request, principal: Caller, body: OwnerIn) -> JSONResponse:
+    answer = _json(await run(ops_admin.manage_owner, service_of(request), principal, body.name, "add"), 201)
+    answer.headers["Cache-Control"] = "no-store"  # it carries a token
+    return answer
+
+
+@router.post(
+    "/owners/{name}/{step}",
+    summary="Rotate (a new token, shown once) or revoke an owner's token (admin)",
+    responses={**COMMON, 404: {"description": "No such owner"}},
+)
+async def owner_step(
+    request: Request, principal: Caller, name: str, step: Literal["rotate", "revoke"]
+) -> JSONResponse:
+    answer = _json(await run(ops_admin.manage_owner, service_of(request), principal, name, step))
+    answer.headers["Cache-Control"] = "no-store"
+    return answer

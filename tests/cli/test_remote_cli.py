@@ -188,11 +188,7 @@ def test_wrong_token_and_unreachable_server_are_one_line(server: Server) -> None
     tls = server.run("bots", "list", "--tls-ca", str(ca))
     assert tls.returncode == 2 and len(tls.stderr.strip().splitlines()) == 1 and "Traceback" not in tls.stderr
     # commands of the local store only refuse while ARENA_SERVER is set (no stray local store, no dud token)
-    for args in (
-        ("owners", "add", "carol"),
-        ("owners", "rotate", "alice"),
-        ("season", "run", "s", "--matches", "1"),
-    ):
+    for args in (("season", "run", "s", "--matches", "1"),):
         _one_line_error(
             server.run(*args, token=ADMIN), "works on the local store only", "ARENA_SERVER is set"
         )
@@ -226,6 +222,24 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     assert owners == json.loads(_ok(server.local("owners", "list", "--json")))  # never rotated: equal
     assert alice not in _ok(server.run("owners", "list", token=ADMIN))
     _one_line_error(server.run("owners", "list", token=alice), "PERMISSION_DENIED")
+    # the organiser manages owners remotely too; an owner may not
+    for args in (("owners", "add", "carol"), ("owners", "rotate", "bob"), ("owners", "revoke", "bob")):
+        _one_line_error(server.run(*args, token=alice), "PERMISSION_DENIED")
+    carol = _ok(server.run("owners", "add", "carol", token=ADMIN)).strip().splitlines()[-1]
+    assert carol.startswith("elf_")
+    assert (
+        json.loads(_ok(server.run("bots", "list", "--json", token=carol))) is not None
+    )  # the new token works
+    _one_line_error(server.run("owners", "add", "carol", token=ADMIN), "FAILED_PRECONDITION", "exists")
+    assert "revoked the token of carol" in _ok(server.run("owners", "revoke", "carol", token=ADMIN))
+    _one_line_error(server.run("bots", "list", token=carol), "elf_")  # refused, named by its first characters
+    again = _ok(server.run("owners", "rotate", "carol", token=ADMIN)).strip().splitlines()[-1]
+    assert again.startswith("elf_") and again != carol
+    assert [
+        o
+        for o in json.loads(_ok(server.run("owners", "list", "--json", token=ADMIN)))
+        if o["name"] == "carol"
+    ][0]["rotated_at"]
 
     # the server's workers would play the season; here the organiser's shell plays two matches
     played = server.local("season", "run", "s1", "--matches", "2", "--sandbox", "local", "--quiet")

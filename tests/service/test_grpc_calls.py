@@ -64,6 +64,9 @@ def test_owner_token_is_refused_admin_calls(arena_service: Running) -> None:
         (stub.SuspendBot, pb.SuspendBotRequest(name="x")),
         (stub.ReinstateBot, pb.SuspendBotRequest(name="x")),
         (stub.ListOwners, pb.ListOwnersRequest()),
+        (stub.AddOwner, pb.OwnerRequest(name="carol")),
+        (stub.RotateOwner, pb.OwnerRequest(name="bob")),
+        (stub.RevokeOwner, pb.OwnerRequest(name="bob")),
     ):
         assert _code(call, req, metadata=md) == grpc.StatusCode.PERMISSION_DENIED, call
 
@@ -190,3 +193,29 @@ def test_anonymous_floods_are_limited_per_address(arena_service: Running) -> Non
     assert _code(stub.ListSeasons, pb.ListSeasonsRequest()) == grpc.StatusCode.RESOURCE_EXHAUSTED
     # an owner has a bucket of its own
     stub.ListSeasons(pb.ListSeasonsRequest(), metadata=Running.auth(arena_service.tokens["alice"]))
+
+
+def test_admin_manages_owners_remotely(arena_service: Running) -> None:
+    stub = arena_service.stub()
+    md = Running.auth(ADMIN)
+    carol = stub.AddOwner(pb.OwnerRequest(name="carol"), metadata=md).token
+    assert carol.startswith("elf_")
+    assert stub.ListBots(pb.ListBotsRequest(), metadata=Running.auth(carol)).bots == []
+    assert (
+        _code(stub.AddOwner, pb.OwnerRequest(name="carol"), metadata=md)
+        == grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert _code(stub.AddOwner, pb.OwnerRequest(name="../x"), metadata=md) == grpc.StatusCode.INVALID_ARGUMENT
+    assert _code(stub.RevokeOwner, pb.OwnerRequest(name="nobody"), metadata=md) == grpc.StatusCode.NOT_FOUND
+    assert stub.RevokeOwner(pb.OwnerRequest(name="carol"), metadata=md).revoked
+    assert _code(stub.ListBots, pb.ListBotsRequest(), metadata=Running.auth(carol)) == (
+        grpc.StatusCode.UNAUTHENTICATED
+    )
+    fresh = stub.RotateOwner(pb.OwnerRequest(name="carol"), metadata=md).token
+    assert fresh != carol and stub.ListBots(pb.ListBotsRequest(), metadata=Running.auth(fresh)).bots == []
+    listed = {o.name: o for o in stub.ListOwners(pb.ListOwnersRequest(), metadata=md).owners}
+    assert (
+        listed["carol"].rotated_at
+        and not listed["carol"].revoked
+        and listed["carol"].token_prefix == fresh[:8]
+    )

@@ -333,6 +333,22 @@ def test_admin_runs_seasons_suspends_bots_and_lists_owners(site: Site) -> None:
     assert all(site.tokens[o["name"]] not in str(o) for o in owners)
     me = site.client.get("/api/me", headers=admin).json()
     assert me["role"] == "admin" and ADMIN not in str(me)
+    # owners over HTTP: the token is in the answer once, never cached; owners may not do it
+    made = site.client.post("/api/owners", json={"name": "carol"}, headers=admin)
+    assert made.status_code == 201 and made.headers["cache-control"] == "no-store"
+    carol = made.json()["token"]
+    assert (
+        carol.startswith("elf_")
+        and site.client.get("/api/me", headers=bearer(carol)).json()["owner"] == "carol"
+    )
+    assert site.client.post("/api/owners", json={"name": "carol"}, headers=admin).status_code == 409
+    refused = site.client.post("/api/owners", json={"name": "dave"}, headers=bearer(site.tokens["alice"]))
+    assert refused.status_code == 403
+    assert site.client.post("/api/owners/carol/revoke", headers=admin).json()["revoked"] is True
+    assert site.client.get("/api/me", headers=bearer(carol)).status_code == 401
+    fresh = site.client.post("/api/owners/carol/rotate", headers=admin).json()["token"]
+    assert fresh != carol and site.client.get("/api/me", headers=bearer(fresh)).status_code == 200
+    assert site.client.post("/api/owners/nobody/revoke", headers=admin).status_code == 404
 
 
 def test_me_and_my_bots(site: Site) -> None:
