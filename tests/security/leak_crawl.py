@@ -85,6 +85,22 @@ class _Links(HTMLParser):
             self._select = None
 
 
+STREAM_SECONDS = 1.5  # how long the crawl listens to one server-sent event stream
+
+
+def _read_for(resp: httpx.Response) -> bytes:
+    """What a streaming answer sends until it pauses for STREAM_SECONDS (or ends)."""
+    out = bytearray()
+    try:
+        for chunk in resp.iter_raw():
+            out += chunk
+            if len(out) > 1 << 20:
+                break
+    except httpx.ReadTimeout:
+        pass
+    return bytes(out)
+
+
 class Crawler:
     """Fetches pages of one origin and keeps what they link to."""
 
@@ -108,11 +124,18 @@ class Crawler:
 
     def fetch(self, url: str, identity: Identity, *, data: dict[str, str] | None = None) -> Page:
         method = "POST" if data is not None else "GET"
-        resp = self.client.request(method, url, headers=identity.headers(), data=data)
+        # a live stream (server-sent events) stays open for minutes: read what it says for a moment,
+        # then hang up, and scan that like any other answer
+        live = urlsplit(url).path.endswith("/events")
+        timeout = httpx.Timeout(60.0, read=STREAM_SECONDS) if live else None
+        with self.client.stream(
+            method, url, headers=identity.headers(), data=data, **({"timeout": timeout} if live else {})
+        ) as resp:
+            kind = resp.headers.get("content-type", "")
+            body = _read_for(resp) if live else resp.read()
         self.fetches += 1
         head = "".join(f"{k}: {v}\n" for k, v in resp.headers.items()).encode()
-        kind = resp.headers.get("content-type", "")
-        page = Page(method, url, resp.status_code, head + b"\n" + resp.content, kind)
+        page = Page(method, url, resp.status_code, head + b"\n" + body, kind)
         if "html" in kind:
             parser = _Links()
             parser.feed(resp.text)
