@@ -383,7 +383,7 @@ def _play_and_crawl(
     while runner.poll() is None:
         if time.monotonic() - started > PLAY_DEADLINE:
             pytest.fail(f"the season did not finish in {PLAY_DEADLINE:.0f}s:\n{world.output('season-run')}")
-        crawl.round(identities[rounds % len(identities)])
+        crawl.round(identities[(rounds - 1) % len(identities)])  # the spectator first, while play starts
         rounds += 1
     assert runner.returncode == 0, world.output("season-run")
     for identity in (SPECTATOR, rival, owner):  # all revealed now: the marker and names still must not show
