@@ -15,12 +15,12 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.access.display import SHOWN
 from arena.store import Store, StoreError
 from arena.store.models import Bot, Owner, utcnow
 from arena.store.repo import NAME_RE
 
 PREFIX = "elf_"
-SHOWN = 8  # characters of a token shown in messages and listings
 
 
 class OwnerError(StoreError):
@@ -55,13 +55,6 @@ def new_token() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.strip().encode()).hexdigest()
-
-
-def shown(token: str | None) -> str:
-    """The first characters of a token, for error messages (never the whole secret)."""
-    if not token:
-        return "(none)"
-    return token.strip()[:SHOWN] + "…"
 
 
 def _owner(s: Session, name: str) -> Owner:

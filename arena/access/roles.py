@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from arena.access.admin import AdminToken
-from arena.access.owners import owner_of_token, shown
+from arena.access.display import shown
+from arena.access.owners import owner_of_token
 from arena.store import Store
 
 Role = Literal["spectator", "owner", "admin"]

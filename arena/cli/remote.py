@@ -22,11 +22,11 @@ from typing import Any
 
 import click
 
+from arena.access.display import shown
 from arena.cli.errors import UserError
 
 DEADLINE = 30.0  # seconds for every unary call
 SUBMIT_DEADLINE = 900.0  # a submission returns only after the bundle has built on the server
-SHOWN = 8  # characters of a token that messages may show (as arena.access.owners.SHOWN)
 
 REMOTE_HELP = (
     "With --server (or ARENA_SERVER) this asks a remote `arena serve` over gRPC instead of the local "
@@ -39,11 +39,6 @@ def with_remote(help_text: str | None, extra: str = "") -> str:
     import inspect
 
     return inspect.cleandoc(help_text or "") + "\n\n" + REMOTE_HELP + (" " + extra if extra else "")
-
-
-def shown(token: str | None) -> str:
-    """The first characters of a token, for messages (never the whole secret)."""
-    return "(none)" if not token else token.strip()[:SHOWN] + "…"
 
 
 @dataclass(frozen=True)

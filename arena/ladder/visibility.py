@@ -23,12 +23,15 @@ CHUNK = 500  # values per IN list, well under every database's parameter limit
 T = TypeVar("T")
 
 
+def deck_mate_open(s: Session, m: Match) -> bool:
+    """True while another match dealing the same cards (same seed, or same season and pair) is open."""
+    other = aliased(Match)
+    return bool(s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(m, other)))))
+
+
 def revealed(s: Session, m: Match) -> bool:
     """True only when `m` is done and every match sharing its decks is done or failed (or gone)."""
-    if m.status != "done":
-        return False
-    other = aliased(Match)
-    return not s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(m, other))))
+    return m.status == "done" and not deck_mate_open(s, m)
 
 
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:

@@ -1,6 +1,6 @@
 """The framing of a match record file: magic, then a zlib-compressed `MatchRecord`.
 
-This is the one hand-written module in arena/proto/: the referee writes records and the replay
+One of the two hand-written modules in arena/proto/ (with lenient.py): the referee writes records and the replay
 tools read them, and both may import arena.proto but not each other.
 """
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
-from google.protobuf.message import DecodeError, Message
 
 from arena.access.admin import bearer
 from arena.engine import Rules, RulesError
 from arena.proto import arena_pb2, arena_pb2_grpc
 from arena.proto.codec import encode_record
+from arena.proto.lenient import Undecodable, lenient
 from arena.referee.clock import TimeControl
 from arena.referee.convert import rules_to_proto
 from arena.referee.match import MatchSpec
@@ -62,13 +62,6 @@ class _Refusal(Exception):
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
         self.code = code
-
-
-class _Undecodable:
-    """What the lenient deserializer hands over for bytes that are not the request message."""
-
-    def __init__(self, message_type: str) -> None:
-        self.message_type = message_type
 
 
 def quote(text: str, limit: int = ECHO) -> str:
@@ -155,7 +148,7 @@ def _guarded(method: _Method) -> _Method:
     async def call(self: ArenaServicer, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             self._authorize(name, context)
-            if isinstance(request, _Undecodable):
+            if isinstance(request, Undecodable):
                 raise BadRequest("request", f"the bytes sent are not a valid {request.message_type}")
             return await method(self, request, context)
         except _Refusal as exc:
@@ -233,31 +226,18 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return status
 
 
-def _lenient(message: type[Message]) -> Callable[[bytes], Message | _Undecodable]:
-    """A request deserializer that never raises: gRPC would answer a raising one with UNKNOWN."""
-    full_name = message.DESCRIPTOR.full_name
-
-    def parse(data: bytes) -> Message | _Undecodable:
-        try:
-            return message.FromString(data)
-        except (DecodeError, ValueError, TypeError):
-            return _Undecodable(full_name)
-
-    return parse
-
-
 def add_management(grpc_server: grpc.aio.Server, referee: RefereeServer) -> None:
     """Register the Arena service on `grpc_server` (as add_ArenaServicer_to_server, but lenient)."""
     servicer = ArenaServicer(referee)
     handlers = {
         "CreateMatch": grpc.unary_unary_rpc_method_handler(
             servicer.CreateMatch,
-            request_deserializer=_lenient(arena_pb2.CreateMatchRequest),
+            request_deserializer=lenient(arena_pb2.CreateMatchRequest),
             response_serializer=arena_pb2.CreateMatchResponse.SerializeToString,
         ),
         "GetMatch": grpc.unary_unary_rpc_method_handler(
             servicer.GetMatch,
-            request_deserializer=_lenient(arena_pb2.GetMatchRequest),
+            request_deserializer=lenient(arena_pb2.GetMatchRequest),
             response_serializer=arena_pb2.MatchStatus.SerializeToString,
         ),
     }

@@ -19,6 +19,7 @@ from arena.access.admin import bearer
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
+from arena.proto.lenient import Undecodable, lenient
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
 from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
@@ -27,28 +28,6 @@ log = logging.getLogger("arena.service")
 
 Handler = Callable[..., Awaitable[Any]]
 SERVICE = pb.DESCRIPTOR.services_by_name["Arena"]
-
-
-class Malformed:
-    """What a request that is not a valid protobuf message deserializes to; answered INVALID_ARGUMENT.
-
-    gRPC itself would answer such bytes with UNKNOWN, which says nothing to the caller."""
-
-    def __init__(self, type_name: str) -> None:
-        self.type_name = type_name
-
-    def WhichOneof(self, _: str) -> None:  # noqa: N802 - looks like a message to stream readers
-        return None
-
-
-def _parser(cls: Any) -> Callable[[bytes], Any]:
-    def parse(data: bytes) -> Any:
-        try:
-            return cls.FromString(data)
-        except Exception:  # DecodeError, and anything a hostile encoding could raise
-            return Malformed(cls.DESCRIPTOR.name)
-
-    return parse
 
 
 def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
@@ -65,14 +44,14 @@ def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
         make = kinds[(method.client_streaming, method.server_streaming)]
         handlers[method.name] = make(
             getattr(servicer, method.name),
-            request_deserializer=_parser(method.input_type._concrete_class),
+            request_deserializer=lenient(method.input_type._concrete_class),
             response_serializer=method.output_type._concrete_class.SerializeToString,
         )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
 def check_request(request: Any) -> None:
-    if isinstance(request, Malformed):
+    if isinstance(request, Undecodable):
         raise InvalidArgument(f"the request is not a valid {request.type_name} message")
 
 
@@ -131,7 +110,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ---- a standalone referee ----
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> Any:
-        if isinstance(request, Malformed):
+        if isinstance(request, Undecodable):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid CreateMatchRequest"
             )
@@ -141,7 +120,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return await self._referee.CreateMatch(request, context)
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext) -> Any:
-        if isinstance(request, Malformed):
+        if isinstance(request, Undecodable):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid GetMatchRequest"
             )

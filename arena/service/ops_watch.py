@@ -29,9 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import exists, select
-from sqlalchemy.orm import aliased
-
+from arena.ladder.visibility import deck_mate_open
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.errors import NotFound, ResourceExhausted
@@ -60,18 +58,6 @@ class State:
 
     def key(self) -> tuple[str, bool, str, int]:
         return (self.info.status, self.info.revealed, self.info.started_at, self.attempts)
-
-
-def deck_mate_open(s: Any, match: m.Match) -> bool:
-    """True while another match dealing the same cards (same seed, or same season and pair) is open."""
-    from arena.store.queue import deck_mates
-
-    other = aliased(m.Match)
-    return bool(s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(match, other)))))
-
-
-def twins_pending(s: Any, match: m.Match) -> bool:  # the name other modules know
-    return deck_mate_open(s, match)
 
 
 def load_state(service: Service, match_id: int) -> State:

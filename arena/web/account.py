@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from arena.access.owners import shown
+from arena.access.display import shown
 from arena.access.ratelimit import RateLimited
 from arena.proto import arena_pb2 as pb
 from arena.service import ops_bots, ops_challenge, ops_results

@@ -95,7 +95,7 @@ def _json(msg: Any, status: int = 200) -> JSONResponse:
 # ---- who am I ------------------------------------------------------------------------------------
 @router.get("/me", summary="Who the token belongs to: role (owner or admin) and owner name", responses=COMMON)
 async def me(request: Request, principal: Caller) -> dict[str, Any]:
-    from arena.access.owners import shown
+    from arena.access.display import shown
 
     return {"role": principal.role, "owner": principal.owner, "token": shown(bearer_token(request))}
 
