@@ -16,9 +16,10 @@ from sqlalchemy import delete
 
 from arena.ladder.record import record_result
 from arena.ladder.runner import job_for
-from arena.ladder.seasons import commit_decks, derive_seed, new_seed
+from arena.ladder.seasons import derive_seed
 from arena.ladder.sprt import Sprt
 from arena.store import MatchJob, MatchResult, Store
+from arena.store.decks import commit_decks, new_seed
 from arena.store.models import BotVersion, Match
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew
 

@@ -21,10 +21,9 @@ from itertools import combinations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.engine import deck_commitment
-from arena.engine.commitment import SALT_BYTES
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
+from arena.store.decks import commit_decks, new_seed
 from arena.store.models import Bot, Entry, Match, Season, utcnow
 
 MASK63 = (1 << 63) - 1
@@ -45,20 +44,6 @@ def derive_seed(season_seed: int, index: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & ((1 << 64) - 1)
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & ((1 << 64) - 1)
     return (z ^ (z >> 31)) & MASK63
-
-
-def new_seed() -> int:
-    """A match seed nobody can predict: 63 bits from the CSPRNG (fits a signed BIGINT)."""
-    return secrets.randbits(63)
-
-
-def commit_decks(s: Session, m: Match) -> None:
-    """Give a new match its own salt and its public deck commitment (needs the id, so it flushes)."""
-    if m.id is None:
-        s.flush()
-    salt = secrets.token_bytes(SALT_BYTES)
-    m.salt = salt.hex()
-    m.commitment = deck_commitment(m.seed, f"m{m.id}", salt)
 
 
 def create_season(

@@ -29,6 +29,17 @@ def deck_mate_open(s: Session, m: Match) -> bool:
     return bool(s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(m, other)))))
 
 
+def decks_replayed(s: Session, m: Match) -> bool:
+    """True for a retry that kept the decks of an earlier attempt (a deck-mate was already done, so
+    `arena.store.decks.redeal` could not draw new ones): spectators may have watched those cards, so
+    its live stream shows only its status until it is revealed. Over-cautious for a retry that was
+    re-dealt before its deck-mate finished; that only delays spectating."""
+    if (m.attempts or 0) < 2 or m.status not in OPEN:  # once done, `revealed` decides
+        return False
+    other = aliased(Match)
+    return bool(s.scalar(select(exists().where(other.status == "done", deck_mates(m, other)))))
+
+
 def revealed(s: Session, m: Match) -> bool:
     """True only when `m` is done and every match sharing its decks is done or failed (or gone)."""
     return m.status == "done" and not deck_mate_open(s, m)

@@ -6,12 +6,9 @@ listed apart from ladder matches, and the same workers play it (`arena serve --w
 
 from __future__ import annotations
 
-import secrets
-
 from sqlalchemy import select
 
 from arena.access.roles import Principal
-from arena.engine import deck_commitment
 from arena.proto import arena_pb2 as pb
 from arena.service.convert import match_info
 from arena.service.core import Service, require_owner
@@ -19,6 +16,7 @@ from arena.service.errors import FailedPrecondition, InvalidArgument, NotFound, 
 from arena.service.ops_admin import check_rules, check_time
 from arena.service.ops_bots import labels_for
 from arena.store import models as m
+from arena.store.decks import commit_decks, new_seed
 
 MAX_DEALS = 200
 
@@ -53,19 +51,16 @@ def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) 
         if theirs.bot_id == mine.bot_id:
             raise InvalidArgument("opponent: a bot cannot challenge itself; pick another bot")
         service.limiter.hit("challenge", principal.key)
-        salt = secrets.token_bytes(16)
         match = m.Match(
             kind="challenge",
             version0_id=mine.id,
             version1_id=theirs.id,
             rules=rules,
             time_control=tc,
-            seed=secrets.randbits(63),
-            salt=salt.hex(),
+            seed=new_seed(),
             requested_by=principal.owner or "admin",
         )
         s.add(match)
-        s.flush()
-        match.commitment = deck_commitment(match.seed, f"m{match.id}", salt)
+        commit_decks(s, match)
         s.flush()
         return pb.ChallengeResponse(match=match_info(match, labels_for(s, [match]), revealed=False))

@@ -4,7 +4,8 @@ A trick is released only once the next trick is complete, or the match is over a
 spectator never learns a card before both seats could act on it, and so cannot tip off a bot. Hands,
 drawn cards and the stock never appear. A match whose deck-mate (its duplicate twin, or any match
 with the same seed) is still queued or running streams only its status, even once it is over
-itself: its cards would tell the twin's hands. It streams its events once it is revealed
+itself: its cards would tell the twin's hands. So does a retry that kept the decks of an attempt
+spectators may have watched (`decks_replayed`). It streams its events once it is revealed
 (`arena.ladder.visibility`). The events come from the worker's live file (`arena.workers.live`)
 while a match plays, and from the public record once it is revealed.
 
@@ -29,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.visibility import deck_mate_open
+from arena.ladder.visibility import deck_mate_open, decks_replayed
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.errors import NotFound, ResourceExhausted
@@ -48,7 +49,7 @@ KINDS = ("deal", "trick", "deal_end")
 @dataclass(frozen=True)
 class State:
     info: pb.MatchInfo
-    embargoed: bool  # a match dealing the same cards is still queued or running
+    embargoed: bool  # a match dealing the same cards is open, or a retry kept watched decks
     attempts: int  # claims so far: a new one restarts the match
     started: datetime | None
 
@@ -68,7 +69,8 @@ def load_state(service: Service, match_id: int) -> State:
         match = s.get(m.Match, match_id)
         if match is None:
             raise NotFound(f"no match {match_id}")
-        return State(info, deck_mate_open(s, match), match.attempts or 0, match.started_at)
+        embargoed = deck_mate_open(s, match) or decks_replayed(s, match)
+        return State(info, embargoed, match.attempts or 0, match.started_at)
 
 
 class StateCache:

@@ -19,6 +19,7 @@ import uuid
 from sqlalchemy import ColumnElement, and_, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
+from arena.store.decks import redeal
 from arena.store.models import Match, utcnow
 
 LEASE_SECONDS = 60.0
@@ -51,9 +52,15 @@ def requeue_abandoned(s: Session, *, now: float | None = None) -> int:
         pid = rest.partition(":")[0]
         dead = owner_host == host and pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid))
         if dead or (m.lease_expires or 0) < now:
-            m.status, m.lease_owner, m.lease_expires, m.started_at = "queued", None, None, None
+            _back_to_queue(s, m)
             count += 1
     return count
+
+
+def _back_to_queue(s: Session, m: Match) -> None:
+    """A started match is queued again, with new decks where its deck-mates allow (`redeal`)."""
+    m.status, m.lease_owner, m.lease_expires, m.started_at = "queued", None, None, None
+    redeal(s, m)
 
 
 def deck_mates(m: Match, other: type[Match]) -> ColumnElement[bool]:
@@ -172,12 +179,10 @@ def renew(s: Session, owner: str, match_ids: list[int], *, ttl: float = LEASE_SE
 
 
 def release(s: Session, owner: str, match_id: int) -> None:
-    """Give a claimed match back to the queue (e.g. on Ctrl-C)."""
-    s.execute(
-        update(Match)
-        .where(Match.id == match_id, Match.status == "running", Match.lease_owner == owner)
-        .values(status="queued", lease_owner=None, lease_expires=None, started_at=None)
-    )
+    """Give a claimed match back to the queue (e.g. on Ctrl-C), with new decks where it may."""
+    m = lock_for_record(s, owner, match_id)
+    if m is not None:
+        _back_to_queue(s, m)
 
 
 def lock_for_record(s: Session, owner: str, match_id: int) -> Match | None:

@@ -311,3 +311,37 @@ def test_watch_streams_are_capped_per_address(arena_service: Running, tmp_path) 
     call.cancel()
     for ch in channels:
         ch.close()
+
+
+def test_a_retry_that_kept_watched_decks_streams_only_its_status(store, tmp_path) -> None:
+    """The second twin broke off after spectators saw a trick; its twin is done, so it is played
+    again with the same decks, and then nothing but its status is streamed (the retry's cards are
+    the ones already watched)."""
+    add_bots(store, tmp_path)
+    service = Service(store=store)
+    first, second = duplicate_pair(store, "retry")
+    with store.tx() as s:
+        s.execute(update(Match).where(Match.id == first).values(status="done"))
+        assert claim(s, "fake-worker", ids=[second]) is not None
+    with store.tx() as s:
+        seed = s.get_one(Match, second).seed
+    _referee_events(LiveWriter(live_path(store.home, second)), 1, [("AS", "7S"), ("KS", "8S")], end=False)
+
+    def break_off() -> None:
+        with store.tx() as s:
+            release(s, "fake-worker", second)
+
+    def retry() -> None:
+        with store.tx() as s:
+            assert claim(s, "fake-worker", ids=[second]) is not None
+        w = LiveWriter(live_path(store.home, second))
+        _referee_events(w, 1, [("AS", "7S"), ("KS", "8S"), ("QS", "9S"), ("JS", "TS")], end=False)
+
+    # no news for the idle limit ends the stream with the current status: nothing else came out
+    out = _collect(service, second, {3: break_off, 4: retry}, idle_limit=1.0)
+    shapes = [as_tuple(x) for x in out]
+    assert shapes[:3] == [("status", "running", False), ("deal", 1, 1), ("trick", 1, 1, 0, ("AS", "7S"), 0)]
+    assert [s[:2] for s in shapes[3:]] == [("status", "queued"), ("status", "running"), ("status", "running")]
+    with store.tx() as s:
+        status_seed = s.get_one(Match, second).seed
+    assert status_seed == seed  # the same decks: its twin's result holds them
