@@ -17,10 +17,10 @@ demo: setup
 
 test: setup
 	@bash scripts/services.sh
-	$(PYTEST)
+	@bash scripts/test.sh
 
 test-fast: setup
-	$(PYTEST) -m "not slow and not browser and not hostile"
+	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz"
 
 lint: setup
 	$(VENV)/bin/ruff check arena tests sample_bots

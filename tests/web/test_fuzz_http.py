@@ -1,11 +1,13 @@
 """Fuzz every HTTP route, old and new, over real HTTP against a real uvicorn in its own process.
 
-At least 10,000 random and malformed requests (ARENA_HTTP_FUZZ): every route of the OpenAPI
-document and every page, with random and wrong-typed path and query values, huge strings, random
-JSON bodies, garbage and truncated multipart, random and broken Authorization headers, session
-cookies real and forged, wrong methods; and raw malformed HTTP on sockets. Every answer must be a
-proper status (below 500), the server must stay up, and its RSS after the fuzz must stay within 20%
-of its RSS after a warm-up of the same mix.
+Each `Arena` call's HTTP form (`ARENA_ROUTES`) gets random and malformed requests of its own
+(3,000 each in `make test`, ARENA_HTTP_FUZZ_PER_CALL for more), and every route of the OpenAPI document and every page gets a
+mix of 10,000 more (ARENA_HTTP_FUZZ): random and wrong-typed path and query values, huge strings,
+random JSON bodies, garbage and truncated multipart, random and broken Authorization headers,
+session cookies real and forged, wrong methods; and raw malformed HTTP on sockets. Every answer
+must be a proper status (below 500), the server must stay up, and its RSS after the fuzz must stay
+within 20% of its RSS after a warm-up of the same mix. It is the long fuzz lane (`fuzz` marker):
+`make test` runs it beside the rest of the suite at the lowest CPU priority (scripts/test.sh).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import random
 import re
 import socket
+import time
 from collections import Counter
 from urllib.parse import quote
 
@@ -23,12 +26,42 @@ import pytest
 from account_support import ADMIN, serve, tar_gz
 
 from arena.access.owners import add_owner
+from arena.sandbox.procstat import cpu_seconds
 from arena.store import Store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(3600)]
 
-TOTAL = int(os.environ.get("ARENA_HTTP_FUZZ", "10000"))  # at least 10,000 in `make test`
+TOTAL = int(os.environ.get("ARENA_HTTP_FUZZ", "10000"))  # the mix over every route and page
+# Requests to each Arena call's own route. The server spends 2-15 ms of CPU on each (a fit for the
+# standings, a record for a finished match's event stream), so `make test` sends 3,000 to each of
+# the 21 (63,000); ARENA_HTTP_FUZZ_PER_CALL=10000 is the long run (docs/security.md has its figures).
+PER_METHOD = int(os.environ.get("ARENA_HTTP_FUZZ_PER_CALL", "3000"))
 WARM = max(500, TOTAL // 10)
+# Each `Arena` gRPC call and the route that is its HTTP form, with the path values that make it that
+# call (CreateMatch and GetMatch are the referee's own calls and have none).
+ARENA_ROUTES: dict[str, tuple[str, str, dict[str, str]]] = {
+    "SubmitBot": ("POST", "/api/bots", {}),
+    "ListBots": ("GET", "/api/bots", {}),
+    "GetBot": ("GET", "/api/bots/{name}", {}),
+    "RetireBot": ("POST", "/api/bots/{name}/retire", {}),
+    "GetBotLogs": ("GET", "/api/bots/{name}/private-logs", {}),
+    "ListSeasons": ("GET", "/api/seasons", {}),
+    "GetStandings": ("GET", "/api/standings", {}),
+    "ListMatches": ("GET", "/api/matches", {}),
+    "GetReplay": ("GET", "/api/matches/{match_id}/private-record.bin", {}),
+    "WatchMatch": ("GET", "/api/matches/{match_id}/events", {}),
+    "Challenge": ("POST", "/api/challenges", {}),
+    "CreateSeason": ("POST", "/api/seasons", {}),
+    "StartSeason": ("POST", "/api/seasons/{name}/{step}", {"step": "start"}),
+    "FreezeSeason": ("POST", "/api/seasons/{name}/{step}", {"step": "freeze"}),
+    "CloseSeason": ("POST", "/api/seasons/{name}/{step}", {"step": "close"}),
+    "SuspendBot": ("POST", "/api/bots/{name}/suspend", {}),
+    "ReinstateBot": ("POST", "/api/bots/{name}/reinstate", {}),
+    "ListOwners": ("GET", "/api/owners", {}),
+    "AddOwner": ("POST", "/api/owners", {}),
+    "RotateOwner": ("POST", "/api/owners/{name}/{step}", {"step": "rotate"}),
+    "RevokeOwner": ("POST", "/api/owners/{name}/{step}", {"step": "revoke"}),
+}
 CAP = 1 << 20
 PAGES = [  # the HTML routes (not in the OpenAPI document)
     ("GET", "/"),
@@ -117,10 +150,12 @@ def _multipart(rng: random.Random) -> tuple[bytes, str]:
 TAR = b""
 
 
-def _fill(path: str, rng: random.Random, names: list[str], ids: list[int]) -> str:
+def _fill(path: str, rng: random.Random, names: list[str], ids: list[int], fixed: dict[str, str]) -> str:
     def value(match: re.Match) -> str:
         key = match.group(1)
-        if key == "match_id":
+        if key in fixed and rng.random() < 0.95:  # the call's own path value, now and then a wrong one
+            raw = fixed[key]
+        elif key == "match_id":
             raw = str(rng.choice(ids + NUMBERS))
         elif key == "step":
             raw = rng.choice(["start", "freeze", "close", "explode", ""])
@@ -135,11 +170,11 @@ def _fill(path: str, rng: random.Random, names: list[str], ids: list[int]) -> st
     return re.sub(r"\{(\w+)\}", value, path)
 
 
-def _request(rng: random.Random, routes, names, ids, auths, cookies) -> tuple[str, str, dict]:  # noqa: ANN001
-    method, path = rng.choice(routes)
+def _request(rng: random.Random, route, names, ids, auths, cookies, fixed) -> tuple[str, str, dict]:  # noqa: ANN001
+    method, path = route
     if rng.random() < 0.05:
         method = rng.choice(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])
-    url = _fill(path, rng, names, ids)
+    url = _fill(path, rng, names, ids, fixed)
     params = {
         rng.choice(PARAMS): str(rng.choice(NASTY + [str(n) for n in NUMBERS] + names))
         for _ in range(rng.randrange(4))
@@ -221,6 +256,8 @@ def test_http_fuzz(tmp_path, arena_builder) -> None:
         routes = [(method.upper(), path) for path, ops in spec["paths"].items() for method in ops]
         routes += PAGES
         assert len(routes) >= 35, routes
+        spec_routes = {(method.upper(), path) for path, ops in spec["paths"].items() for method in ops}
+        assert {(m, p) for m, p, _ in ARENA_ROUTES.values()} <= spec_routes  # the table names real routes
         names = ["alice", "bob", "carol", "nobody"]
         ids = sorted(built.records) + [999_999]
         auths = [
@@ -248,9 +285,15 @@ def test_http_fuzz(tmp_path, arena_builder) -> None:
             ]
             client.cookies.clear()
 
-            def fire(n: int) -> None:
+            def fire(
+                n: int,
+                route: tuple[str, str] | None = None,
+                fixed: dict[str, str] | None = None,
+                call: str = "",
+            ) -> None:
                 for _ in range(n):
-                    method, path, kwargs = _request(rng, routes, names, ids, auths, cookies)
+                    where = route or rng.choice(routes)
+                    method, path, kwargs = _request(rng, where, names, ids, auths, cookies, fixed or {})
                     try:
                         r = client.request(method, path, **kwargs)
                         client.cookies.clear()
@@ -260,6 +303,8 @@ def test_http_fuzz(tmp_path, arena_builder) -> None:
                             continue
                         raise
                     codes[r.status_code] += 1
+                    if call:
+                        per_call[call] += 1
                     if r.status_code >= 500 and len(failures) < 20:
                         failures.append(
                             f"{method} {path[:200]} {kwargs.get('params')} -> {r.status_code} {r.text[:200]}"
@@ -270,19 +315,36 @@ def test_http_fuzz(tmp_path, arena_builder) -> None:
                     if status is not None and status >= 500:
                         failures.append(f"raw {data[:60]!r} -> {status}")
 
+            per_call: Counter[str] = Counter()
             fire(WARM)
             rss_warm = server.proc_status("VmRSS")
+            cpu0, mine0, sent0 = cpu_seconds(server.proc.pid) or 0.0, time.process_time(), sum(codes.values())
             fire(TOTAL)
+            cost: dict[str, float] = {}  # server CPU ms per request, per Arena call's route
+            for call, (method, path, fixed) in ARENA_ROUTES.items():  # each Arena call's own share
+                before = cpu_seconds(server.proc.pid) or 0.0
+                fire(PER_METHOD, (method, path), fixed, call)
+                cost[call] = ((cpu_seconds(server.proc.pid) or 0.0) - before) / max(1, per_call[call]) * 1e3
             rss_after = server.proc_status("VmRSS")
+            sent = sum(codes.values()) - sent0
+            cpu = ((cpu_seconds(server.proc.pid) or 0.0) - cpu0) / sent * 1e3
+            mine = (time.process_time() - mine0) / sent * 1e3
         assert not failures, "\n".join(failures)
         assert server.proc.poll() is None, "the server died"
         assert httpx.get(base + "/healthz", timeout=10).status_code == 200
         answered = sum(n for code, n in codes.items() if code)
-        assert answered >= TOTAL, codes
-        assert sum(n for code, n in codes.items() if 400 <= code < 500) > TOTAL // 2  # the fuzz hits refusals
-        assert codes[200] > TOTAL // 20  # ... and real answers too
+        assert answered >= TOTAL + PER_METHOD * len(ARENA_ROUTES) * 0.99, codes
+        for call in ARENA_ROUTES:
+            assert per_call[call] >= PER_METHOD * 0.99, (call, per_call)
+        assert (
+            sum(n for code, n in codes.items() if 400 <= code < 500) > answered // 2
+        )  # the fuzz hits refusals
+        assert codes[200] > answered // 50  # ... and real answers too
         assert rss_after <= rss_warm * 1.2, (rss_warm, rss_after)
-        print(f"\nHTTP fuzz: {sum(codes.values())} requests, statuses {dict(sorted(codes.items()))}; "
-              f"RSS after warm-up {rss_warm} KiB, after {rss_after} KiB")  # fmt: skip
+        print(f"\nHTTP fuzz: {sum(codes.values())} requests, at least {min(per_call.values())} to each of "
+              f"{len(per_call)} Arena calls' routes, statuses {dict(sorted(codes.items()))}; "
+              f"RSS after warm-up {rss_warm} KiB, after {rss_after} KiB; CPU per request: server {cpu:.2f} ms, "
+              f"client {mine:.2f} ms; costliest: "
+              + ", ".join(f"{c} {ms:.2f} ms" for c, ms in sorted(cost.items(), key=lambda x: -x[1])[:6]))  # fmt: skip
     finally:
         server.stop()
