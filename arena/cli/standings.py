@@ -24,9 +24,7 @@ def _default_season(store) -> str:  # noqa: ANN001
 @click.option(
     "--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix)."
 )
-@click.option(
-    "--los", is_flag=True, help="Also print the likelihood-of-superiority matrix (local store only)."
-)
+@click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
 @remote_options
 def standings(season: str | None, as_json: bool, los: bool, remote: Remote | None) -> None:
     """SEASON's standings (default: the newest running season).
@@ -35,36 +33,23 @@ def standings(season: str | None, as_json: bool, los: bool, remote: Remote | Non
     interval; live is the running Elo (K=40 while provisional, marked *, then 20).
     """
     if remote is not None:
-        info, rows = _remote(remote, season or "")
-        if as_json:  # the same document; GetStandings does not carry the LOS matrix
-            out = {
-                "season": info.name,
-                "status": info.status,
-                "standings": [r.to_dict() for r in rows],
-                "los": None,
-            }
-            click.echo(json.dumps(out, indent=1))
-            return
-        if los:
-            click.echo(
-                "note: --los needs the local store; the server's GetStandings has no LOS matrix", err=True
-            )
-        _print(info, rows, [], [], False)
-        return
-    from arena.ladder.standings import los_table
-    from arena.ladder.standings import standings as compute
+        info, rows, labels, matrix = _remote(remote, season or "")
+    else:
+        from arena.ladder.standings import los_table
+        from arena.ladder.standings import standings as compute
 
-    store = open_store()
-    name = season or _default_season(store)
-    with user_errors():
-        info, rows = compute(store, name)
-        labels, matrix = los_table(store, name)
-    if as_json:
+        store = open_store()
+        name = season or _default_season(store)
+        with user_errors():
+            info, rows = compute(store, name)
+            labels, found = los_table(store, name)
+        matrix = [[round(float(x), 4) for x in row] for row in found]
+    if as_json:  # the same document from the local store and from a server's GetStandings
         out = {
             "season": info.name,
             "status": info.status,
             "standings": [r.to_dict() for r in rows],
-            "los": {"bots": labels, "matrix": [[round(float(x), 4) for x in row] for row in matrix]},
+            "los": {"bots": labels, "matrix": matrix},
         }
         click.echo(json.dumps(out, indent=1))
         return
@@ -72,7 +57,7 @@ def standings(season: str | None, as_json: bool, los: bool, remote: Remote | Non
 
 
 def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Standing])
-    """GetStandings as the local computation's (season, rows)."""
+    """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix)."""
     from types import SimpleNamespace
 
     from arena.ladder.standings import Standing
@@ -96,7 +81,8 @@ def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Stand
         )
         for r in answer.rows
     ]
-    return SimpleNamespace(name=answer.season, status=answer.status), rows
+    matrix = [list(row.values) for row in answer.los]
+    return SimpleNamespace(name=answer.season, status=answer.status), rows, list(answer.los_bots), matrix
 
 
 def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001

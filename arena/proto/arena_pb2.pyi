@@ -226,14 +226,24 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, season: _Optional[str] = ...) -> None: ...
 
 class Standings(_message.Message):
-    __slots__ = ("season", "status", "rows")
+    __slots__ = ("season", "status", "rows", "los_bots", "los")
     SEASON_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    LOS_BOTS_FIELD_NUMBER: _ClassVar[int]
+    LOS_FIELD_NUMBER: _ClassVar[int]
     season: str
     status: str
     rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
-    def __init__(self, season: _Optional[str] = ..., status: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...
+    los_bots: _containers.RepeatedScalarFieldContainer[str]
+    los: _containers.RepeatedCompositeFieldContainer[LosRow]
+    def __init__(self, season: _Optional[str] = ..., status: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ..., los_bots: _Optional[_Iterable[str]] = ..., los: _Optional[_Iterable[_Union[LosRow, _Mapping]]] = ...) -> None: ...
+
+class LosRow(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class StandingRow(_message.Message):
     __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active")

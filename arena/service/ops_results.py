@@ -66,7 +66,7 @@ def list_seasons(service: Service) -> pb.ListSeasonsResponse:
 
 
 def get_standings(service: Service, season: str = "") -> pb.Standings:
-    from arena.ladder.standings import standings
+    from arena.ladder.standings import los_table, standings
 
     name = season
     if not name:
@@ -76,9 +76,12 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
         live = [x for x in seasons if x.status in ("running", "closing")]
         name = (live or seasons)[-1].name
     info, rows = standings(service.store, name)
+    labels, matrix = los_table(service.store, info.name)
     return pb.Standings(
         season=info.name,
         status=info.status,
+        los_bots=labels,
+        los=[pb.LosRow(values=[round(float(x), 4) for x in row]) for row in matrix],
         rows=[
             pb.StandingRow(
                 rank=r.rank,
