@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import secrets
 import sys
 import time
@@ -72,6 +73,14 @@ def replay_path(out: str | None, match_id: str) -> Path:
         return Path(out)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return replay_dir() / f"{stamp}-{match_id}{REPLAY_SUFFIX}"
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """The full record holds both bots' logs and output: a new folder is 0700 and the file 0600."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def deal_stats(record) -> dict[str, Any]:
@@ -196,8 +205,7 @@ def play(
     outcome = _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err)
     path = replay_path(out, outcome.match_id)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(outcome.replay_bytes)
+        write_private(path, outcome.replay_bytes)
     except OSError as exc:
         raise UserError(f"cannot write the replay to {path}: {exc.strerror}; choose another --out") from None
     names = [p.name for p in outcome.record.players]

@@ -35,7 +35,9 @@ def test_replays_and_bot_output_go_to_arena_home(tmp_path, monkeypatch, repo_roo
     replay = home.resolve() / "replays"
     assert out["replay"].startswith(str(replay)) and not (tmp_path / "var").exists()
 
-    record = decode_record((replay / out["replay"].rsplit("/", 1)[1]).read_bytes())
+    path = replay / out["replay"].rsplit("/", 1)[1]
+    assert path.stat().st_mode & 0o777 == 0o600 and replay.stat().st_mode & 0o777 == 0o700
+    record = decode_record(path.read_bytes())
     output = [x.text for x in record.logs if x.source == "output" and x.seat == 0]
     # the last 64 KiB and 2000 lines: the flood's start is cut, and a first line says so
     assert output[0].startswith("[") and output[0].endswith("earlier bytes of output not kept]")
