@@ -9,7 +9,7 @@ import json
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.proto.codec import decode_record, encode_record
+from arena.proto.codec import decode_record, encode_record, strip_timing
 from arena.replay.privacy import private_record, public_record
 from arena.workers.match import OUTPUT_KEEP_BYTES, OUTPUT_KEEP_LINES
 
@@ -44,6 +44,7 @@ def test_replays_and_bot_output_go_to_arena_home(tmp_path, monkeypatch, repo_roo
     assert "chatty stdout turn 1" in output and "chatty stderr turn 16" in output
     assert len(output) <= OUTPUT_KEEP_LINES + 1 and sum(len(x) + 1 for x in output[1:]) <= OUTPUT_KEEP_BYTES
     assert "flood 0000 " + "x" * 89 not in output and "flood 0999 " + "x" * 89 in output
+    assert not [x for x in strip_timing(record).logs if x.source]  # not part of the deterministic record
     # bot output is private: gone from the public form, and from the other seat's owner's form
     assert not public_record(record).logs
     assert not [x for x in private_record(record, [1]).logs if x.seat == 0]
