@@ -176,11 +176,11 @@ def play(
       arena play mybot sample_bots/python/tactician --deals 200
       arena play sample_bots/python/tactician --remote      # then run your own bot with the printed values
 
-    \b
-    Exit status: 0 when the match completed with no fault verdict, 1 when a seat got one
-    (TIMEOUT, CRASH, ILLEGAL_MOVE, ...) or the match was cut short (SHUTDOWN, ABORTED), 2 for a
-    usage error. The replay, with each bot's Log
-    lines and its stdout/stderr (the last 64 KiB), goes to $ARENA_HOME/replays/ (else ./var/replays/).
+    Exit status: 0 when the match completed with no fault verdict; 1 when a seat got one (TIMEOUT,
+    CRASH, ILLEGAL_MOVE, ...) or the match was cut short (SHUTDOWN, ABORTED); 2 for a usage error.
+
+    The replay, with each bot's Log lines and its stdout/stderr (the last 64 KiB), goes to
+    $ARENA_HOME/replays/ (else ./var/replays/); `arena replay show last --seat N --logs` prints them.
     """
     from arena.referee import TimeControl, TimeControlError
 
