@@ -128,6 +128,24 @@ PROMISES: dict[str, list[str]] = {
         "server reflection (grpc.reflection.v1 and v1alpha)"
     ],
     "test_reflection_v1_answers_the_same_protocol": ["server reflection (grpc.reflection.v1 and v1alpha)"],
+    "test_a_stream_that_sends_nothing_is_dropped_with_deadline_exceeded": [
+        "DEADLINE_EXCEEDED nothing at all was sent for 30 s",
+    ],
+    "test_an_oversized_first_message_is_invalid_argument": [
+        "INVALID_ARGUMENT the first message does not parse as a BotMessage, or is over 16 KiB",
+        "nothing else happens to the match",
+    ],
+    "test_breaking_the_protocol_after_join_is_a_protocol_error": [
+        "PROTOCOL_ERROR (a message over 16 KiB or that does not parse, a card that is not an exact code, "
+        "a second Join, an empty message, more than 100 stale actions)",
+    ],
+    "test_the_size_boundary_on_a_bots_own_socket": [
+        "over 17 KiB (17408 bytes) on a bot's own socket (what `arena play` and the ladder give each bot)",
+        "on a bot's own socket, which closes with its match, it may read UNAVAILABLE instead",
+    ],
+    "test_a_bots_own_socket_serves_play_only": [
+        "A bot's own socket serves Referee.Play only; there they answer UNIMPLEMENTED.",
+    ],
 }
 MANUAL = Path(__file__).resolve().parents[2] / "protos" / "elfern" / "arena" / "v1" / "referee.proto"
 
@@ -698,3 +716,120 @@ def test_reflection_v1_answers_the_same_protocol(referee):
     listed, found = list(info(iter(asks), timeout=10))
     assert "elfern.arena.v1.Referee" in {s.name for s in listed.list_services_response.service}
     assert found.file_descriptor_response.file_descriptor_proto
+
+
+# -- more of the first message and the stream ----------------------------------------------------------
+
+
+def test_a_stream_that_sends_nothing_is_dropped_with_deadline_exceeded(referee, addr, monkeypatch):
+    from arena.referee import server
+
+    monkeypatch.setattr(server, "JOIN_TIMEOUT", 0.2)  # read when the stream opens; 30 s in service
+    w = Wire(addr)
+    code, details = w.finish()
+    assert code == grpc.StatusCode.DEADLINE_EXCEEDED and "no Join within" in details
+
+
+def test_an_oversized_first_message_is_invalid_argument(referee, addr):
+    runner = start(referee)
+    w = Wire(addr)
+    w.send(_log_of_size(MAX_BOT_MESSAGE + 1))
+    code, details = w.finish()
+    assert (
+        code == grpc.StatusCode.INVALID_ARGUMENT and "a message of 16385 bytes; the cap is 16384" in details
+    )
+    assert not runner.seats[0].claimed and not runner.seats[1].claimed
+
+
+@pytest.mark.parametrize(
+    ("send", "words"),
+    [
+        (lambda w, tok: w.join(tok), "sent a second Join on its stream"),
+        (lambda w, tok: w.send(pb.BotMessage()), "sent an empty BotMessage"),
+        (
+            lambda w, tok: w.send(b"\xff\xff\xff\xff\x0f\x01"),
+            "sent 6 bytes that do not parse as a BotMessage",
+        ),
+    ],
+)
+def test_breaking_the_protocol_after_join_is_a_protocol_error(referee, addr, send, words):
+    runner = start(referee)
+    a, b = Wire(addr), Wire(addr)
+    a.join(runner.tokens[0])
+    b.join(runner.tokens[1])
+    tb = in_thread(play_out, b)
+    a.until("welcome")
+    send(a, runner.tokens[0])
+    code, _ = play_out(a)
+    result = referee.wait(runner)
+    tb.join(30)
+    assert result.verdicts[0] == "PROTOCOL_ERROR" and words in result.details[0]
+    assert a.kinds()[-2:] == ["error", "match_result"] and code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+# -- a bot's own socket (what arena play and the ladder give each seat) --------------------------------
+
+
+def seat_sockets():
+    """A real play_match with two remote seats, each on its own socket; (thread, outcome, addresses, tokens)."""
+    import queue
+
+    from arena.workers.match import play_match
+
+    ready: queue.Queue = queue.Queue()
+    outcome: dict = {}
+
+    def run() -> None:
+        outcome["out"] = play_match(
+            (None, None), rules=ONE_DEAL, seed=1, time_control=TC, launcher=None,
+            on_ready=lambda addresses, tokens: ready.put((addresses, tokens)),
+        )  # fmt: skip
+
+    t = in_thread(run)
+    addresses, tokens = ready.get(timeout=30)
+    return t, outcome, addresses, tokens
+
+
+@pytest.mark.parametrize("size", [17000, 17409])
+def test_the_size_boundary_on_a_bots_own_socket(size):
+    """Up to 17408 bytes the referee sees the message (PROTOCOL_ERROR, oversized); past it gRPC refuses it."""
+    from arena.referee.botsocket import BOT_SOCKET_RECEIVE_CAP
+
+    assert BOT_SOCKET_RECEIVE_CAP == 17408
+    t, outcome, addresses, tokens = seat_sockets()
+    a, b = Wire(addresses[0][0]), Wire(addresses[1][0])
+    a.join(tokens[0])
+    b.join(tokens[1])
+    tb = in_thread(play_out, b)
+    a.until("welcome")
+    a.send(_log_of_size(size))
+    code, details = play_out(a)
+    t.join(60)
+    tb.join(30)
+    out = outcome["out"]
+    if size <= BOT_SOCKET_RECEIVE_CAP:
+        assert out.verdicts[0] == "PROTOCOL_ERROR" and f"a message of {size} bytes" in out.verdict_details[0]
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+    else:
+        # gRPC's core refuses it; the socket closes with the match, which the bot may see first
+        assert code in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE), details
+        assert out.verdicts[0] == "DISCONNECT"
+        assert "over gRPC's receive limit of 17408 bytes" in out.verdict_details[0]
+
+
+def test_a_bots_own_socket_serves_play_only():
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    t, outcome, addresses, tokens = seat_sockets()
+    channel = grpc.insecure_channel(addresses[0][0])
+    with pytest.raises(grpc.RpcError) as info:
+        health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    assert info.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    wires = [Wire(addresses[s][0]) for s in (0, 1)]
+    for w, tok in zip(wires, tokens, strict=True):
+        w.join(tok)
+    threads = [in_thread(play_out, w) for w in wires]
+    t.join(60)
+    for th in threads:
+        th.join(30)
+    assert outcome["out"].verdicts == ("OK", "OK")
