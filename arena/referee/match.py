@@ -33,15 +33,7 @@ PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
 TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
 REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)
-LATE_LOG_GRACE = 1.0  # after MatchResult: how long the referee still reads a seat that has not closed
 CARD_FORM = "a rank 7 8 9 T J Q K A then a suit C D H S, upper case, like 'TS' or '9H'"
-# the status a seat's call ends with when its own verdict ended the match (after Error and MatchResult)
-FAULT_STATUS = {
-    V.TIMEOUT: "DEADLINE_EXCEEDED",
-    V.ILLEGAL_MOVE: "FAILED_PRECONDITION",
-    V.PROTOCOL_ERROR: "INVALID_ARGUMENT",
-    V.DISCONNECT: "FAILED_PRECONDITION",
-}
 
 
 @dataclass(frozen=True)
@@ -437,30 +429,5 @@ class MatchRunner(SeatStreams):
             s.finished.set()
         self.done.set()
         self._emit("match_end", winner=winner, void=void, verdicts=list(self.verdicts), lines=list(m.lines))
-
-    async def _drain(self) -> None:
-        """Keep reading the seats' streams for Log lines sent before their MatchResult arrived, until
-        each bot closes its side (or is gone), for at most LATE_LOG_GRACE seconds."""
-        waits = [
-            asyncio.ensure_future(s.reader_done.wait())
-            for s in self.seats
-            if s.context is not None and not s.reader_done.is_set()
-        ]
-        if waits:
-            _, pending = await asyncio.wait(waits, timeout=LATE_LOG_GRACE)
-            for w in pending:
-                w.cancel()
-
-    def _end_status(self, i: int) -> tuple[str, str]:
-        """The gRPC status that ends seat i's call: OK unless the match ended by its own fault or
-        by the referee (the details then say how, as its Error and MatchResult did)."""
-        if self.end_reason == V.SHUTDOWN:
-            return "UNAVAILABLE", "the referee shut down; the match is void"
-        if self.end_reason == V.ABORTED:
-            return "ABORTED", "the match was aborted by the referee; it is void"
-        verdict = self.verdicts[i]
-        if verdict == V.OK:
-            return "OK", ""
-        return FAULT_STATUS.get(verdict, "ABORTED"), f"{verdict}: {self.details[i].split(chr(10))[0]}"
 
     # -- plumbing -------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""The seat-stream side of a match: events from the stream handlers, reads, writes, logs, and telling
-a crash from a disconnect. `MatchRunner` (match.py) mixes this in and owns the attributes it uses:
-`spec`, `seats`, `handles`, `events`, `_waiter`, `_deadline`, `_timer`, `_timer_at`, `_writing`, `_stalled`,
-`recorder`, `match`, `pause_idle`, `on_event`, and the verdict method `_fail_now`.
+"""The seat-stream side of a match: events from the stream handlers, reads, writes, logs, telling
+a crash from a disconnect, the late-log drain and the status each call ends with. `MatchRunner`
+(match.py) mixes this in and owns the attributes it uses: `spec`, `seats`, `handles`, `events`,
+`_waiter`, `_deadline`, `_timer`, `_timer_at`, `_writing`, `_stalled`, `recorder`, `match`,
+`pause_idle`, `on_event`, `verdicts`, `details`, `end_reason`, and the verdict method `_fail_now`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,14 @@ EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to ex
 # A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
 # (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
 WRITE_STALL = 10.0
+LATE_LOG_GRACE = 1.0  # after MatchResult: how long the referee still reads a seat that has not closed
+# the status a seat's call ends with when its own verdict ended the match (after Error and MatchResult)
+FAULT_STATUS = {
+    V.TIMEOUT: "DEADLINE_EXCEEDED",
+    V.ILLEGAL_MOVE: "FAILED_PRECONDITION",
+    V.PROTOCOL_ERROR: "INVALID_ARGUMENT",
+    V.DISCONNECT: "FAILED_PRECONDITION",
+}
 CUT_WAIT = 0.1  # after an EOF: how long to wait for the cancellation that tells a cut call from a half-close
 
 
@@ -156,6 +165,31 @@ class SeatStreams:
         if code is None:
             return V.DISCONNECT, f"the bot {reason} while its process kept running"
         return V.CRASH, f"the bot's process died ({_describe_exit(code)}); the bot {reason}"
+
+    async def _drain(self) -> None:
+        """Keep reading the seats' streams for Log lines sent before their MatchResult arrived, until
+        each bot closes its side (or is gone), for at most LATE_LOG_GRACE seconds."""
+        waits = [
+            asyncio.ensure_future(s.reader_done.wait())
+            for s in self.seats
+            if s.context is not None and not s.reader_done.is_set()
+        ]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=LATE_LOG_GRACE)
+            for w in pending:
+                w.cancel()
+
+    def _end_status(self, i: int) -> tuple[str, str]:
+        """The gRPC status that ends seat i's call: OK unless the match ended by its own fault or
+        by the referee (the details then say how, as its Error and MatchResult did)."""
+        if self.end_reason == V.SHUTDOWN:
+            return "UNAVAILABLE", "the referee shut down; the match is void"
+        if self.end_reason == V.ABORTED:
+            return "ABORTED", "the match was aborted by the referee; it is void"
+        verdict = self.verdicts[i]
+        if verdict == V.OK:
+            return "OK", ""
+        return FAULT_STATUS.get(verdict, "ABORTED"), f"{verdict}: {self.details[i].split(chr(10))[0]}"
 
     def _exited(self, i: int) -> int | None:
         h = self.handles[i]
