@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import secrets
 import sys
 import time
@@ -15,8 +17,10 @@ import click
 
 from arena.cli.errors import UserError
 
-REPLAY_DIR = Path("var") / "replays"
 REPLAY_SUFFIX = ".replay"
+# Exit statuses, so that an author's CI can use `arena play` as a check (UserError exits 2)
+EXIT_CLEAN = 0  # the match completed with no fault verdict
+EXIT_FAULT = 1  # a seat got a fault verdict (TIMEOUT, CRASH, ILLEGAL_MOVE, ...), or it did not complete
 
 
 def make_launcher(name: str) -> Any:
@@ -62,10 +66,21 @@ def load(path: str):
 
 
 def replay_path(out: str | None, match_id: str) -> Path:
+    """--out, else a new file in `$ARENA_HOME/replays` (./var/replays without ARENA_HOME)."""
+    from arena.replay.record import replay_dir
+
     if out:
         return Path(out)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return REPLAY_DIR / f"{stamp}-{match_id}{REPLAY_SUFFIX}"
+    return replay_dir() / f"{stamp}-{match_id}{REPLAY_SUFFIX}"
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """The full record holds both bots' logs and output: a new folder is 0700 and the file 0600."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def deal_stats(record) -> dict[str, Any]:
@@ -129,7 +144,7 @@ def _elo(p: float, n: int) -> float:
     "--out",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the replay here (default var/replays/).",
+    help="Write the replay here (default $ARENA_HOME/replays/, else ./var/replays/).",
 )
 @click.option(
     "--sandbox",
@@ -160,6 +175,12 @@ def play(
       arena play sample_bots/python/tactician sample_bots/python/random --seed 1
       arena play mybot sample_bots/python/tactician --deals 200
       arena play sample_bots/python/tactician --remote      # then run your own bot with the printed values
+
+    Exit status: 0 when the match completed with no fault verdict; 1 when a seat got one (TIMEOUT,
+    CRASH, ILLEGAL_MOVE, ...) or the match was cut short (SHUTDOWN, ABORTED); 2 for a usage error.
+
+    The replay, with each bot's Log lines and its stdout/stderr (the last 64 KiB), goes to
+    $ARENA_HOME/replays/ (else ./var/replays/); `arena replay show last --seat N --logs` prints them.
     """
     from arena.referee import TimeControl, TimeControlError
 
@@ -184,8 +205,7 @@ def play(
     outcome = _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err)
     path = replay_path(out, outcome.match_id)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(outcome.replay_bytes)
+        write_private(path, outcome.replay_bytes)
     except OSError as exc:
         raise UserError(f"cannot write the replay to {path}: {exc.strerror}; choose another --out") from None
     names = [p.name for p in outcome.record.players]
@@ -211,11 +231,14 @@ def play(
     }
     if as_json:
         click.echo(json.dumps(summary, indent=2))
-        return
-    _print_summary(summary, bot_a, bot_b, rule_pairs, flags, deals, time_text, sandbox)
+    else:
+        _print_summary(summary, bot_a, bot_b, rule_pairs, flags, deals, time_text, sandbox)
+    clean = outcome.end_reason == "COMPLETED" and all(v == "OK" for v in outcome.verdicts)
+    sys.exit(EXIT_CLEAN if clean else EXIT_FAULT)
 
 
 def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
+    from rich.markup import escape
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
     from arena.workers.match import play_match
@@ -223,14 +246,22 @@ def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
     def on_ready(addresses: tuple[list[str], list[str]], tokens: tuple[str, str]) -> None:
         if not remote:
             return
-        unix, tcp = addresses[1]  # seat 1's own socket and TCP listener: they take only its token
-        err.print(f"[bold]Waiting for your bot[/] (seat 1) to play {bundles[0].name} (seat 0).")
-        err.print(f"  ARENA_ADDRESS={tcp}   (or {unix})")
-        err.print(f"  ARENA_TOKEN={tokens[1]}")
-        err.print(f"Run it, for example:\n  ARENA_ADDRESS={tcp} ARENA_TOKEN={tokens[1]} python3 mybot/bot.py")
-        err.print(f"It must join within {tc.startup:g} s; clocks then run at {tc.describe()}.")
+        seat = bundles.index(None)  # the remote seat: its own socket and TCP listener take only its token
+        unix, tcp = addresses[seat]
+        other = bundles[1 - seat]
+        # soft_wrap: the address, token and command lines are printed whole, never cut at the
+        # terminal's (or, off a terminal, rich's 80-column) width, so they can be copied or parsed
+        say = functools.partial(err.print, soft_wrap=True, highlight=False)
+        say(f"[bold]Waiting for your bot[/] (seat {seat}) to play {escape(other.name)} (seat {1 - seat}).")
+        say(f"  ARENA_ADDRESS={tcp}   (or {unix})")
+        say(f"  ARENA_TOKEN={tokens[seat]}")
+        say("Run it, for example:")
+        say(f"  ARENA_ADDRESS={tcp} ARENA_TOKEN={tokens[seat]} python3 mybot/bot.py")
+        say(f"It must join within {tc.startup:g} s; clocks then run at {tc.describe()}.")
         if as_json:  # machine-readable too, on stdout, before the result
-            click.echo(json.dumps({"address": tcp, "unix_address": unix, "token": tokens[1]}))
+            click.echo(
+                json.dumps({"address": tcp, "unix_address": unix, "token": tokens[seat], "seat": seat})
+            )
         sys.stdout.flush()
 
     columns = [SpinnerColumn(), TextColumn("{task.description}")]

@@ -43,18 +43,38 @@ def _load(spec: str, remote: Remote | None = None, private: bool = False):
 @click.argument("replay", default="last", metavar="FILE|last|MATCH")
 @click.option("--seat", type=click.IntRange(0, 1), default=None, help="Show only what this seat saw.")
 @click.option("--deal", "only_deal", type=click.IntRange(1), default=None, help="Show only this deal.")
+@click.option(
+    "--logs",
+    is_flag=True,
+    help="Print the seat's Log lines and its process's stdout/stderr instead (private: your own record).",
+)
 @click.option("--private", is_flag=True, help=PRIVATE_HELP)
 @remote_options
-def show(replay: str, seat: int | None, only_deal: int | None, private: bool, remote: Remote | None) -> None:
+def show(
+    replay: str, seat: int | None, only_deal: int | None, logs: bool, private: bool, remote: Remote | None
+) -> None:
     """Print a match trick by trick: everything, or as one seat saw it (--seat N).
 
-    FILE is a replay written by `arena play` (default folder var/replays/); `last` is the newest.
+    FILE is a replay written by `arena play` (in $ARENA_HOME/replays/, else ./var/replays/); `last`
+    is the newest there, whatever the current directory when ARENA_HOME is set. `--seat N --logs`
+    prints what seat N's bot logged and wrote to stdout/stderr (kept capped for every match).
     With --server (ARENA_SERVER), MATCH is a match id on that server (`arena matches` lists them): its
     public record once it and its duplicate twin are over, or with --private your own seats' part.
     """
     from arena.replay.render import render
 
     record = _load(replay, remote, private)
+    if logs:
+        from arena.replay.privacy import is_public
+        from arena.replay.render import render_logs
+
+        if is_public(record):
+            raise UserError(
+                f"{replay}: this record carries no logs, output or private details (a public record keeps "
+                "none): use your own replay file, or --server with --private and your owner token"
+            )
+        click.echo("\n".join(render_logs(record, seat)))
+        return
     if only_deal is not None and only_deal > len(record.deals):
         raise UserError(f"--deal {only_deal}: the match has {len(record.deals)} deal(s)")
     click.echo("\n".join(render(record, seat, only_deal)))

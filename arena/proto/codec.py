@@ -38,11 +38,17 @@ def decode_record(data: bytes) -> replay_pb2.MatchRecord:
 
 
 def strip_timing(record: replay_pb2.MatchRecord) -> replay_pb2.MatchRecord:
-    """A copy without the wall-clock fields, so that two runs of the same match compare equal."""
+    """A copy without the wall-clock fields, so that two runs of the same match compare equal; also
+    without the bots' captured stdout/stderr (logs with source "output"), which no protocol orders
+    (a runtime's warning may or may not appear) and which may well print times."""
     out = replay_pb2.MatchRecord()
     out.CopyFrom(record)
     out.ClearField("timing")
     for deal in out.deals:
         for play in deal.plays:
             play.think_us = 0
+    logs = [entry for entry in out.logs if not entry.source]
+    if len(logs) != len(out.logs):
+        out.ClearField("logs")
+        out.logs.extend(logs)
     return out

@@ -114,16 +114,18 @@ class ResultRecord(_message.Message):
     def __init__(self, winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., flags: _Optional[_Iterable[int]] = ..., deals_played: _Optional[int] = ..., end_reason: _Optional[str] = ..., failed_deal: _Optional[int] = ..., failed_trick: _Optional[int] = ..., failed_turn_id: _Optional[int] = ..., private_details: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class LogRecord(_message.Message):
-    __slots__ = ("seat", "deal", "trick", "text")
+    __slots__ = ("seat", "deal", "trick", "text", "source")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
     TRICK_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     deal: int
     trick: int
     text: str
-    def __init__(self, seat: _Optional[int] = ..., deal: _Optional[int] = ..., trick: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
+    source: str
+    def __init__(self, seat: _Optional[int] = ..., deal: _Optional[int] = ..., trick: _Optional[int] = ..., text: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class SeatStats(_message.Message):
     __slots__ = ("seat", "stale_actions", "logs_dropped", "logs_truncated")

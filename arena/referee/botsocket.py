@@ -153,7 +153,7 @@ class BotSocket:
             maximum_concurrent_rpcs=SEAT_RPCS,
             interceptors=[_CallBudget(self)],
         )
-        server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim)),))
+        server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim, BOT_SOCKET_RECEIVE_CAP)),))
         try:
             if self.unix_path is not None:
                 folder = self.unix_path.parent

@@ -143,3 +143,30 @@ def deal_result(match: Match, last: TrickRecord | None, seat: int) -> pb.Referee
     if last is not None:
         fill_trick_result(msg.deal_result.last_trick, match, last, seat)
     return msg
+
+
+SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def illegal_detail(match: Match, card: int, legal: list[int]) -> str:
+    """Why `card` may not be played now, in wire codes: the card, the rule that forbids it, and the
+    legal cards (the engine's own sentence uses display labels such as suit symbols)."""
+    deal = match.deal
+    assert deal is not None
+    code = _CODES[card]
+    legal_text = f"the legal cards were {' '.join(codes(sorted(legal)))}"
+    seat = deal.to_move
+    if seat is None or not deal.hands[seat] >> card & 1:
+        return f"played {code}, which is not in your hand; {legal_text}"
+    lead = deal.table
+    suit = CODES[lead][1] if lead is not None else ""
+    if lead is not None and card >> 3 == lead >> 3:
+        rule = (
+            f"in phase 2 with must_head_phase2, a card of the led suit must beat {_CODES[lead]} when it can"
+        )
+    elif lead is not None and any(c >> 3 == lead >> 3 for c in legal):
+        rule = f"in phase 2 the led suit must be followed ({suit}, {SUIT_WORDS[suit]})"
+    else:
+        trump = SUITS[deal.trump_suit] if deal.trump_suit is not None else "?"
+        rule = f"in phase 2 a player who cannot follow {suit} must play a trump ({trump}) when it has one"
+    return f"played {code}: {rule}; {legal_text}"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import CardError, IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck, parse_card
+from arena.engine import IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck
 from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
@@ -25,7 +25,7 @@ from arena.referee import verdicts as V
 from arena.referee.clock import SeatClock, TimeControl
 from arena.referee.handles import BotHandle
 from arena.referee.recorder import Recorder
-from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, LogLimits, Seat
+from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, LogLimits, Seat
 from arena.referee.streams import SeatStreams, _describe_exit
 from arena.referee.turns import DealTurns
 
@@ -33,6 +33,7 @@ PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
 TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
 REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)
+CARD_FORM = "a rank 7 8 9 T J Q K A then a suit C D H S, upper case, like 'TS' or '9H'"
 
 
 @dataclass(frozen=True)
@@ -182,16 +183,19 @@ class MatchRunner(SeatStreams):
             why += f"; its Join was refused: {seat.join_error}"
         self._set_failure(i, V.STARTUP_FAILED, why)
 
+    def _welcome_msg(self, s: Seat) -> pb.RefereeMessage:
+        other = self.seats[1 - s.index]
+        return pb.RefereeMessage(welcome=pb.Welcome(
+            match_id=self.spec.match_id, seat=s.index, rules=convert.rules_to_proto(self.spec.rules),
+            time_control=self.spec.time_control.to_proto(), opponent_name=other.name,
+            opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
+            log_limits=self.spec.log_limits.to_proto(), commitment=self.commitment,
+        ))  # fmt: skip
+
     async def _welcome(self) -> None:
-        tc = self.spec.time_control.to_proto()
-        rules = convert.rules_to_proto(self.spec.rules)
         for s in self.seats:
-            other = self.seats[1 - s.index]
-            await self._send(s.index, pb.RefereeMessage(welcome=pb.Welcome(
-                match_id=self.spec.match_id, seat=s.index, rules=rules, time_control=tc,
-                opponent_name=other.name, opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
-                log_limits=self.spec.log_limits.to_proto(), commitment=self.commitment,
-            )))  # fmt: skip
+            s.welcomed = True
+            await self._send(s.index, self._welcome_msg(s))
 
     async def _play_deal(self) -> None:
         m = self.match
@@ -245,35 +249,35 @@ class MatchRunner(SeatStreams):
         while True:
             ev = await self._next_event(deadline - time.perf_counter())
             if ev is None:
-                allowed = clock.deadline
+                allowed, bank = clock.deadline, clock.bank
                 clock.charge(allowed + 1.0)
                 self._fail_now(
-                    seat, V.TIMEOUT, f"no answer within {allowed:.3g} s (move {clock.move:g} s + bank)"
-                )
+                    seat, V.TIMEOUT, f"no answer within {allowed:.3g} s: the move limit of {clock.move:g} s "
+                    f"plus the {bank:.3g} s left in the bank",
+                )  # fmt: skip
             if ev.kind == ACTION and ev.seat == seat and ev.turn_id == tid:
                 break
             await self._handle_other(ev)
         self.pending = None
         think = max(0.0, ev.t - sent)
+        bank = clock.bank  # before this move's charge, for the detail
         if not clock.charge(think):
             self._fail_now(
-                seat, V.TIMEOUT, f"answered after {think:.3f} s; move {clock.move:g} s + bank allowed less"
-            )
+                seat, V.TIMEOUT, f"answered after {think:.3f} s; the move limit of {clock.move:g} s "
+                f"plus the {bank:.3g} s left in the bank allowed {clock.move + bank:.3g} s",
+            )  # fmt: skip
         card = convert.CARD_OF_CODE.get(ev.card)
-        if card is None:  # not a code as the referee writes them: the lenient parser, or PROTOCOL_ERROR
-            try:
-                card = parse_card(ev.card)
-            except CardError:
-                self._fail_now(
-                    seat,
-                    V.PROTOCOL_ERROR,
-                    "Action.card is not a card code (like 'AS', 'TD')",
-                    quote=f"Action.card was {ev.card[:20]!r}",
-                )
+        if card is None:  # only the exact wire codes are cards
+            self._fail_now(
+                seat,
+                V.PROTOCOL_ERROR,
+                f"Action.card is not a card code: a card code is {CARD_FORM}",
+                quote=f"Action.card was {ev.card[:20]!r}",
+            )
         try:
             trick = m.play(card)
         except IllegalMove as exc:
-            self._fail_now(seat, V.ILLEGAL_MOVE, f"played {card_code(card)}: {exc.reason}")
+            self._fail_now(seat, V.ILLEGAL_MOVE, convert.illegal_detail(m, card, exc.legal))
         later = None
         if trick is not None and not deal.done:
             nxt = deal.to_move
@@ -336,6 +340,12 @@ class MatchRunner(SeatStreams):
         elif ev.kind == SHUTDOWN:
             self._end_void("the referee shut down", V.SHUTDOWN)
             raise _MatchOver
+        elif ev.kind == LOG_DROPPED:
+            seat = self.seats[ev.seat]
+            if seat.welcomed:
+                await self._send(ev.seat, self._log_dropped(seat))
+            else:  # never before its Welcome: it goes with the seat's first turn
+                self._owed[ev.seat].append(self._log_dropped(seat))
 
     # -- verdicts and the end ------------------------------------------------------------------------
     def _set_failure(self, i: int, verdict: str, why: str, quote: str = "") -> None:
@@ -391,9 +401,13 @@ class MatchRunner(SeatStreams):
         for i in (0, 1):
             self._resume(i)
         for s in self.seats:
+            s.end_status = self._end_status(s.index)
             if s.context is None or s.gone:
                 continue
             try:
+                if not s.welcomed:  # a seat that joined learns its seat, even if the match never began
+                    s.welcomed = True
+                    await self._send(s.index, self._welcome_msg(s), timeout=1.0, final=True)
                 await self._pay(s.index, final=True)
                 if self.verdicts[s.index] != V.OK:  # its own Error may quote what it sent itself
                     why = self.details[s.index] + (
@@ -408,6 +422,8 @@ class MatchRunner(SeatStreams):
                 )
             except _MatchOver:
                 pass
+        await self._drain()  # late Log lines land in the same record; its counters are redone below
+        self.record = self.recorder.finish(self.result, private, where, self.seats, self.clocks)
         self.state = "OVER"
         for s in self.seats:
             s.finished.set()

@@ -8,20 +8,22 @@ is a `MatchRunner` whose seat tokens are registered here. `arena serve` adds the
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health_pb2
 
 from arena.access.admin import AdminToken
 from arena.proto import arena_pb2, referee_pb2, referee_pb2_grpc
+from arena.proto.lenient import Undecodable
 from arena.referee.handles import BotHandle
 from arena.referee.management import add_management
 from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
-from arena.referee.session import Seat
+from arena.referee.session import GONE, Event, Seat
+from arena.referee.tooling import HEALTH_SERVICE, HealthServicer, add_tooling
 
 MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
 # gRPC's own receive limit, kept well above MAX_BOT_MESSAGE so that oversize messages reach
@@ -33,17 +35,28 @@ GRPC_RECEIVE_CAP = 4 * 1024 * 1024
 MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
 
 
-class MessageTooLarge(ValueError):
-    pass
+class BadBotMessage(Undecodable):
+    """Bytes the referee does not take as a BotMessage: over the cap, or not a BotMessage at all.
+    The deserializer returns this instead of raising (gRPC would answer a raise with UNKNOWN)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(referee_pb2.BotMessage.DESCRIPTOR.full_name)
+        self.reason = reason
 
 
-def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage:
+def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage | BadBotMessage:
     """Our own size cap, checked here so the seat's reader sees it as a protocol violation."""
     if len(data) > MAX_BOT_MESSAGE:
-        raise MessageTooLarge(f"a message of {len(data)} bytes; the cap is {MAX_BOT_MESSAGE}")
-    return referee_pb2.BotMessage.FromString(data)
+        return BadBotMessage(
+            f"an oversized message: a message of {len(data)} bytes; the cap is {MAX_BOT_MESSAGE} bytes"
+        )
+    try:
+        return referee_pb2.BotMessage.FromString(data)
+    except Exception:  # DecodeError, and whatever a hostile encoding raises
+        return BadBotMessage(f"{len(data)} bytes that do not parse as a BotMessage")
 
 
+SPENT_TOKENS = 4096  # finished matches' tokens remembered (2 per match) for the "match is over" answer
 JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
 REFEREE_SERVICE = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 
@@ -59,8 +72,13 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
     """The `Play` stream: the Join first, checked by `claim` (a server's own rule for which tokens it
     takes), then the seat's messages until its match is over."""
 
-    def __init__(self, claim: Callable[[referee_pb2.Join], tuple[MatchRunner, Seat]]) -> None:
+    def __init__(
+        self,
+        claim: Callable[[referee_pb2.Join], tuple[MatchRunner, Seat]],
+        receive_cap: int = GRPC_RECEIVE_CAP,
+    ) -> None:
         self._claim = claim
+        self._receive_cap = receive_cap  # gRPC's receive limit on this server, named in DISCONNECT details
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         try:
@@ -70,6 +88,11 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Join within {JOIN_TIMEOUT:g} s")
         if first is grpc.aio.EOF:
             return
+        if isinstance(first, BadBotMessage):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message is {first.reason}; send BotMessage{{join}} with your ARENA_TOKEN first",
+            )
         if first.WhichOneof("msg") != "join":
             got = first.WhichOneof("msg") or "an empty message"
             await context.abort(
@@ -80,6 +103,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             runner, seat = self._claim(first.join)
         except JoinRefused as exc:
             await context.abort(exc.code, exc.message)
+        seat.receive_cap = self._receive_cap
         runner.attach(seat, context, first.join)
         reader = asyncio.ensure_future(runner.read_loop(seat, context))
         try:
@@ -87,10 +111,12 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         finally:
             reader.cancel()
             if not seat.finished.is_set():  # the client went away (cancelled RPC)
-                from arena.referee.session import GONE, Event
-
                 seat.gone = True
                 runner.post(Event(GONE, seat.index, "dropped its connection"))
+        if seat.end_status is not None and not seat.gone:  # how the match ended for this seat
+            code, details = seat.end_status
+            if code != "OK":
+                await context.abort(grpc.StatusCode[code], details)
 
 
 def play_handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
@@ -111,7 +137,10 @@ def check_claim(runner: MatchRunner, seat: Seat) -> None:
             f"seat token already used: seat {seat.index} of match {runner.spec.match_id} has joined",
         )
     if runner.state == "OVER":
-        raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, f"match {runner.spec.match_id} is over")
+        raise JoinRefused(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"match {runner.spec.match_id} is over: its seat tokens cannot join again",
+        )
 
 
 def check_version(seat: Seat, join: referee_pb2.Join) -> None:
@@ -149,9 +178,11 @@ class RefereeServer:
         self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
         self.runners: dict[str, MatchRunner] = {}
         self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
+        # tokens of finished matches (the newest SPENT_TOKENS), so that a reused one hears "match over"
+        self._spent: collections.OrderedDict[str, str] = collections.OrderedDict()
         self._tasks: set[asyncio.Task] = set()
         self._server: grpc.aio.Server | None = None
-        self._health = health.aio.HealthServicer()
+        self._health = HealthServicer()
 
     @property
     def addresses(self) -> list[str]:
@@ -180,9 +211,7 @@ class RefereeServer:
             else:
                 add_management(server, self)
             names.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
-        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME]
-        reflection.enable_server_reflection(names, server)
+        add_tooling(server, names, self._health)  # health Check/Watch/List, reflection v1 and v1alpha
         if self.unix_path is not None:
             self.unix_path.parent.mkdir(parents=True, exist_ok=True)
             if self.unix_path.exists():
@@ -196,7 +225,7 @@ class RefereeServer:
             if not self.tcp_port:
                 raise OSError(f"cannot listen on {self.tcp}")
         await server.start()
-        for name in names[:-1]:
+        for name in [*names, HEALTH_SERVICE]:
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         self._server = server
@@ -234,10 +263,18 @@ class RefereeServer:
         """Forget a finished match's tokens (they can never be used again)."""
         for seat in runner.seats:
             self._tokens.pop(seat.token, None)
+            self._spent[seat.token] = runner.spec.match_id
+            while len(self._spent) > SPENT_TOKENS:
+                self._spent.popitem(last=False)
 
     def claim(self, join: referee_pb2.Join) -> tuple[MatchRunner, Seat]:
         """Check a Join: the token must be known and unused, the protocol version supported."""
         entry = self._tokens.get(join.token)
+        if entry is None and join.token in self._spent:
+            raise JoinRefused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {self._spent[join.token]} is over: its seat tokens cannot join again",
+            )
         if entry is None:
             raise JoinRefused(
                 grpc.StatusCode.PERMISSION_DENIED,

@@ -33,6 +33,7 @@ ACTION = "action"
 GONE = "gone"  # the stream ended or was cancelled
 BAD = "bad"  # a protocol violation on an established stream
 SHUTDOWN = "shutdown"
+LOG_DROPPED = "log_dropped"  # the seat's first dropped Log line: the runner sends it Error LOG_DROPPED
 
 
 @dataclass(slots=True)
@@ -51,11 +52,14 @@ class Seat:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     claimed: bool = False
     joined: bool = False
-    gone: bool = False
+    gone: bool = False  # its stream cannot be written any more (cancelled, or a write failed)
+    half_closed: bool = False  # it closed its sending side; the referee can still write to it
+    welcomed: bool = False  # its Welcome was sent (a seat that joined always gets one, see _finish)
     name: str = ""  # registered (MatchSpec.names), or "remote"
     version: str = ""
     self_name: str = ""  # what its Join said (private: PlayerRecord.self_reported_name)
     context: Any = None  # the grpc.aio ServicerContext of its stream
+    receive_cap: int = 0  # gRPC's receive limit on the port it joined through (bytes), for details
     join_error: str = ""  # why its last Join attempt was refused, for STARTUP_FAILED details
     bad_reason: str = ""  # set when its stream broke the protocol (wins over a later write error)
     stale: int = 0
@@ -63,6 +67,9 @@ class Seat:
     logs_dropped: int = 0
     logs_truncated: int = 0
     finished: asyncio.Event = field(default_factory=asyncio.Event)
+    reader_done: asyncio.Event = field(default_factory=asyncio.Event)  # its stream's reader has ended
+    # the gRPC status its call ends with once the match is over: (grpc.StatusCode name, details)
+    end_status: tuple[str, str] | None = None
     _tokens: float = -1.0
     _refill_at: float = 0.0
 

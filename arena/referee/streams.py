@@ -1,7 +1,8 @@
-"""The seat-stream side of a match: events from the stream handlers, reads, writes, logs, and telling
-a crash from a disconnect. `MatchRunner` (match.py) mixes this in and owns the attributes it uses:
-`spec`, `seats`, `handles`, `events`, `_waiter`, `_deadline`, `_timer`, `_timer_at`, `_writing`, `_stalled`,
-`recorder`, `match`, `pause_idle`, `on_event`, and the verdict method `_fail_now`.
+"""The seat-stream side of a match: events from the stream handlers, reads, writes, logs, telling
+a crash from a disconnect, the late-log drain and the status each call ends with. `MatchRunner`
+(match.py) mixes this in and owns the attributes it uses: `spec`, `seats`, `handles`, `events`,
+`_waiter`, `_deadline`, `_timer`, `_timer_at`, `_writing`, `_stalled`, `recorder`, `match`,
+`pause_idle`, `on_event`, `verdicts`, `details`, `end_reason`, and the verdict method `_fail_now`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,21 @@ import grpc
 
 from arena.proto import referee_pb2 as pb
 from arena.referee import verdicts as V
-from arena.referee.session import ACTION, BAD, GONE, JOINED, SHUTDOWN, Event, Seat, cap_text
+from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, Seat, cap_text
 
 EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
 # A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
 # (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
 WRITE_STALL = 10.0
+LATE_LOG_GRACE = 1.0  # after MatchResult: how long the referee still reads a seat that has not closed
+# the status a seat's call ends with when its own verdict ended the match (after Error and MatchResult)
+FAULT_STATUS = {
+    V.TIMEOUT: "DEADLINE_EXCEEDED",
+    V.ILLEGAL_MOVE: "FAILED_PRECONDITION",
+    V.PROTOCOL_ERROR: "INVALID_ARGUMENT",
+    V.DISCONNECT: "FAILED_PRECONDITION",
+}
+CUT_WAIT = 0.1  # after an EOF: how long to wait for the cancellation that tells a cut call from a half-close
 
 
 def _describe_exit(code: int) -> str:
@@ -55,20 +65,27 @@ class SeatStreams:
         self.post(Event(JOINED, seat.index))
 
     async def read_loop(self, seat: Seat, context: Any) -> None:
-        """Read one seat's stream until it ends; Logs are handled here, the rest becomes Events."""
+        """Read one seat's stream until it ends; Logs are handled here, the rest becomes Events.
+        It keeps reading after the match's result is sent, until the bot closes or `_finish` stops
+        waiting, so that the Log lines a bot sent before it got its MatchResult are all kept."""
+        try:
+            await self._read(seat, context)
+        finally:
+            seat.reader_done.set()
+
+    async def _read(self, seat: Seat, context: Any) -> None:
         idx = seat.index
         while True:
             try:
-                msg = await context.read()
+                msg = await context.read()  # the deserializer never raises (server._parse_bot_message)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # a message that failed to parse or exceeded the size cap
-                # gRPC's or the size cap's words, not the bot's bytes; capped all the same
-                seat.bad_reason = f"sent a message the referee could not accept: {str(exc)[:200]}"
-                self.post(Event(BAD, idx, seat.bad_reason))
+            except Exception as exc:  # gRPC itself failed the read: the stream is gone
+                self.post(Event(GONE, idx, f"broke its stream ({type(exc).__name__})"))
                 return
             t = time.perf_counter()
             if msg is grpc.aio.EOF:
+                seat.half_closed = True
                 self.post(Event(GONE, idx, "closed its stream"))
                 return
             kind = msg.WhichOneof("msg")
@@ -83,8 +100,10 @@ class SeatStreams:
             elif kind == "log":
                 self._log(seat, msg.log.text)
             else:
+                reason = getattr(msg, "reason", None)  # server.BadBotMessage: the referee's own words
                 seat.bad_reason = (
-                    "sent a second Join on its stream" if kind == "join"
+                    f"sent {reason}" if reason
+                    else "sent a second Join on its stream" if kind == "join"
                     else "sent an empty BotMessage (no join, action or log set)"
                 )  # fmt: skip
                 self.post(Event(BAD, idx, seat.bad_reason))
@@ -93,6 +112,8 @@ class SeatStreams:
     def _log(self, seat: Seat, text: str) -> None:
         limits = self.spec.log_limits
         if not seat.admit_log(limits):
+            if seat.logs_dropped == 1:  # the first drop: the runner tells the bot, once
+                self.post(Event(LOG_DROPPED, seat.index))
             return
         text, cut = cap_text(text, limits.max_line_bytes)
         seat.logs_truncated += cut
@@ -101,10 +122,36 @@ class SeatStreams:
             seat.index, 0 if deal is None else deal.index + 1, 0 if deal is None else deal.trick_no, text
         )
 
+    def _log_dropped(self, seat: Seat) -> pb.RefereeMessage:
+        """The one Error LOG_DROPPED a seat gets: the count so far, the limit, and that no more follow."""
+        limits = self.spec.log_limits
+        n = seat.logs_dropped
+        cap = (
+            f"the match's total of {limits.max_lines} lines is reached"
+            if seat.logs_kept >= limits.max_lines
+            else f"over the rate of {limits.lines_per_second} lines per second (burst {limits.burst})"
+        )
+        return pb.RefereeMessage(error=pb.Error(code="LOG_DROPPED", fatal=False, message=(
+            f"{n} Log line{'s' if n != 1 else ''} dropped: {cap}; this is said once, later drops are "
+            "only counted (SeatStats.logs_dropped in the replay)"
+        )))  # fmt: skip
+
     async def _classify_gone(self, i: int, reason: str) -> tuple[str, str]:
         seat = self.seats[i]
-        seat.gone = True
+        if not seat.half_closed:  # a half-closed stream can still be written: it hears how it ended
+            seat.gone = True
         await asyncio.sleep(0.01)  # let the seat's reader report a protocol violation first
+        if seat.half_closed and not seat.gone:
+            # gRPC ends a call whose message is over its receive limit with an EOF and then a
+            # cancellation, like a bot that cancels; a real half-close is an EOF alone
+            await asyncio.sleep(CUT_WAIT)
+        if seat.half_closed:
+            reason = (
+                f"had its call cut off (it cancelled the call, or sent a message over gRPC's receive limit "
+                f"of {seat.receive_cap} bytes, which gRPC refuses before the referee can read it)"
+                if seat.gone
+                else "half-closed its stream (closed its sending side) before the match ended"
+            )
         if seat.bad_reason:
             return V.PROTOCOL_ERROR, seat.bad_reason
         if self.handles[i] is None:
@@ -118,6 +165,31 @@ class SeatStreams:
         if code is None:
             return V.DISCONNECT, f"the bot {reason} while its process kept running"
         return V.CRASH, f"the bot's process died ({_describe_exit(code)}); the bot {reason}"
+
+    async def _drain(self) -> None:
+        """Keep reading the seats' streams for Log lines sent before their MatchResult arrived, until
+        each bot closes its side (or is gone), for at most LATE_LOG_GRACE seconds."""
+        waits = [
+            asyncio.ensure_future(s.reader_done.wait())
+            for s in self.seats
+            if s.context is not None and not s.reader_done.is_set()
+        ]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=LATE_LOG_GRACE)
+            for w in pending:
+                w.cancel()
+
+    def _end_status(self, i: int) -> tuple[str, str]:
+        """The gRPC status that ends seat i's call: OK unless the match ended by its own fault or
+        by the referee (the details then say how, as its Error and MatchResult did)."""
+        if self.end_reason == V.SHUTDOWN:
+            return "UNAVAILABLE", "the referee shut down; the match is void"
+        if self.end_reason == V.ABORTED:
+            return "ABORTED", "the match was aborted by the referee; it is void"
+        verdict = self.verdicts[i]
+        if verdict == V.OK:
+            return "OK", ""
+        return FAULT_STATUS.get(verdict, "ABORTED"), f"{verdict}: {self.details[i].split(chr(10))[0]}"
 
     def _exited(self, i: int) -> int | None:
         h = self.handles[i]

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from arena.engine import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import RecordError, decode_record
 
-REPLAY_DIR = Path("var") / "replays"
+REPLAY_DIR = Path("var") / "replays"  # without ARENA_HOME, under the current directory
 REPLAY_SUFFIX = ".replay"
+
+
+def replay_dir() -> Path:
+    """Where `arena play` writes replays and where `last` looks: `$ARENA_HOME/replays`, the data
+    folder the store uses too, or `./var/replays` when ARENA_HOME is not set."""
+    home = os.environ.get("ARENA_HOME")
+    return Path(home).resolve() / "replays" if home else REPLAY_DIR
 
 
 class ReplayNotFound(FileNotFoundError):
     """No such replay file (or no replay at all for `last`); the message says where we looked."""
 
 
-def resolve(spec: str | Path, directory: Path = REPLAY_DIR) -> Path:
-    """A path, or `last` for the newest replay under `directory` (./var/replays by default)."""
+def resolve(spec: str | Path, directory: Path | None = None) -> Path:
+    """A path, or `last` for the newest replay under `directory` (default: `replay_dir()`)."""
+    directory = replay_dir() if directory is None else directory
     if str(spec) == "last":
         found = sorted(directory.glob(f"*{REPLAY_SUFFIX}"), key=lambda p: (p.stat().st_mtime, p.name))
         if not found:
@@ -29,7 +38,7 @@ def resolve(spec: str | Path, directory: Path = REPLAY_DIR) -> Path:
     return path
 
 
-def load_record(spec: str | Path, directory: Path = REPLAY_DIR) -> replay_pb2.MatchRecord:
+def load_record(spec: str | Path, directory: Path | None = None) -> replay_pb2.MatchRecord:
     """Read and decode one record; RecordError for bytes that are not one."""
     path = resolve(spec, directory)
     try:

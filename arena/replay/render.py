@@ -113,11 +113,26 @@ def render(
             out.append(
                 f"  seat {st.seat}: {st.stale_actions} stale action(s), {st.logs_dropped} log line(s) dropped"
             )
-    logs = [x for x in record.logs if seat is None or x.seat == seat]
+    logs = [x for x in record.logs if (seat is None or x.seat == seat) and not x.source]
     if logs:
         out.append(f"logs ({len(logs)}):")
         for x in logs[:200]:
             out.append(f"  [seat {x.seat} deal {x.deal} trick {x.trick}] {x.text}")
         if len(logs) > 200:
             out.append(f"  ... {len(logs) - 200} more")
+    return out
+
+
+def render_logs(record: replay_pb2.MatchRecord, seat: int | None = None) -> list[str]:
+    """A seat's (or both seats') Log lines with where they arrived, then what its process wrote to
+    stdout and stderr (kept by `arena play` and the workers, capped; docs/referee.md). Private text:
+    only a full or an owner's record has any."""
+    out: list[str] = []
+    for s in (0, 1) if seat is None else (seat,):
+        logs = [x for x in record.logs if x.seat == s and not x.source]
+        output = [x for x in record.logs if x.seat == s and x.source == "output"]
+        out.append(f"seat {s}: {len(logs)} Log line(s)")
+        out += [f"  [deal {x.deal} trick {x.trick}] {x.text}" for x in logs]
+        out.append(f"seat {s}: {len(output)} line(s) of stdout/stderr")
+        out += [f"  {x.text}" for x in output]
     return out

@@ -99,8 +99,9 @@ def seat_logs(outcome: Any) -> tuple[str, str]:
     failed, with the private part of the verdict (what it sent, the last lines of its output)."""
     out: list[list[str]] = [[], []]
     for entry in outcome.record.logs:
-        if entry.seat in (0, 1):
-            out[entry.seat].append(f"[deal {entry.deal} trick {entry.trick}] {entry.text}")
+        if entry.seat in (0, 1):  # Log lines where they arrived, then its stdout/stderr (source "output")
+            where = "[output]" if entry.source else f"[deal {entry.deal} trick {entry.trick}]"
+            out[entry.seat].append(f"{where} {entry.text}")
     private = list(outcome.record.result.private_details) + ["", ""]
     for seat in (0, 1):
         if outcome.verdicts[seat] != "OK":

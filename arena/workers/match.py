@@ -46,6 +46,10 @@ class MatchOutcome:
 
 
 MATCH_DIR_PREFIX = "arena-match-"
+# A bot's stdout and stderr, kept in the record's private logs (source "output") after every match:
+OUTPUT_KEEP_BYTES = 64 * 1024  # the last 64 KiB the launcher captured (it holds at most Limits.log_bytes)
+OUTPUT_KEEP_LINES = 2000  # and of those at most the last 2000 lines
+OUTPUT_LINE_BYTES = 1024  # each cut to this many bytes, as Log lines are
 _MATCH_DIR = re.compile(re.escape(MATCH_DIR_PREFIX) + r"(\d+)-")
 
 
@@ -107,6 +111,28 @@ def sweep_stale_match_dirs(root: str | Path | None = None) -> list[Path]:
         if not entry.exists():
             removed.append(entry)
     return removed
+
+
+def keep_output(record: replay_pb2.MatchRecord, seat: int, handle: Any) -> None:
+    """Append what a killed bot wrote (its capture is drained by kill()) to stdout and stderr to the record's private logs, capped:
+    the last OUTPUT_KEEP_BYTES and OUTPUT_KEEP_LINES, each line cut at OUTPUT_LINE_BYTES, with one
+    line first that says how much was left out."""
+    output = getattr(handle, "output", None)  # the launchers' processes have it; a remote seat has none
+    if output is None:
+        return
+    raw = output().encode("utf-8", errors="replace")
+    total = max(len(raw), int(getattr(handle, "output_bytes", 0) or 0))
+    kept = raw[-OUTPUT_KEEP_BYTES:]
+    lines = kept.decode("utf-8", errors="replace").splitlines()
+    if len(raw) > len(kept) and lines:
+        lines = lines[1:]  # the first line was cut in the middle
+    lines = lines[-OUTPUT_KEEP_LINES:]
+    shown = sum(len(x.encode()) + 1 for x in lines)
+    if total > shown and lines:
+        lines.insert(0, f"[{total - shown} earlier bytes of output not kept]")
+    for line in lines:
+        text = line.encode()[:OUTPUT_LINE_BYTES].decode("utf-8", errors="ignore")
+        record.logs.add(seat=seat, text=text, source="output")
 
 
 def play_match(
@@ -204,6 +230,8 @@ async def play_match_async(
             await asyncio.gather(*(sock.stop(0.5) for sock in sockets))
     record = runner.record
     assert record is not None
+    for seat, h in enumerate(handles):
+        keep_output(record, seat, h)
     rr = record.result
     return MatchOutcome(
         match_id=spec.match_id,

@@ -67,7 +67,7 @@ def test_a_crash_shows_verdict_stderr_turn_and_how_to_reproduce(in_tmp):
     res = invoke(
         "play", in_tmp("random"), in_tmp("crash"), "--seed", "7", "--sandbox", "local", "--time", FAST
     )
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # a fault verdict: `arena play` as a CI check fails
     text = res.output
     assert "CRASH for crash (seat 1) at deal 1, trick" in text
     assert "crash: something went badly wrong" in text  # the bot's own stderr
@@ -111,7 +111,8 @@ def test_remote_prints_address_and_token_and_plays_my_bot(repo_root, tmp_path):
     )  # fmt: skip
     first = json.loads(proc.stdout.readline())
     assert first["address"].startswith("127.0.0.1:") and first["unix_address"].startswith("unix://")
-    t = threading.Thread(target=run, args=(FirstLegal(), first["address"], first["token"]))
+    bot = FirstLegal()
+    t = threading.Thread(target=run, args=(bot, first["address"], first["token"]))
     t.start()
     rest, err = proc.communicate(timeout=120)
     t.join(10)
@@ -119,4 +120,9 @@ def test_remote_prints_address_and_token_and_plays_my_bot(repo_root, tmp_path):
     out = json.loads(rest)
     # nobody registered the remote seat: it is "remote", never the name its Join gives (issue 11 §4)
     assert out["players"] == ["random", "remote"] and out["verdicts"] == ["OK", "OK"]
-    assert "ARENA_TOKEN=" in err  # the human-readable instructions go to stderr
+    # the hint names the seat the bot really gets, and its lines are whole although stderr is a pipe
+    assert first["seat"] == bot.seat == 1
+    assert "Waiting for your bot (seat 1) to play random (seat 0)." in err
+    command = f"  ARENA_ADDRESS={first['address']} ARENA_TOKEN={first['token']} python3 mybot/bot.py"
+    assert len(command) > 80 and command in err.splitlines()
+    assert f"  ARENA_TOKEN={first['token']}" in err.splitlines()

@@ -152,7 +152,9 @@ def test_the_worker_path_records_registered_names_and_keeps_private_text_for_the
     ]
     assert MARKER not in out.verdict_details[0]
     logs = seat_logs(out)
-    assert logs[0].count(MARKER) == 2  # its Log line and its output tail, both in its owner's log
+    # its Log line, its stderr kept in the record (source "output") and the output tail quoted with the
+    # verdict: all three in its owner's log only
+    assert logs[0].count(MARKER) == 3
     assert MARKER not in logs[1]
 
 

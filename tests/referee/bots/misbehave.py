@@ -16,6 +16,8 @@ directly, because the SDK would not let it break the protocol.
   deaf         joins and never reads its stream again (a tiny HTTP/2 receive window, so the
                referee's writes stall at once instead of filling buffers)
   oversize     answers its first turn with an Action just over the referee's 16 KiB cap (16 KiB + 512)
+  chatty       a legal bot that writes 100 KiB to stdout at its Welcome, then a line to stdout and
+               one to stderr on every turn (the output kept in the record, and its cap)
   huge         answers its first turn with a 1 MiB + 1 KiB Action (over the bot socket's gRPC receive
                limit, so gRPC refuses it), then dies of the stream error like an SDK bot would
 """
@@ -56,6 +58,10 @@ for msg in responses:
     if kind == "welcome" and mode == "spammer":
         for i in range(3000):
             out.put(pb.BotMessage(log=pb.Log(text=f"line {i} " + "x" * 3000)))
+    if kind == "welcome" and mode == "chatty":
+        for i in range(1000):
+            print(f"flood {i:04d} " + "x" * 89, flush=False)
+        sys.stdout.flush()
     if kind == "match_result":
         print("result", list(msg.match_result.verdicts), file=sys.stderr, flush=True)
         break
@@ -64,6 +70,9 @@ for msg in responses:
     req = msg.turn_request
     turns += 1
     legal = list(req.legal_cards)
+    if mode == "chatty":
+        print(f"chatty stdout turn {turns}", flush=True)
+        print(f"chatty stderr turn {turns}", file=sys.stderr, flush=True)
     if mode in ("crash", "leaky") and turns == 2:
         print("crash: something went badly wrong", file=sys.stderr, flush=True)
         if mode == "leaky":
