@@ -32,7 +32,13 @@ from arena.sandbox.bundle import load_bundle
 from arena.workers.match import play_match
 
 HERE = Path(__file__).resolve().parent
-SAMPLES = ["python/random", "python/greedy", "python/tactician", "node", "cpp", "stdio/c", "stdio/shell"]
+SAMPLE_ROOT = HERE.parents[1] / "sample_bots"
+# Every sample bundle, whatever its language: a new sample joins the matrix by existing.
+SAMPLES = sorted(
+    str(toml.parent.relative_to(SAMPLE_ROOT))
+    for toml in SAMPLE_ROOT.rglob("bot.toml")
+    if "node_modules" not in toml.parts and "build" not in toml.parts
+)
 PAIRS = list(itertools.combinations(SAMPLES, 2))
 CLOCK = TimeControl(startup=30.0)  # the default move clock; start-up slack for Node on a busy machine
 
@@ -45,7 +51,7 @@ def _missing_toolchain(bundle: str) -> str | None:
     missing = [t for t in need if shutil.which(t) is None]
     if missing:
         return f"{bundle}: toolchain missing: {', '.join(missing)}"
-    if bundle == "node" and not (HERE.parents[1] / "sample_bots" / "node" / ".npm-cache").is_dir():
+    if bundle == "node" and not (SAMPLE_ROOT / "node" / ".npm-cache").is_dir():
         return "node: sample_bots/node/.npm-cache is empty (run `make setup`)"
     if bundle == "cpp" and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode:
         return "cpp: libgrpc++-dev / libprotobuf-dev missing"
@@ -86,9 +92,8 @@ def matrix(sandbox, clean_copy) -> dict[tuple[str, str], list]:
     # A sample with a build step builds on its first launch: one match each, one at a time, so
     # that no two matches build the same bundle at once; then the rest, a few at a time.
     first = []
-    for name in ("cpp", "node", "stdio/c"):
-        if name in bundles:
-            first.append(next(i for i, (pair, _) in enumerate(jobs) if name in pair and i not in first))
+    for name in (b for b, bundle in bundles.items() if bundle.build):
+        first.append(next(i for i, (pair, _) in enumerate(jobs) if name in pair and i not in first))
     outcomes = {i: run(jobs[i]) for i in first}
     rest = [i for i in range(len(jobs)) if i not in outcomes]
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -135,7 +140,7 @@ def test_a_failing_bots_reproduce_line_fails_at_the_same_deal_trick_and_card(tmp
     # The wobbly bot slips an illegal card where its bot_seed says: for seed 3, in deal 2.
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
-    wobbly, rand = str(HERE / "bots" / "wobbly"), str(HERE.parents[1] / "sample_bots" / "python" / "random")
+    wobbly, rand = str(HERE / "bots" / "wobbly"), str(SAMPLE_ROOT / "python" / "random")
     text, at, line, record = _play(["play", wobbly, rand, "--seed", "3", "--deals", "3"])
     assert at[0] == "2", f"seed 3 fails in deal 2, not at {at}"
     argv = shlex.split(line)
@@ -157,7 +162,7 @@ def test_tactician_against_random_seed_7_twice_gives_identical_plays(tmp_path, m
     # The "done means", exactly as written: `arena play tactician random --seed 7 --json`.
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
-    bots = [str(HERE.parents[1] / "sample_bots" / "python" / name) for name in ("tactician", "random")]
+    bots = [str(SAMPLE_ROOT / "python" / name) for name in ("tactician", "random")]
     runs = []
     for n in range(2):
         res = CliRunner().invoke(
