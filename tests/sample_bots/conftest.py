@@ -23,12 +23,19 @@ for bundle in ("tactician", "greedy"):
 
 
 @pytest.fixture(scope="session")
-def sandbox(tmp_path_factory):
-    """The bwrap launcher, with a bundle cache private to this test session."""
+def bundle_cache(tmp_path_factory) -> Path:
+    """One fresh bundle cache for the session's sandboxed matches: each sample builds once."""
+    return tmp_path_factory.mktemp("bundle-cache")
+
+
+@pytest.fixture(scope="module")
+def sandbox(bundle_cache):
+    """The bwrap launcher, using the session's bundle cache (ARENA_BUNDLE_CACHE is set only while
+    the module runs, so suites elsewhere keep theirs)."""
     from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("ARENA_BUNDLE_CACHE", str(tmp_path_factory.mktemp("bundle-cache")))
+    mp.setenv("ARENA_BUNDLE_CACHE", str(bundle_cache))
     try:
         yield BwrapLauncher()
     except SandboxUnavailable as exc:
