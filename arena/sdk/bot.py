@@ -21,8 +21,9 @@ class Bot:
 
     After the Welcome, `self.seat`, `self.rules` (a referee_pb2.Rules), `self.match_id`,
     `self.opponent` and `self.bot_seed` are set, and `self.rng` is a `random.Random` seeded with
-    `bot_seed` (docs/shuffle.md §6). Take every random choice from `self.rng`: the same match seed
-    then gives the same moves, so `arena play A B --seed N` reproduces a match.
+    `bot_seed` (docs/shuffle.md §6), made afresh at the Welcome, before the first turn. Take every
+    random choice from `self.rng`: the same match seed then gives the same moves, so
+    `arena play A B --seed N` reproduces a match.
     """
 
     name: str = ""
