@@ -7,6 +7,7 @@ import json
 import math
 import os
 import secrets
+import shlex
 import sys
 import time
 import warnings
@@ -325,11 +326,12 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
         con.print(escape(s["details"][seat]), highlight=False)
         if s["private_details"][seat]:  # what the bot sent and its last output: yours, so shown here
             con.print(escape(s["private_details"][seat]), highlight=False)
-        again = ["arena play", bot_a, bot_b or "--remote", "--seed", str(s["seed"])]
-        again += [f"--rules {p}" for p in rule_pairs]
+        q = shlex.quote  # the line is pasted into a shell: a path with a space must stay one word
+        again = ["arena play", q(bot_a), q(bot_b) if bot_b else "--remote", "--seed", str(s["seed"])]
+        again += [f"--rules {q(p)}" for p in rule_pairs]
         again += [f"--flags {flags}"] if flags else []
         again += [f"--deals {deals}"] if deals else []
-        again += [f"--time {time_text}"] if time_text != "move=1s,bank=10s" else []
+        again += [f"--time {q(time_text)}"] if time_text != "move=1s,bank=10s" else []
         again += [f"--sandbox {sandbox}"] if sandbox != "bwrap" else []
         con.print(f"  reproduce: {' '.join(again)}")
     con.print(f"  replay: {s['replay']}   (arena replay show {s['replay']} --seat 0)")

@@ -1,5 +1,6 @@
 """The Elfern rules engine: pure, deterministic, no I/O. The API is documented in docs/engine.md."""
 
+from arena.engine.botseed import bot_seed
 from arena.engine.cards import (
     RANKS,
     SUITS,
@@ -28,6 +29,7 @@ from arena.engine.rules import Rules, RulesError
 from arena.engine.view import View
 
 __all__ = [
+    "bot_seed",
     "check_commitment",
     "deck_commitment",
     "RANKS",

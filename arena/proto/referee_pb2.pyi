@@ -103,7 +103,7 @@ class LogLimits(_message.Message):
     def __init__(self, max_line_bytes: _Optional[int] = ..., max_lines: _Optional[int] = ..., lines_per_second: _Optional[int] = ..., burst: _Optional[int] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("match_id", "seat", "rules", "time_control", "opponent_name", "opponent_version", "protocol_version", "log_limits", "commitment")
+    __slots__ = ("match_id", "seat", "rules", "time_control", "opponent_name", "opponent_version", "protocol_version", "log_limits", "commitment", "bot_seed")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +113,7 @@ class Welcome(_message.Message):
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     LOG_LIMITS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     rules: Rules
@@ -122,7 +123,8 @@ class Welcome(_message.Message):
     protocol_version: int
     log_limits: LogLimits
     commitment: str
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., log_limits: _Optional[_Union[LogLimits, _Mapping]] = ..., commitment: _Optional[str] = ...) -> None: ...
+    bot_seed: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., log_limits: _Optional[_Union[LogLimits, _Mapping]] = ..., commitment: _Optional[str] = ..., bot_seed: _Optional[int] = ...) -> None: ...
 
 class DealStart(_message.Message):
     __slots__ = ("deal_number", "dealer", "hand", "trump_card", "stock_size", "lines", "multiplier", "pot")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck
+from arena.engine.botseed import bot_seed
 from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
@@ -190,6 +191,7 @@ class MatchRunner(SeatStreams):
             time_control=self.spec.time_control.to_proto(), opponent_name=other.name,
             opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
             log_limits=self.spec.log_limits.to_proto(), commitment=self.commitment,
+            bot_seed=bot_seed(self.spec.seed, s.index),  # one-way: docs/shuffle.md §6
         ))  # fmt: skip
 
     async def _welcome(self) -> None:

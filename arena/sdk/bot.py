@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import random
 import sys
 
 import grpc
@@ -18,8 +19,11 @@ PROTOCOL_VERSION = 1
 class Bot:
     """Subclass and implement `play(view) -> card`. The hooks are optional.
 
-    After the Welcome, `self.seat`, `self.rules` (a referee_pb2.Rules), `self.match_id` and
-    `self.opponent` are set.
+    After the Welcome, `self.seat`, `self.rules` (a referee_pb2.Rules), `self.match_id`,
+    `self.opponent` and `self.bot_seed` are set, and `self.rng` is a `random.Random` seeded with
+    `bot_seed` (docs/shuffle.md §6), made afresh at the Welcome, before the first turn. Take every
+    random choice from `self.rng`: the same match seed then gives the same moves, so
+    `arena play A B --seed N` reproduces a match.
     """
 
     name: str = ""
@@ -29,6 +33,8 @@ class Bot:
     rules: pb.Rules | None = None
     match_id: str = ""
     opponent: str = ""
+    bot_seed: int = 0
+    rng: random.Random
     _outbox: queue.SimpleQueue | None = None
 
     def play(self, view: View) -> str:
@@ -94,6 +100,8 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> pb.Ma
                         w.match_id,
                         w.opponent_name,
                     )
+                    bot.bot_seed = w.bot_seed
+                    bot.rng = random.Random(w.bot_seed)  # an int seed: the same in every Python 3
                 elif kind == "error":
                     print(f"arena sdk: referee says {msg.error.code}: {msg.error.message}", file=sys.stderr)
                 elif kind == "match_result":

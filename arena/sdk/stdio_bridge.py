@@ -40,6 +40,7 @@ from arena.proto import referee_pb2_grpc as pb_grpc
 PROTOCOL_VERSION = 1
 MAX_LINE = 16 * 1024  # a bot's line, like a gRPC message from a bot, is at most 16 KiB
 EXIT_GRACE = 2.0  # seconds the bot gets to exit after its stdin closes
+UINT64_FIELDS = ("turn_id", "bot_seed")  # TurnRequest.turn_id, Welcome.bot_seed
 
 
 def _in_field_order(descriptor: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
@@ -61,15 +62,17 @@ def _in_field_order(descriptor: Descriptor, data: dict[str, Any]) -> dict[str, A
 
 def referee_line(message: pb.RefereeMessage) -> str:
     """One RefereeMessage as the JSON line the bot reads: the oneof's name as "type", then that
-    message's fields (referee.proto names and order, every field present). turn_id is a number."""
+    message's fields (referee.proto names and order, every field present). The 64-bit fields
+    turn_id and bot_seed are JSON numbers (protobuf's JSON mapping would quote them)."""
     kind = message.WhichOneof("msg") or "unknown"
     inner = getattr(message, kind)
     body = json_format.MessageToDict(
         inner, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
     body = _in_field_order(inner.DESCRIPTOR, body)
-    if "turn_id" in body:
-        body["turn_id"] = int(body["turn_id"])
+    for key in UINT64_FIELDS:
+        if key in body:
+            body[key] = int(body[key])
     return json.dumps({"type": kind, **body}, separators=(",", ":")) + "\n"
 
 

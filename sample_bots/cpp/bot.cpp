@@ -38,10 +38,12 @@ int main() {
     return 1;
   }
 
+  elfern::SplitMix64 rng;  // reseeded at the Welcome, which always comes first
   v1::RefereeMessage message;
   while (stream->Read(&message)) {
     switch (message.msg_case()) {
       case v1::RefereeMessage::kWelcome:
+        rng = elfern::SplitMix64(message.welcome().bot_seed());  // the same seed, the same choices
         std::cout << "seat " << message.welcome().seat() << " against " << message.welcome().opponent_name() << std::endl;
         break;
       case v1::RefereeMessage::kTurnRequest: {
@@ -49,7 +51,7 @@ int main() {
         std::vector<std::string> legal(turn.legal_cards().begin(), turn.legal_cards().end());
         v1::BotMessage reply;
         reply.mutable_action()->set_turn_id(turn.turn_id());
-        reply.mutable_action()->set_card(elfern::Choose(legal, turn.view().lead_card(), turn.view().trump_suit()));
+        reply.mutable_action()->set_card(elfern::Choose(legal, turn.view().lead_card(), turn.view().trump_suit(), rng));
         stream->Write(reply);
         break;
       }

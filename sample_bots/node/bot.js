@@ -4,12 +4,15 @@
 // opens the one bidirectional stream Referee.Play, joins with ARENA_TOKEN and answers every
 // TurnRequest with a card from its legal_cards. The play is greedy: beat a led honour with the
 // cheapest card that does it, otherwise throw the cheapest losing card; lead an ace if it has
-// one, else its lowest blank. See docs/starter-node.md.
+// one, else its lowest blank. Between equally cheap cards (one rank in two suits) it chooses with
+// a generator seeded by Welcome.bot_seed (rng.js), so the same --seed replays the same cards.
+// See docs/starter-node.md.
 'use strict';
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { seededRandom } = require('./rng');
 
 const RANKS = '789TJQKA';
 const rank = (card) => RANKS.indexOf(card[0]);
@@ -21,22 +24,24 @@ function beats(follow, lead, trumpSuit) {
   return trumpSuit !== '' && follow[1] === trumpSuit;
 }
 
-// Blanks before honours, low before high, then the code: deterministic.
-function cheapest(cards) {
-  return [...cards].sort((a, b) =>
-    (isHonour(a) - isHonour(b)) || (rank(a) - rank(b)) || (a < b ? -1 : a > b ? 1 : 0))[0];
+// Blanks before honours, low before high. Equally cheap cards are a free choice, made by `rng`
+// (seeded from bot_seed): random, yet the same in a replay of the same seed.
+function cheapest(cards, rng) {
+  const cost = (c) => isHonour(c) * 8 + rank(c);
+  const low = Math.min(...cards.map(cost));
+  return rng.pick(cards.filter((c) => cost(c) === low).sort());
 }
 
-function choose(view, legal) {
+function choose(view, legal, rng) {
   const lead = view.lead_card;
   if (!lead) {
     const aces = legal.filter((c) => c[0] === 'A').sort();
-    return aces.length ? aces[0] : cheapest(legal);
+    return aces.length ? aces[0] : cheapest(legal, rng);
   }
   const winners = legal.filter((c) => beats(c, lead, view.trump_suit));
   if (winners.length && isHonour(lead)) return winners.sort((a, b) => rank(a) - rank(b))[0];
   const losers = legal.filter((c) => !winners.includes(c));
-  return losers.length ? cheapest(losers) : winners.sort((a, b) => rank(a) - rank(b))[0];
+  return losers.length ? cheapest(losers, rng) : winners.sort((a, b) => rank(a) - rank(b))[0];
 }
 
 function main() {
@@ -53,15 +58,17 @@ function main() {
   const client = new v1.Referee(address, grpc.credentials.createInsecure());
   const call = client.Play();
   call.write({ join: { token, bot_name: 'node-greedy', bot_version: '1.0.0', protocol_version: 1 } });
+  let rng = seededRandom(0); // replaced at the Welcome, which always comes first
 
   call.on('data', (message) => {
     switch (message.msg) {
       case 'welcome':
+        rng = seededRandom(message.welcome.bot_seed); // a decimal string (longs: String)
         console.log(`seat ${message.welcome.seat} against ${message.welcome.opponent_name}`);
         break;
       case 'turn_request': {
         const turn = message.turn_request;
-        const card = choose(turn.view, turn.legal_cards);
+        const card = choose(turn.view, turn.legal_cards, rng);
         call.write({ action: { turn_id: turn.turn_id, card } });
         break;
       }

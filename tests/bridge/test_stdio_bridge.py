@@ -41,6 +41,14 @@ def test_a_turn_request_is_one_line_with_every_field_in_proto_order() -> None:
     assert list(data["view"]) == [f.name for f in pb.View.DESCRIPTOR.fields]
 
 
+def test_the_welcome_line_carries_the_bot_seed_as_a_plain_number() -> None:
+    # protobuf's JSON mapping quotes 64-bit ints; a line bot reads a number, up to 2**64 - 1.
+    line = referee_line(pb.RefereeMessage(welcome=pb.Welcome(seat=1, bot_seed=2**64 - 1)))
+    assert '"bot_seed":18446744073709551615}' in line
+    assert json.loads(line)["bot_seed"] == 2**64 - 1
+    assert json.loads(referee_line(pb.RefereeMessage(welcome=pb.Welcome())))["bot_seed"] == 0
+
+
 @pytest.mark.parametrize("kind", [f.name for f in pb.RefereeMessage.DESCRIPTOR.oneofs_by_name["msg"].fields])
 def test_every_referee_message_kind_becomes_a_typed_line(kind: str) -> None:
     message = pb.RefereeMessage(

@@ -1,6 +1,7 @@
 """Every non-Python sample bot plays a short match against the Python random bot through the same
 referee and the same bwrap sandbox as the Python bots, its build step included (run in the
-sandbox, without network, from a clean copy of the bundle). A test is skipped, with the reason,
+sandbox, without network, from a clean copy of the bundle; the `sandbox` fixture's bundle cache is
+fresh in every session, see conftest.py). A test is skipped, with the reason,
 only where the toolchain is missing."""
 
 from __future__ import annotations
@@ -19,33 +20,10 @@ from arena.workers.match import play_match
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "sample_bots"
 PROTO = REPO / "protos" / "elfern" / "arena" / "v1" / "referee.proto"
-BUILD_OUTPUTS = shutil.ignore_patterns("build", "node_modules", "bot", "__pycache__")
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    """The bwrap launcher, with a bundle cache private to this module (so builds really run)."""
-    from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
-
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ARENA_BUNDLE_CACHE", str(tmp_path_factory.mktemp("bundle-cache")))
-    try:
-        yield BwrapLauncher()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable: {exc}")
-    finally:
-        mp.undo()
 
 
 def _missing(*tools: str) -> list[str]:
     return [t for t in tools if shutil.which(t) is None]
-
-
-def _clean_copy(bundle: str, tmp_path: Path) -> Path:
-    dest = tmp_path / Path(bundle).name
-    shutil.copytree(BOTS / bundle, dest, ignore=BUILD_OUTPUTS)
-    dest.chmod(0o755)
-    return dest
 
 
 def _match(bundle: Path, launcher, deals: int = 2):
@@ -69,33 +47,33 @@ def test_bundled_proto_is_the_projects(bundle: str) -> None:
 
 
 @pytest.mark.slow
-def test_node_bot_plays_in_the_sandbox(sandbox, tmp_path) -> None:
+def test_node_bot_plays_in_the_sandbox(sandbox, clean_copy) -> None:
     if missing := _missing("node", "npm"):
         pytest.skip(f"Node.js toolchain missing: {', '.join(missing)} (Debian packages nodejs, npm)")
     if not (BOTS / "node" / ".npm-cache").is_dir():
         pytest.skip("sample_bots/node/.npm-cache is empty: run `make setup` (it fills it with npm ci)")
-    _match(_clean_copy("node", tmp_path), sandbox)
+    _match(clean_copy("node"), sandbox)
 
 
 @pytest.mark.slow
-def test_cpp_bot_builds_and_plays_in_the_sandbox(sandbox, tmp_path) -> None:
+def test_cpp_bot_builds_and_plays_in_the_sandbox(sandbox, clean_copy) -> None:
     if missing := _missing("g++", "make", "protoc", "grpc_cpp_plugin", "pkg-config"):
         pytest.skip(
             f"C++ gRPC toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
         )
     if subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
         pytest.skip("libgrpc++-dev / libprotobuf-dev missing (see DEB_PACKAGES in scripts/setup.sh)")
-    bundle = _clean_copy("cpp", tmp_path)
+    bundle = clean_copy("cpp")
     assert not (bundle / "build").exists()
     _match(bundle, sandbox)
 
 
 @pytest.mark.slow
-def test_c_stdio_bot_builds_and_plays_behind_the_bridge(sandbox, tmp_path) -> None:
+def test_c_stdio_bot_builds_and_plays_behind_the_bridge(sandbox, clean_copy) -> None:
     if missing := _missing("gcc"):
         pytest.skip(f"C compiler missing: {', '.join(missing)} (Debian package gcc)")
-    _match(_clean_copy("stdio/c", tmp_path), sandbox)
+    _match(clean_copy("stdio/c"), sandbox)
 
 
-def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, tmp_path) -> None:
-    _match(_clean_copy("stdio/shell", tmp_path), sandbox, deals=1)
+def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, clean_copy) -> None:
+    _match(clean_copy("stdio/shell"), sandbox, deals=1)

@@ -3,6 +3,7 @@ checking that every hook fires once per event, whichever way the referee deliver
 
 from __future__ import annotations
 
+import random
 import threading
 
 import pytest
@@ -136,3 +137,50 @@ def test_wrong_token_exits_with_the_referee_status(server):
     with pytest.raises(SystemExit) as info:
         run(Counting(), address=server.addresses[0], token="nope")
     assert "PERMISSION_DENIED" in str(info.value) and "unknown seat token" in str(info.value)
+
+
+class Seeded(Bot):
+    """Plays a card drawn from self.rng and remembers the seed it was given."""
+
+    name = "seeded"
+
+    def __init__(self) -> None:
+        self.cards: list[str] = []
+        self.legal: list[list[str]] = []
+
+    def play(self, view):
+        self.legal.append(list(view.legal))
+        self.cards.append(self.rng.choice(view.legal))
+        return self.cards[-1]
+
+
+def test_rng_is_seeded_with_the_seats_bot_seed(server):
+    from arena.engine import bot_seed
+
+    def match(seed: int) -> list[Seeded]:
+        async def create():
+            spec = MatchSpec(rules=Rules(max_deals=1), seed=seed, time_control=TimeControl(20, 2, 10))
+            runner = server.create_match(spec)
+            server.start_match(runner)
+            return runner
+
+        runner = run_sync(create())
+        bots = [Seeded(), Seeded()]
+        threads = [
+            threading.Thread(target=run, args=(b, server.addresses[0], tok))
+            for b, tok in zip(bots, runner.tokens, strict=True)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert list(runner.result.verdicts) == ["OK", "OK"]
+        return bots
+
+    first, again = match(11), match(11)
+    for seat in (0, 1):
+        assert first[seat].bot_seed == bot_seed(11, seat)
+        mine = random.Random(bot_seed(11, seat))
+        assert first[seat].cards == [mine.choice(legal) for legal in first[seat].legal]
+        assert first[seat].cards == again[seat].cards, "the same seed gives the same random cards"
+    assert first[0].bot_seed != first[1].bot_seed

@@ -1,6 +1,5 @@
-"""Plays a uniformly random legal card. Its choices repeat for the same match id and seat."""
-
-import random
+"""Plays a uniformly random legal card, drawn from `self.rng`: the SDK seeds it with the Welcome's
+bot_seed, so the same match seed (`arena play ... --seed N`) gives the same cards."""
 
 from arena.sdk import Bot, run
 
@@ -10,8 +9,6 @@ class RandomBot(Bot):
     version = "1"
 
     def play(self, view):
-        if not hasattr(self, "rng"):
-            self.rng = random.Random(f"{self.match_id}/{self.seat}")
         return self.rng.choice(view.legal)
 
 

@@ -5,8 +5,12 @@ those two. Each assignment (which two are in the stock, in which order) fixes th
 which a fast points-only solver then plays out exactly. The card with the best average wins;
 when leading, the opponent is assumed to find its best reply in every assignment (the usual
 "perfect information Monte Carlo" simplification). Following looks at every assignment (at most
-42); leading, which also searches the replies, at an even spread of 24 of the 56. A time budget
-guards the move clock on a busy machine; within it the choice is deterministic.
+42); leading, which also searches the replies, at an even spread of 24 of the 56.
+
+The search is bounded in **nodes** (phase-2 positions solved), never in time, so the card depends
+only on the position: the same seed replays the same match on any machine, under any load. The
+budget is checked between assignments, which are taken in an interleaved order so that any prefix
+of them is an even sample. See `choose` for the time cut-off kept only as a last-resort guard.
 
 Measured in self-play over 100 duplicate deal pairs, this one trick lifted the tactician from
 parity with itself to winning 56% of deals against its former version (+0.24 lines a deal).
@@ -20,7 +24,12 @@ from itertools import permutations
 from elfcards import Position, beats, points
 
 SUIT = tuple(0xFF << (8 * s) for s in range(4))
-MAX_LEAD_WORLDS = 24  # about a quarter of a second per lead on a busy 2-core machine
+MAX_LEAD_WORLDS = 24  # leading searches the replies too: an even spread of 24 assignments
+# Phase-2 positions solved per decision: the memo's size, so counting costs nothing. Measured over
+# 240 decisions (3 rule variants, leading and following) on the busy 2-core test machine at a load
+# of 9 to 13: at most 75 ms of CPU and 0.30 s of wall time (a full look needs up to 22,000 nodes,
+# 0.16 s of CPU). The budget keeps 90% of the full look's cards.
+NODE_BUDGET = 10_000
 
 
 def _cards(mask: int) -> list[int]:
@@ -118,17 +127,46 @@ def _mask(cards: frozenset[int] | set[int]) -> int:
     return m
 
 
-def choose(pos: Position, budget: float = 0.3) -> int | None:
-    """The best card for the last trick of phase 1, or None when this is not that trick. It
-    stops looking at further assignments after `budget` seconds (a busy machine can make a
-    thorough look slower than the move clock allows)."""
-    deadline = time.perf_counter() + budget
+def _interleaved(worlds: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The assignments round-robin over the card on top of the stock (first world of each top
+    card, then the second of each, ...), so that stopping after any number of them still looks at
+    every top card about equally often."""
+    rank: dict[int, int] = {}
+    keyed = []
+    for n, world in enumerate(worlds):
+        top = world[0]
+        keyed.append((rank.get(top, 0), n, world))
+        rank[top] = rank.get(top, 0) + 1
+    return [world for _, _, world in sorted(keyed)]
+
+
+def choose(pos: Position, nodes: int = NODE_BUDGET, time_limit: float | None = None) -> int | None:
+    """The best card for the last trick of phase 1, or None when this is not that trick.
+
+    It stops looking at further assignments once `nodes` phase-2 positions are solved: the same
+    position gives the same card, whatever the machine's speed. `time_limit` (seconds) is only a
+    guard against a machine so overloaded that even the node budget would overrun the move clock.
+    The tactician sets it to three quarters of the free move time (0.75 s on the default clock,
+    never under 0.3 s): ten times the CPU time and over twice the wall time the node budget ever
+    took in the measurements above NODE_BUDGET, and twice the longest think (388 ms) of a 200-deal
+    match at a load of 24 to 29 on 2 cores, where it never fired. So under normal load it never
+    changes the card. `search` says when it fires, and the tactician then logs it: that move may
+    differ in a replay.
+    """
+    return search(pos, nodes, time_limit)[0]
+
+
+def search(
+    pos: Position, nodes: int = NODE_BUDGET, time_limit: float | None = None
+) -> tuple[int | None, bool]:
+    """`choose`, also saying whether the time guard cut the search short (see `choose`)."""
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     if pos.stock != 2:
-        return None
+        return None, False
     unseen = pos.unseen
     opp_size = len(pos.hand) - (1 if pos.lead is not None else 0)
     if len(unseen) != opp_size + 2:
-        return None
+        return None, False
     solver = _PointsSolver(pos.trump, pos.must_head)
     me_all = _mask(pos.hand)
     worlds = []
@@ -137,11 +175,12 @@ def choose(pos: Position, budget: float = 0.3) -> int | None:
             continue  # the turned trump lies at the bottom: it is drawn last
         worlds.append((top, last, _mask(unseen - {top, last})))
     if not worlds:
-        return None
+        return None, False
     if pos.lead is None and len(worlds) > MAX_LEAD_WORLDS:
         # Leading costs a reply search per world: keep an even, deterministic spread of them.
         step = len(worlds) / MAX_LEAD_WORLDS
         worlds = [worlds[int(i * step)] for i in range(MAX_LEAD_WORLDS)]
+    worlds = _interleaved(worlds)
 
     def trick_value(card: int, lead: int, follow: int, me_led: bool, opp: int, top: int, last: int) -> int:
         me_wins = beats(follow, lead, pos.trump) != me_led
@@ -154,14 +193,18 @@ def choose(pos: Position, budget: float = 0.3) -> int | None:
 
     legal = sorted(pos.legal)
     totals = dict.fromkeys(legal, 0)
-    # Worlds outside, cards inside: when time runs short every card has been scored on the same
-    # worlds, so stopping early still compares like with like.
-    for top, last, opp in worlds:
+    cut_by_time = False
+    # Worlds outside, cards inside: when the budget runs out every card has been scored on the
+    # same worlds, so stopping early still compares like with like.
+    for n, (top, last, opp) in enumerate(worlds, 1):
         for card in legal:
             if pos.lead is not None:
                 totals[card] += trick_value(card, pos.lead, card, False, opp | (1 << pos.lead), top, last)
             else:
                 totals[card] += min(trick_value(card, card, f, True, opp, top, last) for f in _cards(opp))
-        if time.perf_counter() > deadline:
+        if n == len(worlds) or len(solver.memo) >= nodes:
             break
-    return max(legal, key=lambda c: totals[c])
+        if deadline is not None and time.perf_counter() > deadline:
+            cut_by_time = True  # the node budget would have looked further: a replay may differ
+            break
+    return max(legal, key=lambda c: totals[c]), cut_by_time

@@ -18,6 +18,7 @@ phase 2 is handed to the exact solver in `endgame`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb
 
 import endgame
@@ -98,14 +99,23 @@ def _lead_value(pos: Position, card: int) -> float:
     return expected - keep(pos, card)
 
 
-def choose(pos: Position, budget: float = 0.3) -> int:
-    """The card to play; `budget` (seconds) bounds the look at the last trick of phase 1."""
+def choose(
+    pos: Position,
+    nodes: int = lasttrick.NODE_BUDGET,
+    time_limit: float | None = None,
+    on_time_cut: Callable[[str], None] | None = None,
+) -> int:
+    """The card to play: a function of the position alone. `nodes` bounds the look at the last
+    trick of phase 1; `time_limit` is only its overload guard (lasttrick.choose), and
+    `on_time_cut` hears when that guard fired (the move may then differ in a replay)."""
     if pos.phase2:
-        best = endgame.solve(pos)
+        best = endgame.solve(pos)  # at most six tricks: exact, 20 ms of CPU at worst, no budget
         if best is not None and best in pos.legal:
             return best
     elif pos.stock == 2:
-        best = lasttrick.choose(pos, budget)
+        best, cut = lasttrick.search(pos, nodes, time_limit)
+        if cut and on_time_cut is not None:
+            on_time_cut(f"lasttrick: cut after {time_limit:g} s, short of {nodes} nodes; a replay may differ")
         if best is not None and best in pos.legal:
             return best
     score = _follow_value if pos.lead is not None else _lead_value
