@@ -53,6 +53,9 @@ def _load() -> ctypes.CDLL | None:
     lib.elf_minimax_values.restype = i32
     lib.elf_playouts.argtypes = [ctypes.c_uint64, ctypes.c_int64, i32, i32, i32]
     lib.elf_playouts.restype = ctypes.c_int64
+    lib.elf_playout_trace.argtypes = [ctypes.POINTER(ctypes.c_uint8), i32, i32, i32, i32, ctypes.c_uint64,
+                                      ctypes.POINTER(ctypes.c_uint8)]  # fmt: skip
+    lib.elf_playout_trace.restype = i32
     lib.elf_version.restype = i32
     _lib = lib
     return lib
@@ -106,3 +109,18 @@ def minimax_values(
     if _use_c(core):
         return _call(library().elf_minimax_values, a, b, table, trump, must_head)
     return pysolve.minimax_values(a, b, table, trump, must_head)
+
+
+def playouts(seed: int, n: int, hand_size: int = 6, trumps: bool = False, must_head: bool = False) -> int:
+    """Play `n` whole random deals in the compiled core; returns seat 0's total honours (a checksum)."""
+    return int(library().elf_playouts(seed, n, hand_size, int(trumps), int(must_head)))
+
+
+def playout_trace(
+    deck: list[int], dealer: int, hand_size: int, trumps: bool, must_head: bool, seed: int
+) -> tuple[int, list[int]]:
+    """One random deal of `deck` in the compiled core: (seat 0's honours, the 32 cards played)."""
+    pack = (ctypes.c_uint8 * 32)(*deck)
+    plays = (ctypes.c_uint8 * 32)()
+    h0 = library().elf_playout_trace(pack, dealer, hand_size, int(trumps), int(must_head), seed, plays)
+    return int(h0), list(plays)
