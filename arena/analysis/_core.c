@@ -259,17 +259,40 @@ static inline uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static inline uint32_t below(uint64_t *s, uint32_t n) { return (uint32_t)(((splitmix(s) >> 32) * n) >> 32); }
+/* Random 32-bit words, two per SplitMix64 output. */
+typedef struct {
+    uint64_t state, spare;
+    int has_spare;
+} Rng;
 
+static inline uint32_t next32(Rng *g) {
+    if (g->has_spare) {
+        g->has_spare = 0;
+        return (uint32_t)g->spare;
+    }
+    uint64_t x = splitmix(&g->state);
+    g->spare = x;
+    g->has_spare = 1;
+    return (uint32_t)(x >> 32);
+}
+
+/* Uniform in 0..n-1, up to a bias below n / 2**32. */
+static inline uint32_t below(Rng *g, uint32_t n) { return (uint32_t)(((uint64_t)next32(g) * n) >> 32); }
+
+#ifdef __BMI2__
+#include <immintrin.h>
+static inline int nth_card(uint32_t m, uint32_t k) { return low_card(_pdep_u32(1u << k, m)); }
+#else
 static inline int nth_card(uint32_t m, uint32_t k) {
     while (k--) m &= m - 1;
     return low_card(m);
 }
+#endif
 
 /* Deal `deck` (top first) and play it out with random legal cards, as the engine would: packets of two,
  * non-dealer first; phase 1 free play, the winner draws first; the turned trump drawn last; phase 2
  * legal cards. Returns seat 0's honours; writes the 32 cards played to `plays` unless it is NULL. */
-static int play_deal(const uint8_t *deck, int dealer, int hand_size, int trumps, int mh, uint64_t *s,
+static int play_deal(const uint8_t *deck, int dealer, int hand_size, int trumps, int mh, Rng *s,
                      uint8_t *plays) {
     uint32_t hands[2] = {0, 0};
     int pos = 0;
@@ -312,7 +335,7 @@ static int play_deal(const uint8_t *deck, int dealer, int hand_size, int trumps,
 /* Play `n` random deals of the given variant, each from a fresh Fisher-Yates shuffle; returns the
  * total of seat 0's honours (a checksum, so the work cannot be skipped). */
 int64_t elf_playouts(uint64_t seed, int64_t n, int hand_size, int trumps, int mh) {
-    uint64_t s = seed;
+    Rng s = {seed, 0, 0};
     int64_t total = 0;
     uint8_t deck[32];
     for (int i = 0; i < 32; i++) deck[i] = (uint8_t)i;
@@ -329,7 +352,7 @@ int64_t elf_playouts(uint64_t seed, int64_t n, int hand_size, int trumps, int mh
 /* One random deal of a given pack, with the cards played: the engine replays it in the tests. */
 int elf_playout_trace(const uint8_t *deck, int dealer, int hand_size, int trumps, int mh, uint64_t seed,
                       uint8_t *plays) {
-    uint64_t s = seed;
+    Rng s = {seed, 0, 0};
     return play_deal(deck, dealer, hand_size, trumps, mh, &s, plays);
 }
 
