@@ -44,8 +44,21 @@ def _load(spec: str, remote: Remote | None = None, private: bool = False):
 @click.option("--seat", type=click.IntRange(0, 1), default=None, help="Show only what this seat saw.")
 @click.option("--deal", "only_deal", type=click.IntRange(1), default=None, help="Show only this deal.")
 @click.option("--private", is_flag=True, help=PRIVATE_HELP)
+@click.option("--analysis", is_flag=True,
+              help="Add the solver's marks: each move that lost honours, its loss and the best card "
+              "(as `arena replay analyse`; with --seat, that seat's moves only).")  # fmt: skip
+@click.option("--samples", type=click.IntRange(1, 1000), default=16, show_default=True,
+              help="With --analysis: phase-1 worlds per move.")  # fmt: skip
 @remote_options
-def show(replay: str, seat: int | None, only_deal: int | None, private: bool, remote: Remote | None) -> None:
+def show(
+    replay: str,
+    seat: int | None,
+    only_deal: int | None,
+    private: bool,
+    analysis: bool,
+    samples: int,
+    remote: Remote | None,
+) -> None:
     """Print a match trick by trick: everything, or as one seat saw it (--seat N).
 
     FILE is a replay written by `arena play` (default folder var/replays/); `last` is the newest.
@@ -58,6 +71,11 @@ def show(replay: str, seat: int | None, only_deal: int | None, private: bool, re
     if only_deal is not None and only_deal > len(record.deals):
         raise UserError(f"--deal {only_deal}: the match has {len(record.deals)} deal(s)")
     click.echo("\n".join(render(record, seat, only_deal)))
+    if analysis:
+        from arena.cli.replay_analyse import analysis_lines
+
+        click.echo("")
+        click.echo("\n".join(analysis_lines(record, samples, seat, only_deal)))
 
 
 @click.command()
