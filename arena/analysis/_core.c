@@ -72,14 +72,22 @@ typedef struct {
 static __thread Entry tt[TT_SIZE];
 static __thread uint32_t generation;
 
+#define TT_PROBES 32
+
+/* The slot of `key`: its own entry, a free slot, or (a crowded table: 8-card hands have 12,870
+ * positions) the last slot probed, which the caller then takes over. Use `tt_has` to tell. */
 static inline Entry *tt_find(uint64_t key) {
     uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - TT_BITS));
-    for (;;) {
-        Entry *e = &tt[h];
+    Entry *e = &tt[h];
+    for (int i = 0; i < TT_PROBES; i++) {
+        e = &tt[h];
         if (e->gen != generation || e->key == key) return e;
         h = (h + 1) & (TT_SIZE - 1);
     }
+    return e;
 }
+
+static inline int tt_has(const Entry *e, uint64_t key) { return e->gen == generation && e->key == key; }
 
 static int after_lead(uint32_t a, uint32_t b, int lead, int alpha, int beta, const Rules *r);
 
@@ -90,7 +98,7 @@ static int value(uint32_t a, uint32_t b, int alpha, int beta, const Rules *r) {
     Entry *e = tt_find(key);
     int total = hon(a | b);
     int lo = 0, hi = total;
-    if (e->gen == generation) {
+    if (tt_has(e, key)) {
         lo = e->lo;
         hi = e->hi;
     }
@@ -130,7 +138,7 @@ static int value(uint32_t a, uint32_t b, int alpha, int beta, const Rules *r) {
         }
     }
     e = tt_find(key);  /* the slot may have moved on: the search stored other entries */
-    if (e->gen != generation) { e->key = key; e->gen = generation; e->lo = (int8_t)lo; e->hi = (int8_t)hi; }
+    if (!tt_has(e, key)) { e->key = key; e->gen = generation; e->lo = (int8_t)lo; e->hi = (int8_t)hi; }
     if (best <= a0) { if (best < e->hi) e->hi = (int8_t)best; }
     else if (best >= b0) { if (best > e->lo) e->lo = (int8_t)best; }
     else { e->lo = e->hi = (int8_t)best; }

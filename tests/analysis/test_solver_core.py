@@ -109,3 +109,15 @@ def test_rules_variants_are_all_covered() -> None:
     assert {(r.trumps, r.must_head_phase2) for r in VARIANTS} == {(a, b) for a in (0, 1) for b in (0, 1)}
     assert {r.hand_size for r in VARIANTS} == {4, 5, 6}
     assert Rules() in VARIANTS
+
+
+def test_eight_card_hands_overflow_nothing() -> None:
+    """Positions larger than any deal has (12,870 trick starts for 8 cards a hand, more than the
+    compiled table's 8,192 slots) still get the pure-Python answers."""
+    rng = random.Random(12)
+    for k in range(8):
+        cards = list(range(32))
+        rng.shuffle(cards)
+        a, b = sum(1 << c for c in cards[:8]), sum(1 << c for c in cards[8:16])
+        args = (a, b, -1, k % 4 - 1 if k % 2 else -1, k >= 4)
+        assert core.root_values(*args, core="c") == core.root_values(*args, core="python")
