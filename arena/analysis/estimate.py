@@ -3,7 +3,8 @@
 Before the stock is empty the mover does not know the opponent's hand or the stock, so no card has an
 exact value. For each of N worlds drawn from the mover's knowledge (`worlds.sample_world`, which never
 reads hidden cards), each legal card is played, the rest of phase 1 is played by one fixed cheap policy
-for both sides (`rollout_card`), and phase 2 is then solved exactly. A card's estimate is its mean over
+for both sides (`rollout_card`), and phase 2 is then solved exactly. In the last trick of phase 1 no
+policy is needed: the rest of the trick is searched, so each world's value is exact. A card's estimate is its mean over
 the worlds, with the standard deviation as its spread. The same worlds serve every card (common random
 numbers), so the differences between cards are steadier than the values themselves.
 """
@@ -68,9 +69,26 @@ def rollout_card(w: World) -> int:
 
 
 def world_value(w: World, mover: int, core: str = "auto") -> int:
-    """Finish phase 1 by the rollout policy, then solve phase 2: the mover's end-of-deal honours."""
+    """The mover's end-of-deal honours in one world: the rest of phase 1 by the rollout policy, then
+    phase 2 solved. In the last trick of phase 1 the world's value is exact (`exact_value`)."""
+    if len(w.stock) == 2:
+        return exact_value(w, mover, core)
     while w.stock:  # a trick begun in phase 1 ends before the stock runs out
         w.play(rollout_card(w))
+    return exact_value(w, mover, core)
+
+
+def exact_value(w: World, mover: int, core: str = "auto") -> int:
+    """The perfect-information value for the mover of a world in the last trick of phase 1 or later:
+    the rest of that trick by search over both sides' cards (the draws are known in the world), then
+    phase 2 by the solver."""
+    if w.stock:
+        values = []
+        for card in w.legal_cards():
+            x = w.copy()
+            x.play(card)
+            values.append(exact_value(x, mover, core))
+        return max(values) if w.to_move == mover else min(values)
     if w.done:
         return w.honours[mover]
     pos = w.position()

@@ -121,3 +121,35 @@ def test_marks() -> None:
     est = {"exact": False, "lost_stderr": 0.2}
     assert [mark({**est, "lost": x}) for x in (0.3, 1.0, 2.0)] == ["", "~?", "~??"]
     assert mark({"exact": False, "lost": 1.0, "lost_stderr": 0.6}) == ""  # within the noise
+
+
+def test_last_phase1_trick_is_valued_exactly_in_each_world() -> None:
+    """In the last trick of phase 1 a world's value is the perfect-information value: the engine,
+    replaying every pair of cards of that trick and solving phase 2, gives the same."""
+    from arena.analysis.estimate import exact_value
+    from arena.analysis.worlds import World
+
+    rng = random.Random(21)
+    for rules in VARIANTS[:4]:
+        deck = list(range(32))
+        rng.shuffle(deck)
+        deal = Deal(rules, 1, deck)
+        while deal.stock_count > 2:
+            deal.play(rng.choice(deal.legal_cards()))
+        prefix, mover = list(deal.plays), deal.to_move
+
+        assert exact_value(World.from_deal(deal), mover) == _brute(rules, deck, prefix, mover)
+
+
+def _brute(rules: Rules, deck: list[int], plays: list[int], mover: int) -> int:
+    """The mover's perfect-information value by the engine: every card of phase 1 replayed, then solved."""
+    from arena.analysis import best_value
+
+    d = Deal(rules, 1, deck)
+    for c in plays:
+        d.play(c)
+    if d.stock_count == 0:
+        v = best_value(d, core="python")
+        return v if d.to_move == mover else 20 - v
+    vals = [_brute(rules, deck, [*plays, c], mover) for c in d.legal_cards()]
+    return max(vals) if d.to_move == mover else min(vals)
