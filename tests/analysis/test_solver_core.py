@@ -11,20 +11,6 @@ from arena.analysis import core, solve
 from arena.engine import Deal, IllegalMove, Rules
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_core() -> None:
-    """The core is built by `make setup`; build it here too when this checkout has not been set up."""
-    import subprocess
-    import sys
-
-    if not core.available():
-        subprocess.run(
-            [sys.executable, str(core.HERE.parent.parent / "scripts" / "build_core.py")], check=True
-        )
-        core._tried = False
-    assert core.available(), "the compiled core does not load"
-
-
 def test_solver_agrees_with_brute_force_minimax_on_10000_endgames() -> None:
     """10,000 random phase-2 positions, every variant, 1 to 6 cards, leader or follower on move: the
     alpha-beta solver's value for every legal card equals the plain minimax's, and the cards it

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_core() -> None:
+    from arena.analysis.build import ensure_built
+
+    ensure_built()  # `make setup` builds it; a checkout that was not set up gets it here
 
 
 def test_bench_solver_json_figures() -> None:

@@ -54,6 +54,9 @@ def test_greedy_player_takes_an_honour_cheaply() -> None:
 
 
 def test_bench_engine_json_figures() -> None:
+    from arena.analysis.build import ensure_built
+
+    ensure_built()  # the solver's compiled core plays the `core_playout` variant
     result = CliRunner().invoke(cli, ["bench", "engine", "--seconds", "0.4", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
