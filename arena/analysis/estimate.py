@@ -4,10 +4,9 @@ Before the stock is empty the mover does not know the opponent's hand or the sto
 exact value. For each of N worlds drawn from the mover's knowledge (`worlds.sample_world`, which never
 reads hidden cards), each legal card is played, the rest of phase 1 is played by one fixed cheap policy
 for both sides (`rollout_card`), and phase 2 is then solved exactly. In the last trick of phase 1 no
-policy is needed: the rest of the trick is searched, so each world's value is exact. A card's estimate is its mean over
-the worlds, with the standard deviation as its spread. The same worlds serve every card (common random
-numbers), so the differences between cards are steadier than the values themselves.
-"""
+policy is needed: the rest of the trick is searched, so each world's value is exact. A card's
+estimate is its mean over the worlds, with the standard deviation as its spread. The same worlds serve
+every card (common random numbers), so the differences between cards are steadier than the values."""
 
 from __future__ import annotations
 
