@@ -28,7 +28,7 @@ def verified_record(path: str) -> dict[str, Any]:
 
 
 @click.command()
-@click.argument("file", metavar="FILE|last")
+@click.argument("file", default="last", metavar="FILE|last")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the analysis as JSON (schema: docs/analysis.md)."
 )
