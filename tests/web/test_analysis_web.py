@@ -76,4 +76,7 @@ def test_sealed_and_unfinished_matches_are_refused(sealed_builder, tmp_path) -> 
     )
     assert running.status_code == 409 and "not finished" in running.text
     assert s.client.post("/matches/999999/analyse", data={"csrf": token}).status_code == 404
+    for bad in ("abc", "-1", "9" * 40, "1%00", "..%2F1"):  # hostile ids: a named refusal, never a 500
+        assert s.client.post(f"/matches/{bad}/analyse", data={"csrf": token}).status_code in (404, 422), bad
+    assert s.client.post(f"/matches/{sealed.running}/analyse", data={"csrf": "x" * 5000}).status_code == 403
     assert not (tmp_path / "analyses").exists()
