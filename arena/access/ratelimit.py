@@ -33,6 +33,7 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     "upload": Budget(20, 3600.0),  # bot submissions per owner per hour
     "challenge": Budget(30, 3600.0),  # challenges per owner per hour
     "login": Budget(10, 60.0),  # web log-in attempts per address per minute (token guessing)
+    "analyse": Budget(10, 3600.0),  # solver analyses of a match (web button) per owner per hour
 }
 
 

@@ -8,7 +8,7 @@ import click
 
 @click.group()
 def replay() -> None:
-    """Verify, show and export match records.
+    """Verify, show, export and analyse match records.
 
     Records in elfern/1 JSON can be written by hand (docs/records.md) and checked with `verify`.
     """
@@ -34,7 +34,9 @@ def verify(files: tuple[str, ...]) -> None:
         raise SystemExit(1)
 
 
+from arena.cli.replay_analyse import analyse  # noqa: E402  (solver annotations)
 from arena.cli.replay_show import export, show  # noqa: E402  (binary replays: show, export --json)
 
 replay.add_command(show)
 replay.add_command(export)
+replay.add_command(analyse)

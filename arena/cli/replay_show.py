@@ -49,9 +49,21 @@ def _load(spec: str, remote: Remote | None = None, private: bool = False):
     help="Print the seat's Log lines and its process's stdout/stderr instead (private: your own record).",
 )
 @click.option("--private", is_flag=True, help=PRIVATE_HELP)
+@click.option("--analysis", is_flag=True,
+              help="Add the solver's marks: each move that lost honours, its loss and the best card "
+              "(as `arena replay analyse`; with --seat, that seat's moves only).")  # fmt: skip
+@click.option("--samples", type=click.IntRange(1, 1000), default=16, show_default=True,
+              help="With --analysis: phase-1 worlds per move.")  # fmt: skip
 @remote_options
 def show(
-    replay: str, seat: int | None, only_deal: int | None, logs: bool, private: bool, remote: Remote | None
+    replay: str,
+    seat: int | None,
+    only_deal: int | None,
+    logs: bool,
+    private: bool,
+    analysis: bool,
+    samples: int,
+    remote: Remote | None,
 ) -> None:
     """Print a match trick by trick: everything, or as one seat saw it (--seat N).
 
@@ -78,6 +90,11 @@ def show(
     if only_deal is not None and only_deal > len(record.deals):
         raise UserError(f"--deal {only_deal}: the match has {len(record.deals)} deal(s)")
     click.echo("\n".join(render(record, seat, only_deal)))
+    if analysis:
+        from arena.cli.replay_analyse import analysis_lines
+
+        click.echo("")
+        click.echo("\n".join(analysis_lines(record, samples, seat, only_deal)))
 
 
 @click.command()

@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from arena.access.admin import AdminToken
 from arena.access.ratelimit import RateLimiter
 from arena.service.core import Service
-from arena.web import api, live, manage, pages
+from arena.web import analysis, api, live, manage, pages
 from arena.web.charts import sparkline
 from arena.web.data import WebData
 from arena.web.tokens import OwnerTokens
@@ -72,6 +72,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(analysis.router)  # the solver's annotations: POST /matches/{id}/analyse
     live.install(app)  # live pages, SSE, "now playing"
     manage.install(app)  # log in, My bots, uploads, challenges, /api management calls
 

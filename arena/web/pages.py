@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from arena.web.access import is_admin, owns
+from arena.web.analysis import stored_analysis
 from arena.web.api import MatchId, perspective_of, public_json
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
@@ -122,6 +123,7 @@ def match_page(
         state=steps[step] if steps else None,
         timeline_json=Markup(blob),
         sprite=Markup(sprite(timeline["deck"])),
+        analysis=stored_analysis(request, match_id),  # the solver's marks, once someone asked for them
         title=f"Match {match_id}",
     )
 

@@ -54,6 +54,9 @@ def test_greedy_player_takes_an_honour_cheaply() -> None:
 
 
 def test_bench_engine_json_figures() -> None:
+    from arena.analysis.build import ensure_built
+
+    ensure_built()  # the solver's compiled core plays the `core_playout` variant
     result = CliRunner().invoke(cli, ["bench", "engine", "--seconds", "0.4", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
@@ -66,7 +69,8 @@ def test_bench_engine_json_figures() -> None:
         assert figures[key] > 0
     ratio = figures["engine_playout_deals_per_s"] / figures["baseline_deals_per_s"]
     assert abs(figures["playout_vs_baseline"] - ratio) < 0.02
-    assert set(figures["deals"]) == {"baseline", "engine", "engine_playout", "shuffle"}
+    assert set(figures["deals"]) == {"baseline", "engine", "engine_playout", "shuffle", "core_playout"}
+    assert figures["core_playout_deals_per_s"] > 0 and figures["core_vs_c_reference"] > 0
 
 
 def test_bench_engine_text() -> None:

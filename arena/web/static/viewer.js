@@ -90,6 +90,10 @@
       `<td>${cardName(t.cards[0])}</td><td>${cardName(t.cards[1])}</td><td>${esc(tl.seats[t.winner])}</td><td>${t.honours}</td></tr>`);
     document.querySelector("#tricks tbody").innerHTML = rows.length ? rows.join("") :
       '<tr><td colspan="6" class="muted">No trick played yet.</td></tr>';
+    document.querySelectorAll(".analysis-deal").forEach((el) => {  // the solver's marks, when analysed
+      el.hidden = Number(el.dataset.deal) !== deal;
+      el.querySelectorAll("tr[data-play]").forEach((tr) => tr.classList.toggle("current", Number(tr.dataset.play) === step - 1));
+    });
     history.replaceState(null, "", href(deal, step));
   }
 
