@@ -1,0 +1,43 @@
+"""The pimc sample bot: perfect-information Monte Carlo over worlds consistent with its view.
+
+The search is in pimc_search.py; this file keeps what the view forgets (the turned trump card once it is
+drawn) and picks the generator: the SDK's seeded `self.rng` when the SDK provides one, else one seeded
+from this move's view, so that the same match gives the same cards either way.
+"""
+
+import random
+
+from pimc_search import choose
+
+from arena.sdk import Bot, View, run, sim
+
+
+def view_seed(view: View) -> str:
+    """A seed that depends only on what the view shows (so a replayed match replays the same cards)."""
+    return "/".join(
+        [
+            str(view.seat),
+            str(view.deal_number),
+            str(view.trick_number),
+            " ".join(view.hand),
+            " ".join(view.played),
+        ]
+    )
+
+
+class PimcBot(Bot):
+    name = "pimc"
+    version = "1"
+    trump: str | None = None
+
+    def on_deal_start(self, deal) -> None:
+        self.trump = deal.trump_card or None
+
+    def play(self, view: View) -> str:
+        rng = getattr(self, "rng", None) or random.Random(view_seed(view))
+        k = sim.knowledge(view, self.rules, self.trump)
+        return sim.code(choose(k, rng))
+
+
+if __name__ == "__main__":
+    run(PimcBot())
