@@ -52,6 +52,13 @@ def load_bot(name: str, folder: Path | None = None) -> Callable[[], Bot]:
     return classes[0]
 
 
+def fill_turn(req: pb.TurnRequest, match: Match, seat: int) -> None:
+    """The view and legal cards of a TurnRequest for `seat`, as the referee fills them."""
+    assert match.deal is not None
+    fill_view(req.view, build_view(match, seat), len(match.deals))
+    req.legal_cards.extend(codes(match.deal.legal_cards()))
+
+
 def play_deal(make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: list[int], dealer: int) -> int:
     """One deal of a fresh bot against the oracle; returns the bot's honours."""
     match = Match(rules, 0)
@@ -75,8 +82,7 @@ def play_deal(make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: li
                 req.trick_result.CopyFrom(pending)
                 bot.on_trick(req.trick_result)
             pending = None
-            fill_view(req.view, build_view(match, bot_seat), 0)
-            req.legal_cards.extend(codes(deal.legal_cards()))
+            fill_turn(req, match, bot_seat)
             card = bot.play(View.from_request(req))
             trick = match.play(_card_of(card, req))
         if trick is not None:

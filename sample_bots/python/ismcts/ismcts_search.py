@@ -64,8 +64,10 @@ def _iterate(root: Node, world: sim.Deal, rng: random.Random) -> None:
         n.reward += honours[n.seat] / 20
 
 
-def choose(k: sim.Knowledge, rng: random.Random, iterations: int = ITERATIONS) -> int:
-    """The card to play for the seat of `k` (an engine int): the most visited one at the root."""
+def choose(k: sim.Knowledge, rng: random.Random, iterations: int | None = None) -> int:
+    """The card to play for the seat of `k` (an engine int): the most visited one at the root.
+    `iterations` defaults to ITERATIONS."""
+    iterations = ITERATIONS if iterations is None else iterations
     first = sim.sample_deal(k, rng)
     legal = first.legal_cards()
     if len(legal) == 1:

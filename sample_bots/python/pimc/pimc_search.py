@@ -48,8 +48,9 @@ def _score_lead(world: sim.Deal, card: int, seat: int) -> int:
     return worst
 
 
-def choose(k: sim.Knowledge, rng: random.Random, leaves: int = LEAVES) -> int:
-    """The card to play for the seat of `k` (an engine int)."""
+def choose(k: sim.Knowledge, rng: random.Random, leaves: int | None = None) -> int:
+    """The card to play for the seat of `k` (an engine int); `leaves` defaults to LEAVES."""
+    leaves = LEAVES if leaves is None else leaves
     first = sim.sample_deal(k, rng)
     legal = first.legal_cards()
     if len(legal) == 1:
