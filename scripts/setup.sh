@@ -45,6 +45,11 @@ if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m p
   echo "setup: pip install failed; the full log is in $log" >&2
   exit 1
 fi
+# The solver's compiled core (arena/analysis/_core.c -> _elfern_core.so, in place; gcc only). Without it
+# arena.analysis falls back to its pure-Python search, which is correct but about 20x slower.
+if ! .venv/bin/python scripts/build_core.py; then
+  echo "setup: the solver core did not build; arena.analysis will use pure Python" >&2
+fi
 # The Node.js sample bot's dependencies (pinned by its package-lock.json). Its build step runs
 # `npm ci --offline` in the sandbox, which has no network, so fill its npm cache here.
 if ! command -v npm >/dev/null && [ "$(id -u)" -eq 0 ]; then

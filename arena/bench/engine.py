@@ -5,7 +5,11 @@ Three ways of playing the same random deals are timed in the same run, on one co
 interleaved in rounds so that drifting load affects all of them alike:
 - `baseline`: `arena.bench.baseline.ListDeal`, card by card (`play(pick(legal_cards()))`);
 - `engine`: `arena.engine.Deal`, card by card through the same per-move API;
-- `engine_playout`: `arena.engine.Deal.playout`, the engine's own random-playout loop.
+- `engine_playout`: `arena.engine.Deal.playout`, the engine's own random-playout loop;
+- `core_playout`: the solver's compiled core (`arena.analysis.core.playouts`, when built), whole random
+  deals in C, each with its own Fisher-Yates shuffle (more work than the others, which take pre-shuffled
+  packs). Its figure is set against `C_REFERENCE`, the ~1.8 million random deals per second per core of
+  a C bitmask implementation (issue 16 §1), a published figure, not measured here.
 All three do the same work per deal: check the deck, deal it, play 32 random legal cards, record the
 tricks and score the deal (the playout records each trick compactly and builds TrickRecords on demand).
 Decks come from one pool of pre-shuffled packs (built before timing), so the figures measure dealing
@@ -29,6 +33,8 @@ from arena.engine import Deal, Rules, deal_deck
 POOL = 1024
 ROUNDS = 15
 TARGET = 3.0  # issue 2 §5: the engine at least 3x the straightforward baseline
+C_REFERENCE = 1_800_000  # random deals/s/core of a C bitmask engine (issue 16 §1), for the compiled core
+BATCH = {"core_playout": 5_000}  # deals per call (a ctypes call costs about as much as one C deal)
 
 
 def _decks(seed: int) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
@@ -92,7 +98,18 @@ def _runners(seed: int) -> dict[str, Callable[[int], int]]:
         at["shuffle"] = first + n
         return total
 
-    return {"baseline": baseline, "engine": engine, "engine_playout": engine_playout, "shuffle": shuffle}
+    runners = {"baseline": baseline, "engine": engine, "engine_playout": engine_playout, "shuffle": shuffle}
+    from arena.analysis import core
+
+    if core.available():
+        core_seed = [seed]
+
+        def core_playout(n: int) -> int:
+            core_seed[0] += 1  # each batch a different stream of deals
+            return core.playouts(core_seed[0], n)
+
+        runners["core_playout"] = core_playout
+    return runners
 
 
 def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] | None = None) -> dict:
@@ -111,7 +128,7 @@ def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] |
     for round_no in range(ROUNDS):
         order = list(runners.items())
         for name, fn in order if round_no % 2 == 0 else order[::-1]:
-            batch = 10
+            batch = BATCH.get(name, 10)
             played = 0
             start = time.process_time()
             while True:
@@ -138,6 +155,11 @@ def run(seconds: float = 3.0, seed: int = 1, progress: Callable[[float], None] |
         "engine_vs_baseline": round(rate["engine"] / rate["baseline"], 2),
         "playout_vs_baseline": round(rate["engine_playout"] / rate["baseline"], 2),
         "seeded_shuffles_per_s": round(rate["shuffle"]),
+        "core_playout_deals_per_s": round(rate["core_playout"]) if "core_playout" in rate else None,
+        "core_vs_c_reference": round(rate["core_playout"] / C_REFERENCE, 2)
+        if "core_playout" in rate
+        else None,
+        "c_reference_deals_per_s": C_REFERENCE,
         "target_vs_baseline": TARGET,
         "deals": counts,
     }

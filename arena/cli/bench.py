@@ -54,8 +54,9 @@ def engine(seconds: float, as_json: bool) -> None:
     """Random legal deals per second: the engine against a list-based baseline, on one core.
 
     Times, in the same run and interleaved: the baseline (arena/bench/baseline.py, card by card),
-    the engine card by card (Deal.play), the engine's playout loop (Deal.playout), and the seeded
-    shuffle. Target: the engine at least 3x the baseline.
+    the engine card by card (Deal.play), the engine's playout loop (Deal.playout), the seeded
+    shuffle, and the solver's compiled core playing whole random deals (set against the ~1.8 million
+    deals/s/core of a C bitmask engine). Target: the engine at least 3x the baseline.
     """
     from arena.bench.engine import TARGET, run
 
@@ -78,6 +79,15 @@ def engine(seconds: float, as_json: bool) -> None:
                 f"{r['playout_vs_baseline']}x baseline",
             ),
             ("engine    seeded shuffle (deal_deck)", f"{r['seeded_shuffles_per_s']:,} decks/s", ""),
+            (
+                "core      compiled playout, with shuffle",
+                f"{r['core_playout_deals_per_s']:,} deals/s"
+                if r["core_playout_deals_per_s"]
+                else "not built",
+                f"{r['core_vs_c_reference']}x the ~{r['c_reference_deals_per_s']:,}/s of a C bitmask engine"
+                if r["core_playout_deals_per_s"]
+                else "run `python scripts/build_core.py` (make setup does)",
+            ),
         ],  # fmt: skip
         f"target {TARGET}x baseline: {'met' if best >= TARGET else 'NOT met'} (best {best}x)",
     )
@@ -315,4 +325,45 @@ def ratings(bots: int, matches: int, as_json: bool) -> None:
             ),
         ],  # fmt: skip
         f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}",
+    )
+
+
+@bench.command("solver")
+@click.option("--positions", type=click.IntRange(10, 100_000), default=400, show_default=True,
+              help="Fresh 6-card endgames to solve (the same ones for every variant).")  # fmt: skip
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random endgames.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def solver(positions: int, seed: int, as_json: bool) -> None:
+    """Exact phase-2 solves per second: the solver against a plain minimax on the same positions.
+
+    Times the solver (alpha-beta with a transposition table) with the compiled core and in pure
+    Python, and the plain minimax (no pruning, no table) of each core as the baseline, interleaved
+    on the same fresh 6-card endgames; every answer is checked against the minimax's. Target: a
+    median of at most 1 ms per position. See arena/bench/solver.py.
+    """
+    from arena.bench.solver import run
+
+    r = with_progress("solver benchmark", lambda progress: run(positions, seed, progress), as_json)
+    labels = {
+        "solver_c": ("solver    compiled core", "solver_vs_minimax_c"),
+        "minimax_c": ("minimax   compiled core (baseline)", None),
+        "solver_python": ("solver    pure Python", "solver_vs_minimax_python"),
+        "minimax_python": ("minimax   pure Python (baseline)", None),
+    }
+    rows = []
+    for name, f in r["variants"].items():
+        label, ratio = labels[name]
+        note = f"median {f['median_ms']:.3f} ms, p90 {f['p90_ms']:.3f} ms, {f['positions']} positions"
+        if ratio and r[ratio] is not None:
+            note += f"; {r[ratio]}x its minimax"
+        rows.append((label, f"{f['positions_per_s']:,.0f} positions/s", note))
+    if not r["compiled_core"]:
+        rows.append(("compiled core", "not built", "run `python scripts/build_core.py` (make setup does)"))
+    emit(
+        r,
+        as_json,
+        f"solver benchmark: {r['kind']}, one core, CPU time",
+        rows,
+        f"answers that differ from the minimax: {r['disagreements']}; target median <= {r['target_median_ms']} ms: "
+        f"{'met' if r['met'] else 'NOT met'} ({r['median_ms']:.3f} ms)",
     )

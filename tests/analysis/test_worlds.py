@@ -1,83 +1,94 @@
-"""The world sampler: every sampled world gives the seat exactly the view it has (byte for byte), in
-every variant and at every point of a deal, and the hidden cards really are spread among worlds."""
+"""World sampling from one seat's knowledge, and the simulator that plays worlds forward."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
-import pytest
+from analysis_helpers import VARIANTS
 
-from arena.analysis.worlds import Knowledge, WorldError, sample_deal
+from arena.analysis.worlds import Knowledge, World, sample_world
 from arena.engine import Match, Rules
-from arena.engine.cards import cards_of
-from arena.engine.view import build_view
-
-VARIANTS = [
-    Rules(),
-    Rules(trumps=True),
-    Rules(hand_size=5, trumps=True),
-    Rules(hand_size=4, must_head_phase2=True),
-    Rules(trumps=True, must_head_phase2=True),
-]
 
 
-def _positions(rules: Rules, seed: int):
-    """A match's first deal played at random, yielding (match, remembered trump card) before each card."""
+def _midgame(rules: Rules, seed: int, plays: int) -> Match:
+    m = Match(rules, seed)
+    deal = m.start_deal()
     rng = random.Random(seed)
-    match = Match(rules, seed)
-    deal = match.start_deal()
-    trump = deal.trump_card
-    while not deal.done:
-        yield match, trump
-        match.play(rng.choice(deal.legal_cards()))
+    for _ in range(plays):
+        legal = deal.legal_cards()
+        m.play(legal[rng.randrange(len(legal))])
+    return m
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.changed() or "default"))
-def test_every_world_gives_the_same_view(rules: Rules) -> None:
-    rng = random.Random(3)
-    for seed in range(6):
-        for match, trump in _positions(rules, seed):
-            for seat in (0, 1):
-                view = build_view(match, seat)
-                k = Knowledge.from_engine_view(view, rules, trump)
-                world = sample_deal(k, rng)
-                twin = Match(rules, seed)
-                twin.deal = world
-                assert build_view(twin, seat).to_json() == view.to_json()
-                assert world.trump_card == match.deal.trump_card
-                if view.phase == 2:  # nothing is hidden any more: the one world is the real one
-                    assert world.hands == match.deal.hands
+def test_sampled_worlds_agree_with_everything_the_seat_knows() -> None:
+    for i, rules in enumerate(VARIANTS):
+        m = _midgame(rules, seed=i, plays=2 * i + 3)
+        deal = m.deal
+        seat = deal.to_move
+        know = Knowledge.from_view(m.view(seat), rules)
+        rng = random.Random(5)
+        for _ in range(20):
+            w = sample_world(know, rng)
+            assert w.hands[seat] == deal.hands[seat]
+            assert w.hands[1 - seat].bit_count() == deal.hands[1 - seat].bit_count()
+            assert len(w.stock) == deal.stock_count
+            assert w.hands[1 - seat] | sum(1 << c for c in w.stock) == know.unknown | (
+                1 << deal.trump_card if deal.trump_card is not None and deal.stock_count else 0
+            )
+            if rules.trumps:
+                assert w.stock[-1] == deal.trump_card  # still under the stock: drawn last
+            assert w.legal_cards() == deal.legal_cards()
 
 
-def test_hidden_cards_spread_evenly() -> None:
-    """After the first card of a deal, each unseen card lands in the opponent's hand about 6 times in 25."""
-    match = Match(Rules(), 7)
-    deal = match.start_deal()
-    match.play(deal.legal_cards()[0])
-    k = Knowledge.from_engine_view(build_view(match, deal.to_move), Rules())
-    unseen = cards_of(k.unseen)
-    assert len(unseen) == 25
-    counts = dict.fromkeys(unseen, 0)
-    rng = random.Random(5)
-    n = 2000
+def test_sampling_never_reads_hidden_cards() -> None:
+    """Two deals that differ only in what the seat cannot see give the same knowledge, hence the same
+    worlds from the same generator state."""
+    rules = Rules(trumps=True)
+    deck = list(range(32))
+    random.Random(4).shuffle(deck)
+    swapped = list(deck)
+    swapped[2], swapped[31] = deck[31], deck[2]  # a dealer's card and the stock's last hidden card
+    knows = []
+    for d in (deck, swapped):
+        m = Match(rules, 1)
+        m.start_deal(deck=d, dealer=0)
+        knows.append(Knowledge.from_view(m.view(1), rules))  # the non-dealer, on move
+    assert knows[0] == knows[1]
+    worlds = [sample_world(k, random.Random(9)) for k in knows]
+    assert worlds[0].hands == worlds[1].hands and worlds[0].stock == worlds[1].stock
+
+
+def test_opponent_cards_are_sampled_uniformly() -> None:
+    rules = Rules()
+    m = _midgame(rules, seed=3, plays=4)
+    seat = m.deal.to_move
+    know = Knowledge.from_view(m.view(seat), rules)
+    hidden = bin(know.unknown).count("1")
+    rng = random.Random(1)
+    n = 3000
+    counts = [0] * 32
     for _ in range(n):
-        world = sample_deal(k, rng)
-        for c in cards_of(world.hands[1 - k.seat]):
-            counts[c] += 1
-    expected = n * 5 / 25  # the leader's hand holds 5 cards after it led
-    assert all(abs(v - expected) < 0.25 * expected for v in counts.values()), counts
+        opp = sample_world(know, rng).hands[1 - seat]
+        for c in range(32):
+            counts[c] += opp >> c & 1
+    expected = n * know.opponent_hand_size / hidden
+    for c in range(32):
+        if know.unknown >> c & 1:
+            assert abs(counts[c] - expected) < 0.15 * expected
+        else:
+            assert counts[c] == 0
 
 
-def test_same_generator_same_world_and_bad_knowledge_refused() -> None:
-    match = Match(Rules(trumps=True), 2)
-    match.start_deal()
-    view = build_view(match, 0)
-    k = Knowledge.from_engine_view(view, Rules(trumps=True))
-    assert sample_deal(k, random.Random(9)).deck == sample_deal(k, random.Random(9)).deck
-    with pytest.raises(WorldError, match="trump card is needed"):
-        sample_deal(replace(k, trump_card=None), random.Random(1))
-    with pytest.raises(WorldError, match="a stock of 18"):
-        sample_deal(replace(k, stock_count=18), random.Random(1))
-    with pytest.raises(WorldError, match="both in hand and played"):
-        sample_deal(replace(k, table=cards_of(k.hand)[0], leader=1), random.Random(1))
+def test_world_plays_like_the_engine() -> None:
+    rng = random.Random(2)
+    for i, rules in enumerate(VARIANTS):
+        m = _midgame(rules, seed=100 + i, plays=0)
+        deal = m.deal
+        w = World.from_deal(deal)
+        while not deal.done:
+            assert w.legal_cards() == deal.legal_cards() and w.phase == deal.phase
+            card = rng.choice(deal.legal_cards())
+            m.play(card)
+            w.play(card)
+            assert w.hands == deal.hands and w.honours == deal.honours and w.leader == deal.leader
+        assert w.done

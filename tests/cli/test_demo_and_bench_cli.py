@@ -66,7 +66,8 @@ def test_bench_engine_json_figures() -> None:
         assert figures[key] > 0
     ratio = figures["engine_playout_deals_per_s"] / figures["baseline_deals_per_s"]
     assert abs(figures["playout_vs_baseline"] - ratio) < 0.02
-    assert set(figures["deals"]) == {"baseline", "engine", "engine_playout", "shuffle"}
+    assert set(figures["deals"]) == {"baseline", "engine", "engine_playout", "shuffle", "core_playout"}
+    assert figures["core_playout_deals_per_s"] > 0 and figures["core_vs_c_reference"] > 0
 
 
 def test_bench_engine_text() -> None:
