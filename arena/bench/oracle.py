@@ -12,28 +12,22 @@ deal instead of sampled ones, so the gap between a bot and the oracle is what th
 
 from __future__ import annotations
 
-from arena.analysis.solver import solve
+from arena.analysis.worlds import World
 from arena.engine.deal import Deal
-from arena.sdk.sim import fork, greedy, play_forward
+from arena.sdk.sim import final_honours, fork, greedy, play_forward, solve
 
 
-def _final(deal: Deal, seat: int) -> int:
-    """`seat`'s honours at the end of the deal with best play from the start of phase 2."""
-    best = max(solve(deal).values())
-    return best if deal.to_move == seat else 20 - best
-
-
-def _after(deal: Deal, card: int, seat: int) -> int:
-    line = fork(deal)
+def _after(world: World, card: int, seat: int) -> int:
+    line = fork(world)
     line.play(card)
     if line.table is not None:  # it led: the opponent answers with its best reply
         worst = 20
         for reply in line.legal_cards():
             answered = fork(line)
             answered.play(reply)
-            worst = min(worst, _final(play_forward(answered, greedy), seat))
+            worst = min(worst, final_honours(play_forward(answered, greedy), seat))
         return worst
-    return _final(play_forward(line, greedy), seat)
+    return final_honours(play_forward(line, greedy), seat)
 
 
 def oracle_card(deal: Deal) -> int:
@@ -43,7 +37,8 @@ def oracle_card(deal: Deal) -> int:
     legal = deal.legal_cards()
     if len(legal) == 1:
         return legal[0]
+    world = World.from_deal(deal)
     if deal.stock_count == 0:
-        values = solve(deal)
+        values = solve(world)
         return max(legal, key=lambda c: (values[c], -c))
-    return max(legal, key=lambda c: (_after(deal, c, seat), -c))
+    return max(legal, key=lambda c: (_after(world, c, seat), -c))

@@ -3,17 +3,19 @@
     from arena.sdk import sim
 
     class Mine(Bot):
-        def on_deal_start(self, deal):
-            self.trump = deal.trump_card or None      # the turned trump: the view drops it once drawn
         def play(self, view):
-            for world in sim.worlds(view, self.rules, 20, self.rng, self.trump):
-                ...                                    # an engine Deal at this very position
-                values = sim.solve(world)              # phase 2: exact, card -> my side's final honours
+            for world in sim.worlds(view, self.rules, 20, self.rng):
+                line = sim.fork(world)                  # worlds are mutable: fork before playing
+                line.play(sim.card(view.legal[0]))
+                sim.play_forward(line)                  # both sides, to the start of phase 2
+                honours = sim.final_honours(line, view.seat)   # exact from there on
+                ...
 
-A world is an `arena.engine.deal.Deal` whose hidden cards (the opponent's hand, the stock order) are
-dealt out again uniformly among those that fit what you saw (`arena.analysis.worlds`), with the deal's
-plays replayed through the engine, so you can `play()` or `playout()` it, or `fork()` it first.
-Cards are engine ints here (`card()` and `code()` convert); `view.legal` holds text codes.
+A world is an `arena.analysis.worlds.World`: both hands, the stock in draw order and the trick in
+progress, with the hidden cards (the opponent's hand, the stock order) dealt out uniformly among those
+that fit what you saw: the cards played, your hand, the stock count and the turned trump. That sampler
+is the arena's one implementation (`arena replay analyse` uses it too). Cards are engine ints here
+(`card()` and `code()` convert); `view.legal` holds text codes.
 
 The engine and the solver are bound into the sandbox next to the SDK, so this works there as it does
 on your machine. Nothing here reads the clock: with the same generator the same worlds come out.
@@ -22,30 +24,33 @@ on your machine. Nothing here reads the clock: with the same generator the same 
 from __future__ import annotations
 
 import random
-from copy import copy
+from collections.abc import Callable
 
-from arena.analysis.worlds import Knowledge, WorldError, check, sample_deal
+from arena.analysis.solver import solve as _solve
+from arena.analysis.worlds import Knowledge, World, sample_world
 from arena.engine.cards import HONOUR, card_code, cards_of, parse_card
-from arena.engine.deal import Deal
 from arena.engine.rules import Rules
 from arena.engine.tables import FOLLOWER_WINS
 from arena.proto import referee_pb2 as pb
 from arena.sdk.view import View
 
 __all__ = [
-    "Deal",
     "Knowledge",
-    "WorldError",
+    "World",
     "card",
     "code",
+    "final_honours",
     "fork",
     "greedy",
     "knowledge",
     "play_forward",
     "rules_of",
+    "sample_world",
     "solve",
     "worlds",
 ]
+
+Policy = Callable[[World], int]
 
 
 def card(text: str) -> int:
@@ -58,8 +63,10 @@ def code(c: int) -> str:
     return card_code(c)
 
 
-def rules_of(rules: pb.Rules | None) -> Rules:
+def rules_of(rules: pb.Rules | Rules | None) -> Rules:
     """The engine's rules from the Welcome's `Rules` (the options that shape a deal; unset means default)."""
+    if isinstance(rules, Rules):
+        return rules
     if rules is None:
         return Rules()
     return Rules(
@@ -70,70 +77,61 @@ def rules_of(rules: pb.Rules | None) -> Rules:
     )
 
 
-def knowledge(view: View, rules: pb.Rules | Rules | None, trump_card: str | None = None) -> Knowledge:
-    """Your view as the sampler's `Knowledge`. With trumps, pass the turned card (DealStart.trump_card)
-    once it has left the stock; the view alone no longer names it when the opponent drew it."""
-    engine_rules = rules if isinstance(rules, Rules) else rules_of(rules)
-    trump = view.trump_card or trump_card or None
-    drawn = tuple(parse_card(c) for c in view.drawn)
-    tricks = tuple((t.leader, parse_card(t.lead), parse_card(t.follow), t.winner) for t in view.tricks)
-    if engine_rules.trumps and not trump and len(tricks) >= engine_rules.phase1_tricks and drawn:
-        last = tricks[engine_rules.phase1_tricks - 1]
-        if last[3] != view.seat:
-            trump = code(drawn[-1])  # I lost the last phase-1 trick, so I drew the turned card
-    k = Knowledge(
-        rules=engine_rules, seat=view.seat, dealer=view.dealer, leader=view.leader, to_move=view.seat,
-        hand=sum(1 << parse_card(c) for c in view.hand), tricks=tricks,
-        table=parse_card(view.lead_card) if view.lead_card else None, drawn=drawn,
-        stock_count=view.stock_size, trump_card=parse_card(trump) if trump else None,
-        multiplier=view.multiplier, pot=view.pot, index=max(0, view.deal_number - 1),
-    )  # fmt: skip
-    check(k)
-    return k
+def knowledge(view: View, rules: pb.Rules | Rules | None) -> Knowledge:
+    """Your view as the sampler's `Knowledge` (what docs/rules.md §8 lets you see, as engine ints)."""
+    played = 0
+    for t in view.tricks:
+        played |= 1 << parse_card(t.lead) | 1 << parse_card(t.follow)
+    return Knowledge(
+        seat=view.seat,
+        hand=sum(1 << parse_card(c) for c in view.hand),
+        played=played,
+        table=parse_card(view.lead_card) if view.lead_card else None,
+        leader=view.leader,
+        stock_count=view.stock_size,
+        opponent_hand_size=view.opponent_hand_size,
+        honours=view.honours,
+        trump_card=parse_card(view.trump_card) if view.trump_card else None,
+        trump_suit="CDHS".index(view.trump_suit) if view.trump_suit else None,
+        must_head=rules_of(rules).must_head_phase2,
+    )
 
 
-def worlds(
-    view: View | Knowledge,
-    rules: pb.Rules | Rules | None,
-    n: int,
-    rng: random.Random,
-    trump_card: str | None = None,
-) -> list[Deal]:
-    """`n` worlds consistent with your view, each an engine Deal at the current position."""
-    k = view if isinstance(view, Knowledge) else knowledge(view, rules, trump_card)
-    return [sample_deal(k, rng) for _ in range(n)]
+def worlds(view: View | Knowledge, rules: pb.Rules | Rules | None, n: int, rng: random.Random) -> list[World]:
+    """`n` worlds consistent with your view, each at the current position (in phase 2 all the same)."""
+    k = view if isinstance(view, Knowledge) else knowledge(view, rules)
+    return [sample_world(k, rng) for _ in range(n)]
 
 
-def fork(deal: Deal) -> Deal:
-    """An independent copy of a deal to play forward (the original is left as it is)."""
-    twin = copy(deal)
-    twin.hands = list(deal.hands)
-    twin.honours = list(deal.honours)
-    twin._records = list(deal.tricks)  # also builds a playout's pending tricks first
-    twin._pending = None
-    return twin
+def fork(world: World) -> World:
+    """An independent copy to play forward (the original is left as it is)."""
+    return world.copy()
 
 
-def solve(deal: Deal) -> dict[int, int]:
-    """Once the stock is empty: for each legal card, the honours the mover's side ends the deal with
+def solve(world: World) -> dict[int, int]:
+    """Once the stock is empty: for each legal card, the honours the side to move ends the deal with
     under best play by both sides (the arena's exact solver, `arena.analysis.solver.solve`)."""
-    from arena.analysis.solver import solve as exact
-
-    return exact(deal)
+    return _solve(world.position())
 
 
-def greedy(deal: Deal) -> int:
+def final_honours(world: World, seat: int) -> int:
+    """`seat`'s honours at the end of the deal, both sides playing best from here (the stock is empty)."""
+    if world.done:
+        return world.honours[seat]
+    best = max(solve(world).values())
+    return best if world.to_move == seat else 20 - best
+
+
+def greedy(world: World) -> int:
     """A quick card for the side to move, for playing worlds forward (it sees both hands, as a world
     does). The leader cashes an honour the other hand cannot beat, else leads its cheapest card. The
     follower takes a led honour with its cheapest winning card; on a blank lead it cashes an honour that
     the other hand could take later, else throws its cheapest blank, and wins rather than give an honour
     away. Cheapest: blanks before honours, other suits before trumps, low before high. Deterministic and
     legal in every phase and variant."""
-    trump = deal.trump_suit
+    trump = world.trump
     wins = FOLLOWER_WINS[trump]
-    seat = deal.to_move
-    assert seat is not None
-    other = cards_of(deal.hands[1 - seat])
+    other = cards_of(world.hands[1 - world.to_move])
 
     def cost(c: int) -> tuple[int, bool, int]:
         return HONOUR[c], c >> 3 == trump, c & 7
@@ -141,8 +139,8 @@ def greedy(deal: Deal) -> int:
     def beaten(c: int) -> bool:
         return any(wins[c << 5 | f] for f in other)
 
-    legal = cards_of(deal.legal_mask())
-    lead = deal.table
+    legal = world.legal_cards()
+    lead = world.table
     if lead is None:
         sure = [c for c in legal if HONOUR[c] and not beaten(c)]
         return min(sure or legal, key=cost)
@@ -156,9 +154,9 @@ def greedy(deal: Deal) -> int:
     return min(blanks or winners or legal, key=cost)
 
 
-def play_forward(deal: Deal, policy=greedy, to_phase2: bool = True) -> Deal:
-    """Play `deal` on with `policy` for both sides: until the stock is empty and a trick is about to
-    start (then `solve` can take over), or to the end of the deal. Returns the same deal."""
-    while not deal.done and (not to_phase2 or deal.stock_count or deal.table is not None):
-        deal.play(policy(deal))
-    return deal
+def play_forward(world: World, policy: Policy = greedy, to_phase2: bool = True) -> World:
+    """Play `world` on with `policy` for both sides: until the stock is empty and a trick is about to
+    start (where `solve` takes over), or to the end of the deal. Returns the same world."""
+    while not world.done and (not to_phase2 or world.stock or world.table is not None):
+        world.play(policy(world))
+    return world

@@ -12,6 +12,7 @@ from arena.analysis.solver import analyse
 from arena.analysis.worlds import Knowledge
 from arena.bench.strength import fill_turn, load_bot
 from arena.engine import Match, Rules
+from arena.engine.view import build_view
 from arena.proto import referee_pb2 as pb
 from arena.referee import TimeControl
 from arena.referee.convert import rules_to_proto
@@ -73,7 +74,7 @@ def test_same_seed_same_card(name: str, small_budget) -> None:
     rules = Rules(trumps=True)
     for match in _positions(rules, 8, every=5):
         deal = match.deal
-        k = Knowledge.of_deal(deal, deal.to_move)
+        k = Knowledge.from_view(build_view(match, deal.to_move), rules)
         card = choose(k, random.Random(11))
         assert card in deal.legal_cards()
         assert choose(k, random.Random(11)) == card
@@ -107,4 +108,5 @@ def test_phase_two_is_played_exactly(name: str, small_budget) -> None:
             deal = match.deal
             if deal.stock_count == 0:
                 best = analyse(deal).best
-                assert choose(Knowledge.of_deal(deal, deal.to_move), random.Random(1)) == min(best)
+                k = Knowledge.from_view(build_view(match, deal.to_move), rules)
+                assert choose(k, random.Random(1)) == min(best)

@@ -1,7 +1,7 @@
 """Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012).
 
 One tree over this seat's information set: each iteration deals the hidden cards out anew
-(`sim.sample_deal`), walks the tree along the cards that are legal in that world (UCB1 with
+(`sim.sample_world`), walks the tree along the cards that are legal in that world (UCB1 with
 availability counts, so a card is judged only against the worlds where it could be played), adds one
 node, plays the rest of the deal forward with a quick policy for both sides (`sim.greedy`) and backs up
 the honours each side ended with. Phase 2 is solved exactly instead (nothing is hidden there).
@@ -35,11 +35,11 @@ class Node:
         return self.reward / self.visits + EXPLORE * math.sqrt(math.log(self.avail) / self.visits)
 
 
-def _iterate(root: Node, world: sim.Deal, rng: random.Random) -> None:
+def _iterate(root: Node, world: sim.World, rng: random.Random) -> None:
     deal = world
     node = root
     path = [root]
-    while not deal.done and deal.stock_count:
+    while not deal.done and deal.stock:
         legal = deal.legal_cards()
         untried = [c for c in legal if c not in node.children]
         for c in legal:
@@ -68,7 +68,7 @@ def choose(k: sim.Knowledge, rng: random.Random, iterations: int | None = None) 
     """The card to play for the seat of `k` (an engine int): the most visited one at the root.
     `iterations` defaults to ITERATIONS."""
     iterations = ITERATIONS if iterations is None else iterations
-    first = sim.sample_deal(k, rng)
+    first = sim.sample_world(k, rng)
     legal = first.legal_cards()
     if len(legal) == 1:
         return legal[0]
@@ -77,5 +77,5 @@ def choose(k: sim.Knowledge, rng: random.Random, iterations: int | None = None) 
         return max(legal, key=lambda c: (values[c], -c))
     root = Node(1 - k.seat)
     for i in range(iterations):
-        _iterate(root, first if i == 0 else sim.sample_deal(k, rng), rng)
+        _iterate(root, first if i == 0 else sim.sample_world(k, rng), rng)
     return max(legal, key=lambda c: (root.children[c].visits, root.children[c].reward, -c))

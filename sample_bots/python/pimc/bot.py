@@ -1,8 +1,8 @@
 """The pimc sample bot: perfect-information Monte Carlo over worlds consistent with its view.
 
-The search is in pimc_search.py; this file keeps what the view forgets (the turned trump card once it is
-drawn) and picks the generator: the SDK's seeded `self.rng` when the SDK provides one, else one seeded
-from this move's view, so that the same match gives the same cards either way.
+The search is in pimc_search.py; this file picks its generator: the SDK's `self.rng` (seeded from
+Welcome.bot_seed) when the SDK provides one, else one seeded from this move's view, so that the same
+match gives the same cards either way.
 """
 
 import random
@@ -28,14 +28,10 @@ def view_seed(view: View) -> str:
 class PimcBot(Bot):
     name = "pimc"
     version = "1"
-    trump: str | None = None
-
-    def on_deal_start(self, deal) -> None:
-        self.trump = deal.trump_card or None
 
     def play(self, view: View) -> str:
         rng = getattr(self, "rng", None) or random.Random(view_seed(view))
-        k = sim.knowledge(view, self.rules, self.trump)
+        k = sim.knowledge(view, self.rules)
         return sim.code(choose(k, rng))
 
 

@@ -22,36 +22,28 @@ MIN_WORLDS = 6
 BEST_REPLY_STOCK = 2  # with this many stock cards left, a lead is scored against the best reply
 
 
-def _my_honours(deal: sim.Deal, seat: int) -> int:
-    """The honours `seat` ends the deal with when both sides play best from the start of phase 2."""
-    values = sim.solve(deal)
-    best = max(values.values())
-    return best if deal.to_move == seat else 20 - best
+def _score(world: sim.World, card: int, seat: int) -> int:
+    line = sim.fork(world)
+    line.play(card)
+    return sim.final_honours(sim.play_forward(line, sim.greedy), seat)
 
 
-def _score(world: sim.Deal, card: int, seat: int) -> int:
-    deal = sim.fork(world)
-    deal.play(card)
-    sim.play_forward(deal, sim.greedy)
-    return _my_honours(deal, seat)
-
-
-def _score_lead(world: sim.Deal, card: int, seat: int) -> int:
-    """A lead in the last phase-1 trick: the opponent answers with its best reply in this world."""
-    deal = sim.fork(world)
-    deal.play(card)
+def _score_lead(world: sim.World, card: int, seat: int) -> int:
+    """A lead scored against the opponent's best reply in this world."""
+    line = sim.fork(world)
+    line.play(card)
     worst = 20
-    for reply in deal.legal_cards():
-        answered = sim.fork(deal)
+    for reply in line.legal_cards():
+        answered = sim.fork(line)
         answered.play(reply)
-        worst = min(worst, _my_honours(sim.play_forward(answered, sim.greedy), seat))
+        worst = min(worst, sim.final_honours(sim.play_forward(answered, sim.greedy), seat))
     return worst
 
 
 def choose(k: sim.Knowledge, rng: random.Random, leaves: int | None = None) -> int:
     """The card to play for the seat of `k` (an engine int); `leaves` defaults to LEAVES."""
     leaves = LEAVES if leaves is None else leaves
-    first = sim.sample_deal(k, rng)
+    first = sim.sample_world(k, rng)
     legal = first.legal_cards()
     if len(legal) == 1:
         return legal[0]
@@ -66,7 +58,7 @@ def choose(k: sim.Knowledge, rng: random.Random, leaves: int | None = None) -> i
     world = first
     for i in range(n):
         if i:
-            world = sim.sample_deal(k, rng)
+            world = sim.sample_world(k, rng)
         for card in legal:
             totals[card] += score(world, card, k.seat)
     return max(legal, key=lambda c: (totals[c], -c))
