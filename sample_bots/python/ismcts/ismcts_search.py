@@ -3,8 +3,9 @@
 One tree over this seat's information set: each iteration deals the hidden cards out anew
 (`sim.sample_world`), walks the tree along the cards that are legal in that world (UCB1 with
 availability counts, so a card is judged only against the worlds where it could be played), adds one
-node, plays the rest of the deal forward with a quick policy for both sides (`sim.greedy`) and backs up
-the honours each side ended with. Phase 2 is solved exactly instead (nothing is hidden there).
+node, plays the rest of phase 1 forward with a quick policy for both sides (`sim.greedy`), solves phase 2
+exactly and backs up the honours each side ends with. At the root in phase 2 it just solves (nothing is
+hidden there).
 
 The work per move is a number of iterations (`ITERATIONS`), never seconds: the same seed gives the same
 card on any machine, and the budget keeps a move far inside the default one-second clock.
@@ -57,8 +58,9 @@ def _iterate(root: Node, world: sim.World, rng: random.Random) -> None:
         node = node.children[card]
         deal.play(card)
         path.append(node)
-    sim.play_forward(deal, sim.greedy, to_phase2=False)
-    honours = deal.honours
+    sim.play_forward(deal, sim.greedy)
+    first = sim.final_honours(deal, 0)  # phase 2 exactly, as both sides would play it
+    honours = (first, 20 - first)
     for n in path[1:]:
         n.visits += 1
         n.reward += honours[n.seat] / 20

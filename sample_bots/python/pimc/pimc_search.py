@@ -17,7 +17,7 @@ import random
 
 from arena.sdk import sim
 
-LEAVES = 72  # solved phase-2 positions per phase-1 move (spread over the legal cards)
+LEAVES = 300  # solved phase-2 positions per phase-1 move (spread over the legal cards)
 MIN_WORLDS = 6
 BEST_REPLY_STOCK = 2  # with this many stock cards left, a lead is scored against the best reply
 
