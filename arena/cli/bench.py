@@ -96,12 +96,13 @@ def engine(seconds: float, as_json: bool) -> None:
 @bench.command("strength")
 @click.option("--deals", type=click.IntRange(1, 10_000), default=20, show_default=True,
               help="Duplicate deals per bot (each played twice, seats swapped).")  # fmt: skip
-@click.option("--bots", "names", default=",".join(("random", "greedy", "tactician", "pimc", "ismcts")),
-              show_default=True, help="Comma-separated Python sample bots (folders of sample_bots/python).")  # fmt: skip
+@click.option("--bots", "names", default=None, metavar="NAME,...",
+              help="Python sample bots (folders of sample_bots/python); default: random, greedy, tactician, "
+                   "pimc, ismcts.")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. trumps=true.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-def strength(deals: int, names: str, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
+def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
     """Each sample bot's honours margin per deal against the omniscient oracle, on the same duplicate deals.
 
     The oracle sees both hands and the stock (arena/bench/oracle.py; a yardstick, never a season
@@ -109,14 +110,14 @@ def strength(deals: int, names: str, seed: int, rules: tuple[str, ...], as_json:
     referee's own turn messages. Baseline, in the same run: tactician's gap to the oracle; `closed` is
     the share of that gap a bot closes (target for the best search bot: at least 0.5).
     """
-    from arena.bench.strength import run
+    from arena.bench.strength import SAMPLE_BOTS, run
     from arena.engine import Rules, RulesError
 
     try:
         the_rules = Rules.from_pairs(rules)
     except RulesError as exc:
         raise click.UsageError(str(exc)) from None
-    bots = tuple(n.strip() for n in names.split(",") if n.strip())
+    bots = SAMPLE_BOTS if names is None else tuple(n.strip() for n in names.split(",") if n.strip())
     try:
         r = with_progress(
             "strength benchmark",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
-for bundle in ("tactician", "greedy"):
+for bundle in ("tactician", "greedy", "pimc", "ismcts"):
     path = str(BOTS / bundle)
     if path not in sys.path:
         sys.path.insert(0, path)
