@@ -43,6 +43,7 @@ __all__ = [
     "fork",
     "greedy",
     "knowledge",
+    "noisy",
     "play_forward",
     "rules_of",
     "sample_world",
@@ -152,6 +153,20 @@ def greedy(world: World) -> int:
         return min(exposed, key=cost)
     blanks = [c for c in legal if not HONOUR[c] and not wins[lead << 5 | c]]
     return min(blanks or winners or legal, key=cost)
+
+
+def noisy(policy: Policy, rng: random.Random, epsilon: float) -> Policy:
+    """`policy`, except that with probability `epsilon` it plays a uniformly random legal card: playouts
+    from the same world then spread over several lines instead of repeating one (deterministic given
+    `rng`)."""
+
+    def play(world: World) -> int:
+        if rng.random() < epsilon:
+            legal = world.legal_cards()
+            return legal[rng.randrange(len(legal))]
+        return policy(world)
+
+    return play
 
 
 def play_forward(world: World, policy: Policy = greedy, to_phase2: bool = True) -> World:
