@@ -121,8 +121,11 @@ def run(
             done += 1
             progress(done / steps)
         mean = sum(pairs) / len(pairs)
-        sd = math.sqrt(sum((p - mean) ** 2 for p in pairs) / max(1, len(pairs) - 1))
-        rows[name] = {"margin": round(mean, 2), "ci95": round(1.96 * sd / math.sqrt(len(pairs)), 2)}
+        ci = None  # one pair gives no spread
+        if len(pairs) > 1:
+            sd = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (len(pairs) - 1))
+            ci = round(1.96 * sd / math.sqrt(len(pairs)), 2)
+        rows[name] = {"margin": round(mean, 2), "ci95": ci}
     base = rows.get(BASELINE, {}).get("margin")
     for row in rows.values():
         row["closed"] = None if not base else round(1 - row["margin"] / base, 2)

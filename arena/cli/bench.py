@@ -129,7 +129,7 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
     rows = [
         (
             name,
-            f"{row['margin']:+.2f} ±{row['ci95']:.2f}",
+            f"{row['margin']:+.2f}" + ("" if row["ci95"] is None else f" ±{row['ci95']:.2f}"),
             "" if row["closed"] is None else f"closes {row['closed']:.0%} of {r['baseline']}'s gap",
         )
         for name, row in r["bots"].items()

@@ -36,6 +36,7 @@ def test_bench_strength_measures_a_bot_against_the_oracle() -> None:
     assert figures["deals"] == 1 and figures["baseline"] == "tactician"
     assert row["margin"] < 0, "the oracle sees every card: greedy cannot outscore it on this deal"
     assert row["closed"] is None  # tactician, the baseline, was not measured in this run
+    assert row["ci95"] is None  # one duplicate pair has no spread
 
 
 def test_bench_strength_names_a_missing_bot() -> None:
