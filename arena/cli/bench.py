@@ -93,6 +93,57 @@ def engine(seconds: float, as_json: bool) -> None:
     )
 
 
+@bench.command("strength")
+@click.option("--deals", type=click.IntRange(1, 10_000), default=20, show_default=True,
+              help="Duplicate deals per bot (each played twice, seats swapped).")  # fmt: skip
+@click.option("--bots", "names", default=None, metavar="NAME,...",
+              help="Python sample bots (folders of sample_bots/python); default: random, greedy, tactician, "
+                   "pimc, ismcts.")  # fmt: skip
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
+@click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. trumps=true.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
+    """Each sample bot's honours margin per deal against the omniscient oracle, on the same duplicate deals.
+
+    The oracle sees both hands and the stock (arena/bench/oracle.py; a yardstick, never a season
+    entrant). Each bot plays every deal twice against it, once from each seat, in-process on the
+    referee's own turn messages. Baseline, in the same run: tactician's gap to the oracle; `closed` is
+    the share of that gap a bot closes (target for the best search bot: at least 0.5).
+    """
+    from arena.bench.strength import SAMPLE_BOTS, run
+    from arena.engine import Rules, RulesError
+
+    try:
+        the_rules = Rules.from_pairs(rules)
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from None
+    bots = SAMPLE_BOTS if names is None else tuple(n.strip() for n in names.split(",") if n.strip())
+    try:
+        r = with_progress(
+            "strength benchmark",
+            lambda progress: run(bots, deals, seed, the_rules, progress=progress),
+            as_json,
+        )
+    except (FileNotFoundError, TypeError) as exc:
+        raise click.UsageError(str(exc)) from None
+    rows = [
+        (
+            name,
+            f"{row['margin']:+.2f}" + ("" if row["ci95"] is None else f" ±{row['ci95']:.2f}"),
+            "" if row["closed"] is None else f"closes {row['closed']:.0%} of {r['baseline']}'s gap",
+        )
+        for name, row in r["bots"].items()
+    ]
+    emit(
+        r,
+        as_json,
+        f"strength benchmark: honours margin per deal against the oracle, {deals} duplicate deals, "
+        f"rules {r['rules']}, seed {seed}",
+        rows,
+        "margin: the bot's honours minus the oracle's, per deal (95% interval over the duplicate pairs)",
+    )
+
+
 @bench.command("sandbox")
 @click.option(
     "--rounds",

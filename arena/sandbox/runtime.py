@@ -4,7 +4,8 @@ Decision: inside the sandbox `python3` is the arena's own virtualenv interpreter
 first on PATH), so the SDK, gRPC and protobuf import exactly as on the host. The virtualenv was
 built from Debian's /usr/bin/python3, whose prefix /usr is bound anyway; an interpreter outside
 /usr (pyenv, docs/sandbox-notes.md pitfall 9) gets its prefix bound too. Of the arena's source only the
-SDK's closure is bound (`arena/__init__.py`, `arena/sdk`, `arena/proto`), never the checkout, so a
+SDK's closure is bound (`arena/__init__.py`, `arena/sdk`, `arena/proto`, and for `arena.sdk.sim` the pure
+`arena/engine` and `arena/analysis`), never the checkout, so a
 bot cannot read the database, replays or other bots that live next to it.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ARENA_PKG = Path(__file__).resolve().parent.parent
-SDK_PARTS = ("__init__.py", "sdk", "proto")
+SDK_PARTS = ("__init__.py", "sdk", "proto", "engine", "analysis")  # sim.py: the engine and the solver
 
 
 @dataclass(frozen=True)

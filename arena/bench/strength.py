@@ -1,0 +1,138 @@
+"""`arena bench strength`: each sample bot's honours margin per deal against the omniscient oracle.
+
+Every bot plays the same deals against the oracle, each deal twice with the seats swapped (duplicate
+deals), so the luck of the cards cancels and the bots are compared on equal terms. The bots are the
+sample bundles' own `Bot` classes, played in-process: each turn they get the `TurnRequest` the referee
+would send (built by arena.referee.convert from the engine's view of their seat), and the SDK's hooks
+in the same order as `arena.sdk.run`. The baseline, measured in the same run, is tactician's gap to
+the oracle: `closed` says which share of that gap a bot closes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.bench.oracle import oracle_card
+from arena.engine import Match, Rules
+from arena.engine.rng import deal_deck
+from arena.engine.view import build_view
+from arena.proto import referee_pb2 as pb
+from arena.referee.convert import codes, fill_deal_start, fill_trick_result, fill_view, rules_to_proto
+from arena.sdk import Bot
+from arena.sdk.view import View
+
+SAMPLE_BOTS = ("random", "greedy", "tactician", "pimc", "ismcts")
+BASELINE = "tactician"
+
+
+def sample_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+
+
+def load_bot(name: str, folder: Path | None = None) -> Callable[[], Bot]:
+    """The Bot subclass of a Python sample bundle (its folder goes on sys.path for its siblings)."""
+    where = (folder or sample_dir()) / name
+    if not (where / "bot.py").is_file():
+        raise FileNotFoundError(f"no Python sample bot {name!r} in {where.parent} (need {name}/bot.py)")
+    if str(where) not in sys.path:
+        sys.path.insert(0, str(where))
+    spec = importlib.util.spec_from_file_location(f"sample_bot_{name}", where / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    classes = [
+        v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot
+    ]
+    if len(classes) != 1:
+        raise TypeError(f"{where / 'bot.py'} should define exactly one Bot subclass, found {len(classes)}")
+    return classes[0]
+
+
+def fill_turn(req: pb.TurnRequest, match: Match, seat: int) -> None:
+    """The view and legal cards of a TurnRequest for `seat`, as the referee fills them."""
+    assert match.deal is not None
+    fill_view(req.view, build_view(match, seat), len(match.deals))
+    req.legal_cards.extend(codes(match.deal.legal_cards()))
+
+
+def play_deal(make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: list[int], dealer: int) -> int:
+    """One deal of a fresh bot against the oracle; returns the bot's honours."""
+    match = Match(rules, 0)
+    deal = match.start_deal(deck=deck, dealer=dealer)
+    bot = make_bot()
+    bot.seat, bot.rules, bot.match_id, bot.opponent = bot_seat, rules_to_proto(rules), "strength", "oracle"
+    turn = 0
+    started = False
+    pending: pb.TrickResult | None = None
+    while not deal.done:
+        if deal.to_move != bot_seat:
+            trick = match.play(oracle_card(deal))
+        else:
+            turn += 1
+            req = pb.TurnRequest(turn_id=turn, move_ms=1000, bank_ms=10000)
+            if not started:
+                fill_deal_start(req.deal_start, match, bot_seat)
+                bot.on_deal_start(req.deal_start)
+                started = True
+            elif pending is not None:
+                req.trick_result.CopyFrom(pending)
+                bot.on_trick(req.trick_result)
+            pending = None
+            fill_turn(req, match, bot_seat)
+            card = bot.play(View.from_request(req))
+            trick = match.play(_card_of(card, req))
+        if trick is not None:
+            pending = pb.TrickResult()
+            fill_trick_result(pending, match, trick, bot_seat)
+    return deal.honours[bot_seat]
+
+
+def _card_of(code: str, req: pb.TurnRequest) -> int:
+    from arena.engine.cards import parse_card
+
+    if code not in req.legal_cards:
+        raise ValueError(f"the bot played {code!r}, not one of its legal cards {list(req.legal_cards)}")
+    return parse_card(code)
+
+
+def run(
+    bots: tuple[str, ...] = SAMPLE_BOTS,
+    deals: int = 20,
+    seed: int = 1,
+    rules: Rules | None = None,
+    progress: Callable[[float], None] = lambda f: None,
+) -> dict:
+    """Margin per deal (bot honours minus the oracle's, mean and 95% interval over duplicate pairs)."""
+    rules = rules or Rules()
+    makers = {name: load_bot(name) for name in bots}
+    rows: dict[str, dict] = {}
+    steps, done = len(bots) * deals, 0
+    for name, make in makers.items():
+        pairs = []
+        for i in range(deals):
+            deck = deal_deck(seed, i)
+            dealer = i % 2
+            pair = [play_deal(make, seat, rules, deck, dealer) for seat in (0, 1)]
+            pairs.append(sum(2 * h - 20 for h in pair) / 2)  # mine minus the oracle's, per deal
+            done += 1
+            progress(done / steps)
+        mean = sum(pairs) / len(pairs)
+        ci = None  # one pair gives no spread
+        if len(pairs) > 1:
+            sd = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (len(pairs) - 1))
+            ci = round(1.96 * sd / math.sqrt(len(pairs)), 2)
+        rows[name] = {"margin": round(mean, 2), "ci95": ci}
+    base = rows.get(BASELINE, {}).get("margin")
+    for row in rows.values():
+        row["closed"] = None if not base else round(1 - row["margin"] / base, 2)
+    return {
+        "rules": rules.changed() or "default",
+        "deals": deals,
+        "seed": seed,
+        "baseline": BASELINE,
+        "bots": rows,
+    }
