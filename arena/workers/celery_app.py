@@ -32,6 +32,17 @@ def broker_url() -> str:
     return os.environ.get("ARENA_BROKER_URL", DEFAULT_BROKER)
 
 
+def broker_url_shown() -> str:
+    """The broker's URL for messages: any password hidden."""
+    from urllib.parse import urlsplit
+
+    url = broker_url()
+    parts = urlsplit(url)
+    if parts.password:
+        url = url.replace(f":{parts.password}@", ":***@", 1)
+    return url
+
+
 def queue_name() -> str:
     return os.environ.get("ARENA_CELERY_QUEUE", DEFAULT_QUEUE)
 
