@@ -155,7 +155,8 @@ def missing_program(bundle: Bundle, *, host_runtime: bool = True) -> str | None:
         inside = program.startswith("/") or target.is_relative_to(bundle.path.resolve())
         if inside and target.is_file():
             return None
-        return f"`run` starts {program[:80]!r}, which is not a file in the bundle" + (
+        where = "on this machine" if program.startswith("/") else "in the bundle"
+        return f"`run` starts {program[:80]!r}, which is not a file {where}" + (
             " after its build" if bundle.build else ""
         )
     if host_runtime and shutil.which(program) is None:
