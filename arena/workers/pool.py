@@ -254,6 +254,7 @@ def run_pool(
                         source.fail(job, "the worker process died while playing this match")
                         continue
                     except ServiceLost:
+                        inflight[future] = job  # released with the others on the way out
                         raise
                     except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
                         progress.failed += 1
@@ -293,7 +294,7 @@ def _release_quietly(source: JobSource, match_ids: list[int]) -> None:
     try:
         source.release(match_ids)
     except Exception as exc:  # noqa: BLE001
-        log.warning("could not release %d lease(s): %s", len(match_ids), exc)
+        log.info("could not release %d lease(s): %s", len(match_ids), exc)
 
 
 def _kill_children(executor: Executor) -> None:
