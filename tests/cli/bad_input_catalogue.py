@@ -122,11 +122,15 @@ REPLAY_FILES: list[tuple[str, Callable[[Path], str], str]] = [
 ]
 
 
+EXPORTED = ("empty record", "zlib bomb", "bad rules", "truncated")
+
+
 def _replay_cases() -> list[Case]:
     out = []
     for label, make, words in REPLAY_FILES:
         out.append(Case(f"replay show: {label}", make, ("replay", "show", "{f}"), words))
-        out.append(Case(f"replay export: {label}", make, ("replay", "export", "--json", "{f}"), words))
+        if label in EXPORTED:  # export reads through the same loader: a few rows show it
+            out.append(Case(f"replay export: {label}", make, ("replay", "export", "--json", "{f}"), words))
     good = _record_with(lambda r: None)
     out += [
         Case(

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
-TOTAL = 5
+TOTAL = 4
 
 
 def _season(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,10 +119,14 @@ def test_redis_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     _season(store, tmp_path, monkeypatch)
     env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": db, "ARENA_BROKER_URL": redis.url,
            "ARENA_BUNDLE_CACHE": str(tmp_path / "cache")}  # fmt: skip
-    worker = subprocess.Popen(
-        [ARENA, "worker", "--concurrency", "2"], env=env, cwd=REPO,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+
+    def start_worker() -> subprocess.Popen:
+        return subprocess.Popen(
+            [ARENA, "worker", "--concurrency", "2"], env=env, cwd=REPO,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+
+    worker = start_worker()
     try:
         run = _run(env, "--executor", "celery")
         _wait_mid_run(store, run)
@@ -133,7 +137,10 @@ def test_redis_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         assert run.returncode == 3, err
         _one_line(err, f"lost the Redis broker {redis.url}")
         assert _counts(store)[1] == 0  # the store still answered: every lease of the run was released
-        redis.start()  # the same port: the worker reconnects by itself
+        redis.start()  # the same port
+        os.killpg(worker.pid, signal.SIGKILL)  # a fresh worker: the old one's reconnect back-off is slow
+        worker.wait(timeout=60)
+        worker = start_worker()
         again = _run(env, "--executor", "celery")
         out, err = again.communicate(timeout=300)
         assert again.returncode == 0, err

@@ -101,3 +101,38 @@ def test_build_output_arrives_while_the_build_runs(
     last = next(i for i, text in enumerate(calls) if "step-two" in text)
     assert first < last, calls
     assert "step-two" not in calls[first]
+
+
+def test_an_interrupted_build_leaves_no_process_cgroup_or_copy(
+    tmp_path: Path, cache: Path, local_store: Store
+) -> None:
+    """Ctrl-C while the sandboxed build runs: the build is killed, its cgroup removed, and the submit
+    takes its stored and staged copies with it."""
+    from arena.sandbox.cgroups import PARENT, ROOT
+    from arena.workers.execute import bwrap_available
+
+    if not bwrap_available():
+        pytest.skip("bwrap cannot run here")
+
+    def groups() -> set[str]:
+        return (
+            {p.name for p in (ROOT / "memory" / PARENT).glob("*build*")}
+            if (ROOT / "memory" / PARENT).is_dir()
+            else set()
+        )
+
+    before = groups()
+    bot = _bundle(
+        tmp_path / "b",
+        'name = "b"\nrun = ["python3", "bot.py"]\nbuild = ["sh", "-c", "echo started; sleep 60"]\n',
+    )
+
+    def interrupt(text: str) -> None:
+        if "started" in text:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), watching_builds(interrupt):
+        submit_bundle(local_store, bot, name="b", owner="alice", launcher="bwrap")
+    assert groups() == before  # the build's cgroup is gone with it
+    assert _left(local_store.bundles_dir) == []
+    assert [n for n in _left(cache) if not n.startswith(".")] == []
