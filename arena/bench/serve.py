@@ -95,11 +95,13 @@ def _start_server(tmp: Path, port: int, token_file: Path) -> subprocess.Popen:
     env = {**os.environ, "ARENA_HOME": str(tmp), "ARENA_DATABASE_URL": f"sqlite:///{tmp / 'arena.db'}"}
     argv = [sys.executable, "-m", "arena.cli", "serve", "--unix", "", "--tcp", f"127.0.0.1:{port}",
             "--admin-token-file", str(token_file), "--replays", str(tmp / "replays")]  # fmt: skip
-    proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp / "serve.log"  # a file, not a pipe: a pipe nobody reads would stall the server once full
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"arena serve exited: {proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
+            raise RuntimeError(f"arena serve exited: {log.read_text(errors='replace')[-500:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return proc

@@ -217,6 +217,9 @@ def run_pool(
                             executor = make(concurrency)
                             continue
                         break  # the in-flight futures fail as broken below, and the pool is rebuilt there
+                    except BaseException:  # e.g. the broker is gone: this job never left, give it back too
+                        _release_quietly(source, [job.match_id])
+                        raise
                 if interrupted():
                     raise KeyboardInterrupt
                 progress.running = len(inflight)

@@ -150,3 +150,40 @@ def test_redis_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         worker.wait(timeout=60)
         redis.stop()
         store.close()
+
+
+def test_sqlite_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SQLite file's disk fills up mid-run (a small tmpfs of our own, filled by a filler file)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()})")
+    try:
+        db = f"sqlite:///{disk / 'arena.db'}"
+        store = Store.open(db, home=tmp_path)
+        _season(store, tmp_path, monkeypatch)
+        env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DATABASE_URL": db}
+        run = _run(env)
+        _wait_mid_run(store, run)
+        filler = disk / "filler"
+        with open(filler, "wb") as fh:  # every byte the disk has left
+            try:
+                while True:
+                    fh.write(b"\0" * 65536)
+                    fh.flush()
+            except OSError:
+                pass
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 3, err
+        _one_line(err, f"lost the database sqlite:///{disk / 'arena.db'}")
+        filler.unlink()
+        again = _run(env)
+        out, err = again.communicate(timeout=300)
+        assert again.returncode == 0, err
+        _all_recorded_once(store)
+        store.close()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
