@@ -32,10 +32,23 @@ def _run(case: Case, tmp_path: Path, env: dict[str, str]) -> tuple[int, str, Bas
     return result.exit_code, result.output.replace(target, "{f}"), exc
 
 
+@pytest.fixture(scope="module")
+def migrated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One store migrated once, copied into each row's home: the rows test the CLI, not Alembic."""
+    from arena.store import Store
+
+    folder = tmp_path_factory.mktemp("template")
+    Store.open(f"sqlite:///{folder / 'arena.db'}", home=folder).close()
+    return folder / "arena.db"
+
+
 @pytest.fixture
-def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, migrated_db: Path) -> dict[str, str]:
+    import shutil
+
     home = tmp_path / "home"
     home.mkdir()
+    shutil.copy(migrated_db, home / "arena.db")
     monkeypatch.chdir(tmp_path)  # `last` and var/replays: nothing of the checkout
     return {
         "ARENA_HOME": str(home),
