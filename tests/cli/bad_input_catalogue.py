@@ -466,5 +466,38 @@ def _url_cases() -> list[Case]:
     return out
 
 
+#: Every local command, with names that do not exist: run on an empty store and on a URL the store
+#: cannot use. Listing commands may answer (exit 0, "no ... yet"); none may answer with a traceback.
+EVERY_COMMAND: list[tuple[str, ...]] = [
+    ("bots", "list"), ("bots", "show", "nope"), ("bots", "logs", "nope"), ("bots", "retire", "nope"),
+    ("owners", "list"), ("owners", "rotate", "nope"), ("owners", "revoke", "nope"),
+    ("season", "list"), ("season", "start", "nope"), ("season", "run", "nope", "--matches", "1", "--sandbox", "local"),
+    ("season", "freeze", "nope"), ("season", "close", "nope", "--sandbox", "local"), ("season", "verify", "nope"),
+    ("season", "export", "nope"), ("standings", "nope"), ("matches",), ("matches", "--season", "nope"),
+    ("compare", "nope1", "nope2", "--sandbox", "local"), ("challenge", "nope1", "nope2"), ("watch", "1"),
+    ("replay", "show", "last"), ("replay", "export", "--json", "last"),
+]  # fmt: skip
+
+
+def _every_command_cases() -> list[Case]:
+    out = []
+    for argv in EVERY_COMMAND:
+        name = " ".join(argv[:3])
+        out.append(Case(f"{name}: empty store", _nothing, argv, "", exit_codes=(0, 1, 2)))
+        if argv[0] not in ("replay", "watch", "challenge"):
+            out.append(
+                Case(f"{name}: mysql:// store", _nothing, argv, "database URL 'mysql://x'",
+                     env={"ARENA_DATABASE_URL": "mysql://x"})
+            )  # fmt: skip
+    return out
+
+
 def catalogue() -> list[Case]:
-    return _replay_cases() + _toml_cases() + _archive_cases() + _name_cases() + _url_cases()
+    return (
+        _replay_cases()
+        + _toml_cases()
+        + _archive_cases()
+        + _name_cases()
+        + _url_cases()
+        + _every_command_cases()
+    )
