@@ -492,6 +492,19 @@ def _every_command_cases() -> list[Case]:
     return out
 
 
+def _server_cases() -> list[Case]:
+    """ARENA_SERVER that is not an address, or where nothing listens."""
+    out = []
+    for label, server, words in (
+        ("nothing listening", "127.0.0.1:1", "cannot reach arena server 127.0.0.1:1"),
+        ("no port", "x", "--server 'x': give HOST:PORT"),
+    ):
+        for argv in (("bots", "list"), ("standings", "s"), ("replay", "show", "1"), ("season", "list")):
+            out.append(Case(f"{' '.join(argv[:2])}: ARENA_SERVER {label}", _nothing, argv, words,
+                            env={"ARENA_SERVER": server}))  # fmt: skip
+    return out
+
+
 def catalogue() -> list[Case]:
     return (
         _replay_cases()
@@ -500,4 +513,5 @@ def catalogue() -> list[Case]:
         + _name_cases()
         + _url_cases()
         + _every_command_cases()
+        + _server_cases()
     )
