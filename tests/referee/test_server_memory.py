@@ -73,8 +73,9 @@ def referee(tmp_path: Path):
 
 def test_unjoined_matches_expire_and_are_released_once_recorded(referee) -> None:
     r = referee(keep_finished=3)
-    ids = [r.create(f"m{i}") for i in range(5)]
-    for match_id in ids:
+    ids = [f"m{i}" for i in range(5)]
+    for match_id in ids:  # one at a time: with only 3 remembered, an early one may be gone by its turn
+        r.create(match_id)
         status = r.get(match_id)
         assert status.state == "OVER" and list(status.result.verdicts) == ["STARTUP_FAILED"] * 2
         assert decode_record(status.record).match_id == match_id  # read back from its replay file
