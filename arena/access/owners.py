@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from arena.access.display import SHOWN
 from arena.store import Store, StoreError
 from arena.store.models import Bot, Owner, utcnow
-from arena.store.repo import NAME_RE
+from arena.store.repo import BadName, check_name
 
 PREFIX = "elf_"
 
@@ -68,10 +68,10 @@ def _owner(s: Session, name: str) -> Owner:
 
 def add_owner(store: Store, name: str) -> str:
     """Create an owner and return its token (shown once; only its hash is kept)."""
-    if not NAME_RE.match(name):
-        raise OwnerError(
-            f"owner name {name[:70]!r} is not allowed: use letters, digits, '.', '_' or '-' (1-64)"
-        )
+    try:
+        check_name(name, "owner name")
+    except BadName as exc:
+        raise OwnerError(str(exc)) from None
     token = new_token()
     with store.tx() as s:
         if s.scalar(select(Owner).where(Owner.name == name)) is not None:

@@ -65,6 +65,20 @@ class LazyGroup(click.Group):
         module, attr, _ = COMMANDS[name]
         return getattr(importlib.import_module(module), attr)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; a lost database or broker becomes one line and exit 3 (errors.py)."""
+        from arena.cli.errors import lost_service
+
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            lost = lost_service(exc)
+            if lost is None:
+                raise
+            raise lost from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

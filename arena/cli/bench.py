@@ -244,6 +244,38 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
          f"target <= {r['target_ratio']}x: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
 
 
+@bench.command("serve")
+@click.option(
+    "--matches", type=click.IntRange(1, 1_000_000), default=20_000, show_default=True,
+    help="Short matches (one deal) to play through CreateMatch.",
+)  # fmt: skip
+@click.option(
+    "--baseline", type=click.IntRange(1), default=1000, show_default=True,
+    help="The RSS after this many matches is the same-run baseline.",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def serve(matches: int, baseline: int, as_json: bool) -> None:
+    """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
+    first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
+    matches (the baseline), at the peak and after all. Target: within 10% of the baseline after
+    20,000 matches. See arena/bench/serve.py.
+    """
+    from arena.bench.serve import run
+
+    r = with_progress("serve benchmark", lambda progress: run(matches, baseline, progress=progress), as_json)
+    rows = [
+        ("RSS before any match", f"{r['rss_before_mib']} MiB", ""),
+        (f"RSS after {r['baseline_matches']:,} matches", f"{r['rss_baseline_mib']} MiB", "the baseline"),
+        ("RSS at the peak", f"{r['rss_peak_mib']} MiB", ""),
+        (f"RSS after {r['matches']:,} matches", f"{r['rss_after_mib']} MiB",
+         f"{(r['growth'] - 1) * 100:+.1f}% vs the baseline"),
+    ]  # fmt: skip
+    emit(r, as_json,
+         f"serve benchmark: {r['matches']:,} one-deal matches through CreateMatch, "
+         f"{r['matches_per_second']} matches/s, {r['replays_written']:,} replays written", rows,
+         f"target <= +{(r['target'] - 1) * 100:.0f}%: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
+
+
 @bench.command("ladder")
 @click.option(
     "--matches",

@@ -59,8 +59,10 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
 
         submit_remote(remote, path, name, owner)
         return
+    from arena.sandbox.building import watching_builds
+
     store = open_store()
-    with user_errors():
+    with user_errors(), watching_builds(BuildEcho()):
         done = submit_bundle(store, path, name=name, owner=owner or getpass.getuser(), launcher=launcher)
     v = done.version
     if not done.new:
@@ -70,6 +72,34 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
     if not v.build_ok:
         tail = "\n".join(v.build_log.strip().splitlines()[-15:])
         raise UserError(f"{name}@{v.number}: build FAILED; it will not play. Build log tail:\n{tail}")
+
+
+class BuildEcho:
+    """Shows a build's output on stderr while it runs, prefixed `build | `, capped at LIVE_LINES
+    lines (the whole log is kept: `arena bots show NAME`), with a line every few quiet seconds."""
+
+    LIVE_LINES = 200
+
+    def __init__(self) -> None:
+        import time
+
+        self.lines = 0
+        self.started = time.monotonic()
+        self.partial = ""
+
+    def __call__(self, text: str) -> None:
+        import time
+
+        if not text:
+            click.echo(f"build: still running ({time.monotonic() - self.started:.0f} s)", err=True)
+            return
+        *whole, self.partial = (self.partial + text).split("\n")
+        for line in whole:
+            self.lines += 1
+            if self.lines <= self.LIVE_LINES:
+                click.echo(f"build | {line[:300]}", err=True)
+            elif self.lines == self.LIVE_LINES + 1:
+                click.echo("build: more output not shown here; `arena bots show NAME` has the log", err=True)
 
 
 @bots.command("list")

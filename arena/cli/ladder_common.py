@@ -15,27 +15,29 @@ SANDBOX_HELP = "How bots run: bwrap (sandbox, default), docker, or local (no iso
 
 def open_store():  # noqa: ANN201 - lazily imported type
     """The store named by ARENA_DATABASE_URL (else $ARENA_HOME/arena.db), migrated."""
-    from sqlalchemy.exc import OperationalError
-
-    from arena.store import Store
+    from arena.cli.errors import ServiceLost
+    from arena.store import Store, StoreUnavailable
 
     try:
         return Store.open()
-    except OperationalError as exc:
-        raise UserError(f"cannot open the arena database ({exc.orig}); check ARENA_DATABASE_URL") from None
+    except StoreUnavailable as exc:
+        raise ServiceLost(str(exc)) from None
 
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Store and bundle errors are the user's to fix: one line, no traceback."""
+    from arena.cli.errors import ServiceLost
     from arena.sandbox.bundle import BundleError
     from arena.sandbox.launchers import LauncherUnavailable
-    from arena.store import StoreError
+    from arena.store import StoreError, StoreUnavailable
 
     try:
         yield
     except (StoreError, BundleError, LauncherUnavailable) as exc:
         raise UserError(str(exc)) from None
+    except StoreUnavailable as exc:
+        raise ServiceLost(str(exc)) from None
 
 
 def check_launcher(name: str) -> str:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -33,8 +35,10 @@ def _load(spec: str, remote: Remote | None = None, private: bool = False):
 
     number = match_id(spec)
     answer = remote.call("GetReplay", pb.GetReplayRequest(match_id=number, private=private))
+    from arena.replay.record import check_record
+
     try:
-        return decode_record(answer.record)
+        return check_record(decode_record(answer.record))
     except RecordError as exc:
         raise UserError(f"match {number}: the server sent a record that does not decode ({exc})") from None
 
@@ -89,12 +93,26 @@ def show(
         return
     if only_deal is not None and only_deal > len(record.deals):
         raise UserError(f"--deal {only_deal}: the match has {len(record.deals)} deal(s)")
-    click.echo("\n".join(render(record, seat, only_deal)))
+    with _replays(replay):
+        lines = render(record, seat, only_deal)
+    click.echo("\n".join(lines))
     if analysis:
         from arena.cli.replay_analyse import analysis_lines
 
         click.echo("")
-        click.echo("\n".join(analysis_lines(record, samples, seat, only_deal)))
+        with _replays(replay):
+            click.echo("\n".join(analysis_lines(record, samples, seat, only_deal)))
+
+
+@contextlib.contextmanager
+def _replays(spec: str) -> Iterator[None]:
+    """A record whose fields passed `check_record` but whose plays the engine refuses: one line."""
+    from arena.engine.types import EngineError
+
+    try:
+        yield
+    except (EngineError, ValueError) as exc:
+        raise UserError(f"{spec}: the record does not re-simulate: {str(exc)[:200]}") from None
 
 
 @click.command()
@@ -115,9 +133,16 @@ def export(replay: str, as_json: bool, out: str | None, private: bool, remote: R
     from arena.replay.export import record_to_json
 
     record = _load(replay, remote, private)
-    text = json.dumps(record_to_json(record), indent=1, ensure_ascii=False)
+    with _replays(replay):
+        text = json.dumps(record_to_json(record), indent=1, ensure_ascii=False)
     if out:
-        Path(out).write_text(text + "\n", encoding="utf-8")
+        try:
+            Path(out).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(
+                f"--out {out}: cannot write ({exc.strerror or exc}); give a file in a folder that exists "
+                "and has room"
+            ) from None
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text)

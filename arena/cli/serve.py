@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import signal
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -117,6 +118,14 @@ NO_TOKEN = (
     help="PEM certificate (chain) for TLS on --tcp and --web; needs --tls-key.",
 )
 @click.option("--tls-key", "tls_key", default=None, metavar="FILE", help="The PEM private key of --tls-cert.")
+@click.option(
+    "--max-open-matches",
+    "max_open",
+    type=click.IntRange(1, 100_000),
+    default=1000,
+    show_default=True,
+    help="Matches created (CreateMatch, --create) and not yet over; more get RESOURCE_EXHAUSTED.",
+)
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -132,6 +141,7 @@ def serve(
     launcher: str,
     tls_cert: str | None,
     tls_key: str | None,
+    max_open: int,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -198,7 +208,9 @@ def serve(
                 "front; use --tls-cert/--tls-key or a reverse proxy (docs/deploy.md)",
                 tcp,
             )
-        plan = Plan(unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls)
+        plan = Plan(
+            unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls, max_open
+        )
         asyncio.run(_serve(plan, web_server))
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
@@ -209,10 +221,12 @@ def serve(
 def _open_store(db_url: str | None) -> Any:
     """The store of the whole server (the same resolution as `arena web`), migrated; one line if it fails."""
     from arena.cli.web import _demo_home
-    from arena.store import Store
+    from arena.store import Store, StoreUnavailable
 
     try:
         return Store.open(db_url, home=_demo_home(db_url))
+    except StoreUnavailable as exc:  # already one line naming the URL and the fix
+        raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(
             f"cannot open the store ({exc.__class__.__name__}: {str(exc).splitlines()[0][:200]}); "
@@ -281,6 +295,7 @@ class Plan:
     service: Service
     workers: int
     tls: Tls | None
+    max_open: int = 1000
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -295,16 +310,16 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
 
     replays, token = plan.replays, plan.token
 
-    def write_replay(runner: MatchRunner) -> None:
-        if runner.record is None:
-            return
+    def write_replay(runner: MatchRunner) -> Path:
+        """The record to the replays folder; raising tells the server (it logs it, GetMatch says so)."""
         match_id, r = runner.spec.match_id, runner.result
         try:
-            where = f"replay {replays.write(match_id, encode_record(runner.record))}"
+            path = replays.write(match_id, encode_record(runner.record))
         except (UnsafeReplayPath, OSError) as exc:  # the match is over either way; the server goes on
-            log.error("match %s: replay not written: %s", match_id, exc)
-            where = f"replay NOT written ({exc})"
-        click.echo(f"match {match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; {where}")
+            click.echo(f"match {match_id} over: winner {r.winner}; replay NOT written ({exc})")
+            raise
+        click.echo(f"match {match_id} over: winner {r.winner}, verdicts {list(r.verdicts)}; replay {path}")
+        return path
 
     stop = asyncio.Event()  # handlers first: a Ctrl-C right after the start-up line is a clean stop
     loop = asyncio.get_running_loop()
@@ -323,6 +338,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         admin_token=token,
         services=services,
         tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
+        max_open=plan.max_open,
     )
     await server.start()
     management = (

@@ -19,6 +19,8 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
     Only plays: the runner (`arena season run --executor celery`) claims, records and rates. The
     worker must see the runner's ARENA_HOME (bundles are named by path).
     """
+    import os
+
     import redis
 
     from arena.workers.celery_app import app, broker_url, queue_name
@@ -35,6 +37,7 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
             "--pool=prefork",
             f"--queues={queue or queue_name()}",
             f"--loglevel={loglevel}",
+            f"--hostname=arena{os.getpid()}@%h",  # unique per worker: the runner pings it by this name
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",

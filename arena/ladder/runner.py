@@ -170,8 +170,16 @@ def fail_or_release(store: Store, owner: str, match_id: int, error: str) -> str 
 
 
 def release_all(store: Store, owner: str, match_ids: list[int]) -> None:
-    """Put claimed matches back in the queue (an interrupted run)."""
+    """Put claimed matches back in the queue (an interrupted run, or lost with another job's worker),
+    giving back the attempt their claim counted: it was no fault of theirs, so it must not bring
+    them nearer to being given up (`fail_or_release` keeps the attempt: there the job failed)."""
+    if not match_ids:
+        return
     with store.tx() as s:
+        for m in s.scalars(select(Match).where(Match.id.in_(match_ids)).with_for_update()):
+            if m.status == "running" and m.lease_owner == owner:
+                m.attempts = max(m.attempts - 1, 0)
+        s.flush()
         for match_id in match_ids:
             release(s, owner, match_id)
 

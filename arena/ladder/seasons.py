@@ -25,6 +25,7 @@ from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
 from arena.store.models import Bot, Entry, Match, Season, utcnow
+from arena.store.repo import BadName, check_name
 
 MASK63 = (1 << 63) - 1
 STATUSES = ("draft", "running", "closing", "frozen")
@@ -59,6 +60,10 @@ def create_season(
 
     `seed` (default: random, kept private) fixes the matchmaking's random draws only; the match seeds
     are drawn per pairing from the CSPRNG whatever it is."""
+    try:
+        check_name(name, "season name")
+    except BadName as exc:
+        raise SeasonError(str(exc)) from None
     with store.tx() as s:
         if s.scalar(select(Season).where(Season.name == name)) is not None:
             raise SeasonError(

@@ -12,6 +12,9 @@ from arena.proto import replay_pb2
 
 MAGIC = b"ELFREC1\n"
 FORMAT = 1
+#: The most a record may decompress to. The longest real match (10,000 deals of 24 plays, with
+#: think times and log lines) stays well inside; a zlib bomb stops here instead of filling memory.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
 
 
 class RecordError(ValueError):
@@ -28,8 +31,18 @@ def decode_record(data: bytes) -> replay_pb2.MatchRecord:
     if not data.startswith(MAGIC):
         raise RecordError("not an Elfern match record (bad magic); expected a file written by the referee")
     try:
-        raw = zlib.decompress(data[len(MAGIC):])
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(data[len(MAGIC) :], MAX_RECORD_BYTES)
+        if inflate.unconsumed_tail:  # checked as it is read: never more than the cap in memory
+            raise RecordError(
+                f"the record decompresses to more than {MAX_RECORD_BYTES // (1024 * 1024)} MiB; "
+                "it is not a match record (a compression bomb?)"
+            )
+        if not inflate.eof:
+            raise RecordError("corrupt match record: the compressed data is truncated")
         record = replay_pb2.MatchRecord.FromString(raw)
+    except RecordError:
+        raise
     except (zlib.error, Exception) as exc:  # protobuf raises DecodeError, a plain Exception subclass
         raise RecordError(f"corrupt match record: {exc}") from None
     if record.format > FORMAT:

@@ -196,13 +196,18 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def CreateMatch(
         self, request: arena_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.CreateMatchResponse:
-        spec = spec_of(request, self._server.runners.__contains__)
-        if spec.match_id in self._server.runners:
+        from arena.referee.server import TooManyMatches
+
+        spec = spec_of(request, self._server.knows)
+        if self._server.knows(spec.match_id):
             raise _Refusal(
                 grpc.StatusCode.ALREADY_EXISTS,
                 f"match {spec.match_id} exists on this referee; pick another match_id or leave it empty",
             )
-        runner = self._server.create_match(spec)
+        try:
+            runner = self._server.create_match(spec)
+        except TooManyMatches as exc:
+            raise _Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)) from None
         self._server.start_match(runner)
         log.info("match %s created by %s", spec.match_id, context.peer())
         return arena_pb2.CreateMatchResponse(match_id=spec.match_id, tokens=list(runner.tokens))
@@ -215,14 +220,39 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             raise BadRequest("match_id", "is empty; give the id CreateMatch returned")
         match_id = check_match_id(request.match_id)
         runner = self._server.runners.get(match_id)
-        if runner is None:
-            raise _Refusal(grpc.StatusCode.NOT_FOUND, f"no match {match_id} on this referee")
-        if request.wait:
-            await runner.done.wait()
-        status = arena_pb2.MatchStatus(match_id=runner.spec.match_id, state=runner.state)
-        if runner.result is not None and runner.record is not None:
-            status.result.CopyFrom(runner.result)
-            status.record = encode_record(runner.record)
+        if runner is not None:
+            if not request.wait:
+                return arena_pb2.MatchStatus(match_id=match_id, state=runner.state)
+            recorded = self._server.recorded.get(match_id)
+            await (recorded.wait() if recorded is not None else runner.done.wait())
+            if recorded is None:  # run by its creator, not start_match(): the runner has it all
+                status = arena_pb2.MatchStatus(match_id=match_id, state=runner.state)
+                if runner.result is not None and runner.record is not None:
+                    status.result.CopyFrom(runner.result)
+                    status.record = encode_record(runner.record)
+                return status
+        done = self._server.finished.get(match_id)
+        if done is None:
+            raise _Refusal(
+                grpc.StatusCode.NOT_FOUND,
+                f"no match {match_id} on this referee (a finished match is remembered among the last "
+                f"{self._server.keep_finished}; its replay file stays in the replays folder)",
+            )
+        if done.error:
+            raise _Refusal(grpc.StatusCode.DATA_LOSS, f"match {match_id} is over, but {done.error}")
+        record = done.record
+        if done.replay is not None:
+            try:
+                record = done.replay.read_bytes()
+            except OSError as exc:
+                log.error("match %s: replay %s unreadable: %s", match_id, done.replay, exc)
+                raise _Refusal(
+                    grpc.StatusCode.DATA_LOSS,
+                    f"match {match_id} is over, but its replay file can no longer be read ({exc.strerror})",
+                ) from None
+        status = arena_pb2.MatchStatus(match_id=match_id, state="OVER", record=record)
+        if done.result is not None:
+            status.result.CopyFrom(done.result)
         return status
 
 

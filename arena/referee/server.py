@@ -8,8 +8,10 @@ is a `MatchRunner` whose seat tokens are registered here. `arena serve` adds the
 from __future__ import annotations
 
 import asyncio
-import collections
+import logging
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +59,29 @@ def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage | BadBotMessage:
 
 
 SPENT_TOKENS = 4096  # finished matches' tokens remembered (2 per match) for the "match is over" answer
+log = logging.getLogger(__name__)
 JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
+MAX_OPEN_MATCHES = 1000  # matches created and not yet over (`arena serve --max-open-matches`)
+KEEP_FINISHED = 1000  # finished matches GetMatch still answers from memory (small summaries only)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What a server keeps of a match once it is over: its result, and where its record went. The
+    match's state (engine, seats, record) is released; the record is read back from `replay` when
+    asked for, or kept here compressed when the server writes no files (`record`)."""
+
+    match_id: str
+    result: Any  # referee_pb2.MatchResult
+    replay: Path | None = None
+    record: bytes = b""
+    error: str = ""  # why the record could not be written: GetMatch answers DATA_LOSS with it
+
+
+class TooManyMatches(Exception):
+    """CreateMatch beyond the server's limit of open matches (RESOURCE_EXHAUSTED)."""
+
+
 REFEREE_SERVICE = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 
 
@@ -81,6 +105,17 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         self._receive_cap = receive_cap  # gRPC's receive limit on this server, named in DISCONNECT details
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            await self._play(context)
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception:  # a referee bug: a named status for the bot, the traceback once in the log
+            log.exception("Play from %s failed inside the referee", context.peer())
+            await context.abort(
+                grpc.StatusCode.INTERNAL, "the referee failed on this stream; its log has the details"
+            )
+
+    async def _play(self, context: grpc.aio.ServicerContext) -> None:
         try:
             async with asyncio.timeout(JOIN_TIMEOUT):
                 first = await context.read()
@@ -165,6 +200,8 @@ class RefereeServer:
         admin_token: AdminToken | None = None,
         services: Callable[[grpc.aio.Server], None] | None = None,
         tcp_credentials: grpc.ServerCredentials | None = None,
+        max_open: int = MAX_OPEN_MATCHES,
+        keep_finished: int = KEEP_FINISHED,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -173,13 +210,19 @@ class RefereeServer:
         self.tcp_port: int | None = None
         self.management = management
         self.admin_token = admin_token  # what the management calls need (None: they refuse)
-        self.on_finished = on_finished  # called for matches started with start_match()
+        # called for matches started with start_match(), once each is over: writes its record and
+        # returns the path (or None: the record is then kept here, compressed); raising means the
+        # record is lost, which the server logs and GetMatch reports
+        self.on_finished = on_finished
         self.services = services  # registers the Arena service instead of add_management (arena serve)
         self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
-        self.runners: dict[str, MatchRunner] = {}
+        self.runners: dict[str, MatchRunner] = {}  # open matches only: released once recorded
+        self.finished: OrderedDict[str, Finished] = OrderedDict()  # the newest `keep_finished`
+        self.max_open, self.keep_finished = max_open, keep_finished
+        self.recorded: dict[str, asyncio.Event] = {}  # set once a started match's record is handled
         self._tokens: dict[str, tuple[MatchRunner, Seat]] = {}
         # tokens of finished matches (the newest SPENT_TOKENS), so that a reused one hears "match over"
-        self._spent: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self._spent: OrderedDict[str, str] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
         self._server: grpc.aio.Server | None = None
         self._health = HealthServicer()
@@ -238,7 +281,13 @@ class RefereeServer:
         pause_idle: bool = False,
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> MatchRunner:
-        """Register a match and its two seat tokens; run it with `await runner.run()` or start_match()."""
+        """Register a match and its two seat tokens; run it with `await runner.run()` or start_match().
+        TooManyMatches when `max_open` matches are open already."""
+        if len(self.runners) >= self.max_open:
+            raise TooManyMatches(
+                f"{len(self.runners)} matches are open on this referee, its limit; wait for some to end "
+                "or restart it with a higher --max-open-matches"
+            )
         runner = MatchRunner(spec, handles, pause_idle=pause_idle, on_event=on_event)
         self.runners[spec.match_id] = runner
         for seat in runner.seats:
@@ -246,18 +295,51 @@ class RefereeServer:
         return runner
 
     def start_match(self, runner: MatchRunner) -> asyncio.Task:
+        self.recorded[runner.spec.match_id] = asyncio.Event()
         task = asyncio.ensure_future(self._run_and_forget(runner))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
     async def _run_and_forget(self, runner: MatchRunner) -> None:
+        """Run a started match, hand its record to `on_finished`, then forget everything but a small
+        summary: a server that runs for months holds only its open matches."""
+        match_id = runner.spec.match_id
         try:
             await runner.run()
         finally:
             self.release(runner)
-        if self.on_finished is not None:
-            self.on_finished(runner)
+            try:
+                self._remember(runner)
+            finally:
+                self.runners.pop(match_id, None)
+                event = self.recorded.pop(match_id, None)
+                if event is not None:
+                    event.set()
+
+    def _remember(self, runner: MatchRunner) -> None:
+        from arena.proto.codec import encode_record
+
+        match_id, where, error, kept = runner.spec.match_id, None, "", b""
+        if runner.record is None:
+            error = "the match ended without a record (the referee failed; its log has the details)"
+        elif self.on_finished is not None:
+            try:
+                where = self.on_finished(runner)
+            except Exception as exc:  # noqa: BLE001 - the match is over either way; say so, never silently
+                error = f"its record could not be written: {exc}"
+                log.error("match %s: record not written: %s", match_id, exc)
+            else:
+                kept = b"" if where is not None else encode_record(runner.record)
+        else:
+            kept = encode_record(runner.record)
+        self.finished[match_id] = Finished(match_id, runner.result, where, kept, error)
+        while len(self.finished) > self.keep_finished:
+            self.finished.popitem(last=False)
+
+    def knows(self, match_id: str) -> bool:
+        """An id in use: open, or finished and still remembered."""
+        return match_id in self.runners or match_id in self.finished
 
     def release(self, runner: MatchRunner) -> None:
         """Forget a finished match's tokens (they can never be used again)."""

@@ -121,3 +121,5 @@ def loads(data: bytes | str) -> Any:
         raise RecordFileError(f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise RecordFileError("not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits (Python's own cap)
+        raise RecordFileError(f"not a usable JSON record: {str(exc).split(';')[0][:160]}") from None

@@ -1,8 +1,10 @@
 """Safe unpacking of bundle archives (.tar.gz, .tgz, .zip).
 
-Members are checked before anything is written and refused with a message naming the member:
-absolute paths, `..` components, links that point outside the bundle, hard links, devices and
-FIFOs. Tar members also pass Python's `data` extraction filter where the interpreter has it
+Members are checked one by one as the archive streams, each before it is written, and refused
+with a message naming the member: absolute paths, `..` components, names that are not UTF-8 or are
+too long or too deep, links that point outside the bundle, hard links, devices and FIFOs. The
+member count stops the read at the limit (a tar's headers are read one at a time, never all first);
+a failed unpack leaves nothing (the caller unpacks into a temporary folder and removes it). Tar members also pass Python's `data` extraction filter where the interpreter has it
 (3.11.4+); and once everything is written, every link is resolved hop by hop against the real
 extracted tree (`links.check_tree`), which is what catches chains such as `a -> .`, `b -> a/..`.
 Sizes are counted while writing, so a compression bomb stops at the cap. Owners and modes are not
@@ -16,6 +18,7 @@ import posixpath
 import stat
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from arena.sandbox.errors import BundleError
@@ -34,6 +37,9 @@ _DATA_FILTER = getattr(tarfile, "data_filter", None)
 
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 MAX_MEMBERS = 5000
+MAX_DEPTH = 32  # folders deep
+MAX_NAME_BYTES = 1024  # a member's whole path, in UTF-8
+MAX_PART_BYTES = 255  # one component of it (the file systems' own limit)
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")
 
 
@@ -41,15 +47,40 @@ def is_archive(path: Path) -> bool:
     return path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
+def _shown(name: str) -> str:
+    """A member name as messages show it: ASCII-escaped, at most 60 characters."""
+    return ascii(name[:60]) + (f"... ({len(name)} characters)" if len(name) > 60 else "")
+
+
 def _safe_name(archive: Path, name: str) -> str:
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:  # tarfile keeps undecodable bytes as surrogates
+        raise BundleError(
+            f"{archive}: member {_shown(name)} has a name that is not UTF-8; rename it"
+        ) from None
+    if len(raw) > MAX_NAME_BYTES or "\0" in name:
+        raise BundleError(
+            f"{archive}: member {_shown(name)} has a name of {len(raw)} bytes; at most {MAX_NAME_BYTES}"
+        )
     clean = name.replace("\\", "/")
     if clean.startswith("/") or (len(clean) > 1 and clean[1] == ":"):
         raise BundleError(f"{archive}: member {name!r} has an absolute path; archive paths must be relative")
     parts = [p for p in clean.split("/") if p not in ("", ".")]
     if ".." in parts:
         raise BundleError(
-            f"{archive}: member {name!r} contains '..'; archive paths must stay inside the bundle"
+            f"{archive}: member {_shown(name)} contains '..'; archive paths must stay inside the bundle"
         )
+    if len(parts) > MAX_DEPTH:
+        raise BundleError(
+            f"{archive}: member {_shown(name)} is {len(parts)} folders deep; at most {MAX_DEPTH}"
+        )
+    for part in parts:
+        if len(part.encode()) > MAX_PART_BYTES:
+            raise BundleError(
+                f"{archive}: member {_shown(name)} has a name part of {len(part.encode())} bytes; "
+                f"at most {MAX_PART_BYTES}"
+            )
     return "/".join(parts)
 
 
@@ -103,45 +134,64 @@ def _write_file(archive: Path, dest: Path, rel: str, src, executable: bool, budg
 
 def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
     try:
-        tar = tarfile.open(archive, "r:*")
-    except (tarfile.TarError, OSError) as exc:
-        raise BundleError(f"{archive}: not a readable tar archive: {exc}") from None
+        tar = tarfile.open(archive, "r:gz")  # .tar.gz and .tgz are the only tar bundles
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        why = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise BundleError(f"{archive}: not a readable tar archive ({why}); make it with `tar czf`") from None
     with tar:
-        members = tar.getmembers()
-        if len(members) > MAX_MEMBERS:
-            raise BundleError(f"{archive}: more than {MAX_MEMBERS} members")
-        plan = []
-        for m in members:
-            rel = _safe_name(archive, m.name)
-            if m.ischr() or m.isblk() or m.isfifo() or m.isdev():
-                raise BundleError(
-                    f"{archive}: member {m.name!r} is a device or FIFO; bundles hold files only"
-                )
-            if m.islnk():
-                raise BundleError(
-                    f"{archive}: member {m.name!r} is a hard link; use a copy or a relative symlink"
-                )
-            if m.issym():
-                _check_link(archive, rel, m.linkname)
-            elif not (m.isfile() or m.isdir()):
-                raise BundleError(f"{archive}: member {m.name!r} has an unsupported type")
-            plan.append((rel, m))
-        for rel, m in plan:
-            if not rel:
-                continue
-            if _DATA_FILTER is not None:
-                try:  # checked against the tree as extracted so far
-                    _DATA_FILTER(m, str(dest))
-                except tarfile.FilterError as exc:
-                    raise BundleError(f"{archive}: member {m.name!r} refused: {exc}") from None
-            if m.isdir():
-                _place(archive, dest, rel).mkdir(exist_ok=True)
-            elif m.issym():
-                os.symlink(m.linkname, _place(archive, dest, rel))
-            else:
-                src = tar.extractfile(m)
-                assert src is not None
-                _write_file(archive, dest, rel, src, bool(m.mode & 0o111), budget)
+        count = 0
+        while True:  # one header at a time: the count and the checks stop the read at the limit
+            m = tar.next()
+            if m is None:
+                break
+            count += 1
+            if count > MAX_MEMBERS:
+                raise BundleError(f"{archive}: more than {MAX_MEMBERS} members")
+            _tar_member(archive, dest, budget, tar, m)
+            tar.members.clear()  # tarfile keeps every header it read; we need none of them again
+
+
+def _tar_member(archive: Path, dest: Path, budget: _Budget, tar: tarfile.TarFile, m: tarfile.TarInfo) -> None:
+    rel = _safe_name(archive, m.name)
+    if m.ischr() or m.isblk() or m.isfifo() or m.isdev():
+        raise BundleError(f"{archive}: member {_shown(m.name)} is a device or FIFO; bundles hold files only")
+    if m.islnk():
+        raise BundleError(
+            f"{archive}: member {_shown(m.name)} is a hard link; use a copy or a relative symlink"
+        )
+    if m.issym():
+        _check_link(archive, rel, m.linkname)
+    elif not (m.isfile() or m.isdir()):
+        raise BundleError(f"{archive}: member {_shown(m.name)} has an unsupported type")
+    if not rel:
+        return
+    if _DATA_FILTER is not None:
+        try:  # checked against the tree as extracted so far
+            _DATA_FILTER(m, str(dest))
+        except tarfile.FilterError as exc:
+            raise BundleError(f"{archive}: member {_shown(m.name)} refused: {exc}") from None
+    if m.isdir():
+        _place(archive, dest, rel).mkdir(exist_ok=True)
+    elif m.issym():
+        os.symlink(m.linkname, _place(archive, dest, rel))
+    else:
+        src = tar.extractfile(m)
+        assert src is not None
+        _write_file(archive, dest, rel, src, bool(m.mode & 0o111), budget)
+
+
+def _zip_link(archive: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
+    """A zip symlink's target (its member's bytes), read to at most MAX_NAME_BYTES and UTF-8."""
+    with zf.open(info) as src:
+        raw = src.read(MAX_NAME_BYTES + 1)
+    try:
+        if len(raw) > MAX_NAME_BYTES:
+            raise UnicodeError
+        return raw.decode("utf-8")
+    except UnicodeError:
+        raise BundleError(
+            f"{archive}: link {_shown(info.filename)} has a target that is too long or not UTF-8"
+        ) from None
 
 
 def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
@@ -149,6 +199,8 @@ def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise BundleError(f"{archive}: not a readable zip archive: {exc}") from None
+    except (EOFError, ValueError, NotImplementedError) as exc:
+        raise BundleError(f"{archive}: not a readable zip archive: {type(exc).__name__}: {exc}") from None
     with zf:
         infos = zf.infolist()
         if len(infos) > MAX_MEMBERS:
@@ -160,10 +212,10 @@ def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
             kind = stat.S_IFMT(mode) if mode else 0
             if kind in (stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK):
                 raise BundleError(
-                    f"{archive}: member {info.filename!r} is a device or FIFO; bundles hold files only"
+                    f"{archive}: member {_shown(info.filename)} is a device or FIFO; bundles hold files only"
                 )
             if kind == stat.S_IFLNK:
-                _check_link(archive, rel, zf.read(info).decode("utf-8", "replace"))
+                _check_link(archive, rel, _zip_link(archive, zf, info))
             plan.append((rel, info, kind, mode))
         for rel, info, kind, mode in plan:
             if not rel:
@@ -171,19 +223,29 @@ def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
             if info.is_dir():
                 _place(archive, dest, rel).mkdir(exist_ok=True)
             elif kind == stat.S_IFLNK:
-                os.symlink(zf.read(info).decode(), _place(archive, dest, rel))
+                os.symlink(_zip_link(archive, zf, info), _place(archive, dest, rel))
             else:
                 with zf.open(info) as src:
                     _write_file(archive, dest, rel, src, bool(mode & 0o111), budget)
 
 
 def extract_archive(archive: Path, dest: Path, max_bytes: int = MAX_BUNDLE_BYTES) -> None:
-    """Unpack `archive` into the new directory `dest`, refusing unsafe members."""
+    """Unpack `archive` into the new directory `dest`, refusing unsafe members; a corrupt or
+    truncated archive is a BundleError too (never EOFError, which click would print as `Aborted!`)."""
     dest.mkdir(parents=True)
     budget = _Budget(archive, max_bytes)
-    if archive.name.lower().endswith(".zip"):
-        _extract_zip(archive, dest, budget)
-    else:
-        _extract_tar(archive, dest, budget)
+    try:
+        if archive.name.lower().endswith(".zip"):
+            _extract_zip(archive, dest, budget)
+        else:
+            _extract_tar(archive, dest, budget)
+    except BundleError:
+        raise
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as exc:
+        raise BundleError(f"{archive}: corrupt or truncated archive ({type(exc).__name__}: {exc})") from None
+    except RuntimeError as exc:  # zipfile: an encrypted member
+        raise BundleError(f"{archive}: cannot unpack ({exc}); bundles must not be encrypted") from None
+    except OSError as exc:
+        raise BundleError(f"{archive}: cannot unpack ({exc.strerror or exc})") from None
     # The members were checked one by one; now every link is resolved, hop by hop, on the real tree.
     check_tree(dest, archive)

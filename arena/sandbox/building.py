@@ -4,11 +4,47 @@ run the command, which they pass in."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from arena.sandbox.bundle import Bundle, cached_build_log, record_build, restore_owner, staged_for_build
 from arena.sandbox.launcher import BotProcess, Limits
+
+#: Who is watching a build as it runs (`arena bots submit`): called with each new piece of its
+#: output, and with "" at least every HEARTBEAT seconds so a quiet build still shows it is alive.
+_WATCHER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "arena_build_watcher", default=None
+)
+HEARTBEAT = 5.0
+
+
+@contextlib.contextmanager
+def watching_builds(show: Callable[[str], None]) -> Iterator[None]:
+    """Within this block, sandboxed builds report their output to `show` while they run."""
+    token = _WATCHER.set(show)
+    try:
+        yield
+    finally:
+        _WATCHER.reset(token)
+
+
+def _report(proc: BotProcess, shown: int, last_beat: float) -> tuple[int, float]:
+    """Pass the output written since `shown` bytes to the watcher; (bytes shown, time of last call)."""
+    show = _WATCHER.get()
+    if show is None:
+        return shown, last_beat
+    total = getattr(proc, "output_bytes", 0)
+    now = time.monotonic()
+    if total > shown:
+        text = proc.output()  # type: ignore[attr-defined]
+        show(text[-(total - shown) :] if total - shown < len(text) else text)
+        return total, now
+    if now - last_beat >= HEARTBEAT:
+        show("")
+        return shown, now
+    return shown, last_beat
 
 
 def build_once(
@@ -33,12 +69,17 @@ def await_build(
     """Wait for a sandboxed build process (at most `limits.build_seconds`), kill it, give the staged
     files back to us when the build ran under another uid, and explain a failure at the log's end."""
     deadline = time.monotonic() + limits.build_seconds
-    while proc.exit_status() is None and time.monotonic() < deadline:
-        time.sleep(poll)
-    timed_out = proc.exit_status() is None
-    proc.kill()
-    if restore:
-        restore_owner(bundle.path)
+    shown, beat = 0, time.monotonic()
+    try:
+        while proc.exit_status() is None and time.monotonic() < deadline:
+            time.sleep(poll)
+            shown, beat = _report(proc, shown, beat)
+        _report(proc, shown, beat)
+    finally:  # Ctrl-C during the build: the build dies with it, and the caller cleans up
+        timed_out = proc.exit_status() is None
+        proc.kill()
+        if restore:
+            restore_owner(bundle.path)
     log = proc.output()  # type: ignore[attr-defined]  # every sandboxed process keeps its whole capture
     status = proc.exit_status()
     if timed_out:

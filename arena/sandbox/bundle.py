@@ -90,30 +90,78 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
         data = tomllib.loads(read_inside(root, MANIFEST, source).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BundleError(f"{source}/{MANIFEST}: not valid TOML: {exc}") from None
+    where = f"{source}/{MANIFEST}"
+    for key in ("name", "language", "version", "protocol"):
+        if key in data and not isinstance(data[key], str):
+            raise BundleError(
+                f'{where}: `{key}` must be a string, not {_toml_type(data[key])}, e.g. {key} = "{_EXAMPLES[key]}"'
+            )
     name = data.get("name") or source.name.split(".")[0]
     run = data.get("run")
-    if not isinstance(run, list) or not run or not all(isinstance(a, str) for a in run):
+    if not isinstance(run, list) or not run or not all(isinstance(a, str) and a for a in run):
+        got = (
+            _toml_type(run)
+            if not isinstance(run, list)
+            else "an empty list"
+            if not run
+            else "a list with a non-string"
+        )
         raise BundleError(
-            f'{source}/{MANIFEST}: `run` must be a non-empty list of strings, e.g. run = ["python3", "bot.py"]'
+            f'{where}: `run` must be a non-empty list of strings, not {got}, e.g. run = ["python3", "bot.py"]'
         )
     build = data.get("build")
     if build is not None and (not isinstance(build, list) or not all(isinstance(a, str) for a in build)):
-        raise BundleError(f'{source}/{MANIFEST}: `build` must be a list of strings, e.g. build = ["make"]')
+        raise BundleError(
+            f'{where}: `build` must be a list of strings, not {_toml_type(build)}, e.g. build = ["make"]'
+        )
     protocol = data.get("protocol", "grpc")
     if protocol not in PROTOCOLS:
-        raise BundleError(
-            f"{source}/{MANIFEST}: protocol = {protocol!r} is not one of {', '.join(PROTOCOLS)}"
-        )
+        raise BundleError(f"{where}: protocol = {protocol[:40]!r} is not one of {', '.join(PROTOCOLS)}")
     return Bundle(
         path=root,
-        name=str(name),
-        language=str(data.get("language", "unknown")),
+        name=name,
+        language=data.get("language", "unknown"),
         run=tuple(run),
         build=tuple(build) if build else None,
         protocol=protocol,
-        version=str(data.get("version", "")),
+        version=data.get("version", ""),
         source=source,
     )
+
+
+_EXAMPLES = {"name": "mybot", "language": "python", "version": "1.0", "protocol": "grpc"}
+_TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a number", list: "a list", dict: "a table"}
+
+
+def _toml_type(value: object) -> str:
+    """What a TOML value is, in the words of the TOML spec (for 'must be X, not Y')."""
+    if value is None:
+        return "missing"
+    for kind, words in _TOML_TYPES.items():
+        if type(value) is kind:
+            return words
+    return "a string" if isinstance(value, str) else "a date or time"
+
+
+def missing_program(bundle: Bundle, *, host_runtime: bool = True) -> str | None:
+    """Why the bundle's `run` program cannot start, or None: a path (with a '/') must be a file in
+    the bundle; a bare name must be on the runtime's PATH. Checked at submit time, after the build
+    (which may produce the program), so a bot that could never start is refused instead of failing
+    every match as STARTUP_FAILED and being suspended for it. `host_runtime` False (docker: the
+    image is the runtime) checks only the bundle's own files."""
+    program = bundle.run[0]
+    if "/" in program:
+        target = (bundle.path / program).resolve() if not program.startswith("/") else Path(program)
+        inside = program.startswith("/") or target.is_relative_to(bundle.path.resolve())
+        if inside and target.is_file():
+            return None
+        where = "on this machine" if program.startswith("/") else "in the bundle"
+        return f"`run` starts {program[:80]!r}, which is not a file {where}" + (
+            " after its build" if bundle.build else ""
+        )
+    if host_runtime and shutil.which(program) is None:
+        return f"`run` starts {program[:80]!r}, which is not a program of the runtime (not on PATH)"
+    return None
 
 
 def is_staged(bundle: Bundle) -> bool:
@@ -240,7 +288,11 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
             raise BundleError(f"{path}: archive larger than {max_bytes // (1024 * 1024)} MiB")
         staged = _stage("a-" + _file_digest(source), lambda dest: _unpack(source, dest, max_bytes))
         check_tree(staged, source)  # again on every load: a build may have changed the staged copy
-        return _parse_manifest(staged, source)
+        try:
+            return _parse_manifest(staged, source)
+        except BundleError:  # this content can never load: keep no unpacked copy of it
+            shutil.rmtree(staged.parent, ignore_errors=True)
+            raise
     if not source.is_dir():
         raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
     check_tree(source, source)  # before any byte of the folder is read: no link may lead out of it

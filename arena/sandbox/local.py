@@ -10,7 +10,7 @@ import sys
 import warnings
 
 from arena.sandbox import procstat, sockets
-from arena.sandbox.building import build_once
+from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess, build_first
@@ -48,6 +48,11 @@ class LocalProcess:
 
     def output(self) -> str:
         return self._capture.text()
+
+    @property
+    def output_bytes(self) -> int:
+        """Everything it wrote, including what the cap dropped (the build watcher's progress)."""
+        return self._capture.total
 
     def cpu_seconds(self) -> float | None:
         return procstat.cpu_seconds(self._proc.pid)
@@ -110,16 +115,17 @@ class LocalLauncher:
 
 
 def _run_build(bundle: Bundle, limits: Limits) -> tuple[bool, str]:
+    """The build in its own session, its output captured (capped) and shown live to a watcher."""
     try:
-        res = subprocess.run(
-            list(bundle.build or ()), cwd=bundle.path, capture_output=True, timeout=limits.build_seconds
+        proc = subprocess.Popen(
+            list(bundle.build or ()),
+            cwd=bundle.path,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"") + (exc.stderr or b"")
-        return False, out.decode(errors="replace") + f"\nbuild timed out after {limits.build_seconds}s"
     except OSError as exc:
         return False, f"build command could not start: {exc}"
-    log = (res.stdout + res.stderr).decode(errors="replace")
-    if res.returncode != 0:
-        log += f"\n[arena] build exited with status {res.returncode}\n"
-    return res.returncode == 0, log
+    built = LocalProcess(proc, OutputCapture(proc.stdout, limits.log_bytes))  # type: ignore[arg-type]
+    return await_build(built, bundle, limits, restore=False, poll=0.02)

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from arena.store.jobs import MatchJob, MatchResult
 
 if TYPE_CHECKING:
-    from arena.store.repo import Store, StoreError, Submitted
+    from arena.store.repo import Store, StoreError, StoreUnavailable, Submitted
 
-__all__ = ["MatchJob", "MatchResult", "Store", "StoreError", "Submitted"]
+__all__ = ["MatchJob", "MatchResult", "Store", "StoreError", "StoreUnavailable", "Submitted"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Store", "StoreError", "Submitted"):
+    if name in ("Store", "StoreError", "StoreUnavailable", "Submitted"):
         from arena.store import repo
 
         return getattr(repo, name)

@@ -10,9 +10,66 @@ import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
 DB_FILE = "arena.db"
+BACKENDS = ("sqlite", "postgresql")
+URL_HELP = "use sqlite:///PATH or postgresql://USER@HOST:PORT/DB in --db or ARENA_DATABASE_URL"
+#: Where this process last opened a store (password hidden), so that a database lost later in the
+#: run can be named in the one line the CLI prints (`arena.cli`).
+OPENED: list[str] = []
+
+
+class StoreUnavailable(RuntimeError):
+    """The store cannot be used: a URL we cannot use, or a database we cannot reach or write.
+    The message is one line naming the URL (never its password) and what to do."""
+
+
+def shown(url: str | URL) -> str:
+    """A URL as messages may show it: the password hidden, at most 120 characters."""
+    try:
+        text = (
+            make_url(url).render_as_string(hide_password=True)
+            if isinstance(url, str)
+            else (url.render_as_string(hide_password=True))
+        )
+    except ArgumentError:
+        text = str(url)
+    return ascii(text[:120])[1:-1]
+
+
+def check_url(url: str) -> URL:
+    """The parsed URL if the arena can use it, else StoreUnavailable (before any driver is loaded)."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise StoreUnavailable(f"database URL {shown(url)!r} is not a URL; {URL_HELP}") from None
+    backend = parsed.get_backend_name()
+    if backend not in BACKENDS:
+        raise StoreUnavailable(
+            f"database URL {shown(url)!r}: {backend} is not supported (only SQLite and PostgreSQL); {URL_HELP}"
+        )
+    if parsed.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql", "postgresql+psycopg"):
+        raise StoreUnavailable(
+            f"database URL {shown(url)!r}: driver {parsed.drivername} is not installed; {URL_HELP}"
+        )
+    if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
+        folder = Path(parsed.database).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"database {shown(url)!r}: cannot create folder {folder} ({exc.strerror}); "
+                "give a path you can write"
+            ) from None
+        if not os.access(folder, os.W_OK | os.X_OK) or (
+            Path(parsed.database).exists() and not os.access(parsed.database, os.R_OK | os.W_OK)
+        ):
+            raise StoreUnavailable(
+                f"database {shown(url)!r}: {folder} is not writable; give a path you can write"
+            )
+    return parsed
 
 
 def arena_home(home: str | Path | None = None) -> Path:
@@ -41,10 +98,8 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
     `BEGIN IMMEDIATE` transactions so two writers queue instead of failing on a lock upgrade.
     PostgreSQL: psycopg 3; `schema` (tests) sets the search_path so each run has its own tables.
     """
-    parsed = make_url(url)
+    parsed = check_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 60})
 
         @event.listens_for(engine, "connect")

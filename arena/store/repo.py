@@ -17,15 +17,50 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.store.db import READONLY_OPTION, arena_home, database_url, make_engine, make_private
+from arena.store.db import (
+    OPENED,
+    READONLY_OPTION,
+    StoreUnavailable,
+    arena_home,
+    database_url,
+    make_engine,
+    make_private,
+    shown,
+)
 from arena.store.migrate import upgrade
 from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: "$" would let a trailing newline in
+NAME_LIMIT = 64  # the columns' width (String(64)), the same on SQLite and PostgreSQL
+NAME_RULE = f"1-{NAME_LIMIT} characters from A-Z a-z 0-9 _ . -, starting with a letter or digit"
 
 
 class StoreError(LookupError):
     """A missing or conflicting record; the message names it and says what to do."""
+
+
+def first_line(exc: object) -> str:
+    """The first line of a driver's message, at most 200 characters (drivers write paragraphs)."""
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]
+
+
+class BadName(StoreError, ValueError):
+    """A bot, owner or season name outside the one rule, refused before the database sees it."""
+
+
+def check_name(value: object, kind: str = "bot name") -> str:
+    """`value` if it is a valid name; else BadName quoting at most 40 characters of it.
+
+    The same rule on every database: SQLite would store 100,000 characters where PostgreSQL's
+    String(64) refuses them with a driver error, so the check comes first."""
+    if isinstance(value, str) and NAME_RE.match(value):
+        return value
+    if not isinstance(value, str):
+        raise BadName(f"{kind} must be text, not {type(value).__name__}; use {NAME_RULE}")
+    shown = ascii(value[:40]) + (f"... ({len(value)} characters)" if len(value) > 40 else "")
+    why = "is too long" if len(value) > NAME_LIMIT else "is empty" if not value else "is not allowed"
+    raise BadName(f"{kind} {shown} {why}; use {NAME_RULE}")
 
 
 @dataclass(frozen=True)
@@ -50,9 +85,20 @@ class Store:
         cls, url: str | None = None, *, home: str | Path | None = None, schema: str | None = None
     ) -> Store:
         """Connect and migrate to the newest schema."""
-        engine = make_engine(database_url(url, home), schema=schema)
-        upgrade(engine)
+        from sqlalchemy.exc import DBAPIError
+
+        target = database_url(url, home)
+        engine = make_engine(target, schema=schema)  # StoreUnavailable for a URL we cannot use
+        try:
+            upgrade(engine)
+        except DBAPIError as exc:
+            engine.dispose()
+            raise StoreUnavailable(
+                f"cannot open the database {shown(target)!r}: {first_line(exc.orig)}; "
+                "check that it runs and that --db or ARENA_DATABASE_URL names it"
+            ) from None
         make_private(engine)
+        OPENED.append(shown(target))
         return cls(engine, arena_home(home))
 
     @property
@@ -94,8 +140,8 @@ class Store:
         build_log: str = "",
     ) -> Submitted:
         """Register a submission. The same content under the same name returns the existing version."""
-        if not NAME_RE.match(name):
-            raise StoreError(f"bot name {name!r} is not allowed; use letters, digits, '_', '.', '-'")
+        check_name(name, "bot name")
+        check_name(owner, "owner")
         with self.tx() as s:
             bot = s.scalar(select(Bot).where(Bot.name == name))
             if bot is None:

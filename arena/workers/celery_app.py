@@ -12,6 +12,8 @@ volume in a multi-machine setup). Jobs and results travel as JSON (the replay ba
 from __future__ import annotations
 
 import base64
+import contextlib
+import logging
 import os
 import threading
 import time
@@ -20,16 +22,35 @@ from dataclasses import asdict
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 from arena.store.jobs import MatchJob, MatchResult
 
+log = logging.getLogger("arena.workers")
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_QUEUE = "arena"
 JOB_TIMEOUT = 1800.0  # seconds a runner waits for one match before giving it back
+#: Seconds between pings of the workers playing this runner's matches (ARENA_WORKER_PING overrides).
+LIVENESS_EVERY = float(os.environ.get("ARENA_WORKER_PING") or 10.0)
+LOST_AFTER = 3  # pings in a row a worker may miss before its match is given up and requeued
+#: So a match whose worker died is back in the queue within about LIVENESS_EVERY * LOST_AFTER plus
+#: the pings' own timeouts: 30 to 40 s, inside the 60 s docs/deploy.md promises.
+PING_TIMEOUT = 1.0
 
 
 def broker_url() -> str:
     return os.environ.get("ARENA_BROKER_URL", DEFAULT_BROKER)
+
+
+def broker_url_shown() -> str:
+    """The broker's URL for messages: any password hidden."""
+    from urllib.parse import urlsplit
+
+    url = broker_url()
+    parts = urlsplit(url)
+    if parts.password:
+        url = url.replace(f":{parts.password}@", ":***@", 1)
+    return url
 
 
 def queue_name() -> str:
@@ -40,8 +61,20 @@ app = Celery("arena", broker=broker_url(), backend=broker_url())
 app.conf.update(
     task_serializer="json", result_serializer="json", accept_content=["json"],
     task_acks_late=True, task_reject_on_worker_lost=True, worker_prefetch_multiplier=1,
+    task_track_started=True,  # the STARTED state names the worker, so the runner can ping it
     broker_connection_retry_on_startup=True, result_expires=3600, task_default_queue=queue_name(),
 )  # fmt: skip
+
+
+@worker_process_init.connect
+def _die_with_worker(**_kwargs: Any) -> None:
+    """A pool child dies with the worker's main process (PR_SET_PDEATHSIG): an orphan would play on
+    while the runner, seeing the worker gone, has already put its match back in the queue."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
 
 
 def job_to_dict(job: MatchJob) -> dict:
@@ -86,13 +119,30 @@ def play_task(job: dict) -> dict:
     return result_to_dict(run_job(job_from_dict(job)))
 
 
+class WorkerLost(RuntimeError):
+    """The worker playing a match stopped answering pings: the match is given back to the queue."""
+
+
+def _is_broker_error(exc: BaseException) -> bool:
+    import kombu.exceptions
+    import redis.exceptions
+
+    return isinstance(
+        exc,
+        redis.exceptions.ConnectionError | redis.exceptions.TimeoutError | kombu.exceptions.OperationalError,
+    )
+
+
 class CeleryExecutor(Executor):
     """A `concurrent.futures` executor whose jobs run on Celery workers; futures resolve by polling."""
 
     def __init__(self, queue: str | None = None, timeout: float = JOB_TIMEOUT, poll: float = 0.1) -> None:
         self.queue = queue or queue_name()
         self.timeout, self.poll = timeout, poll
+        self.ping_every = LIVENESS_EVERY
         self._pending: dict[Future, tuple[Any, float]] = {}
+        self._missed: dict[str, int] = {}  # worker hostname -> pings missed in a row
+        self._last_ping = time.monotonic()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="arena-celery-watch", daemon=True)
@@ -101,16 +151,64 @@ class CeleryExecutor(Executor):
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:  # fn: the local executor's function
         (job,) = args
         future: Future = Future()
-        async_result = play_task.apply_async((job_to_dict(job),), queue=self.queue)
+        try:
+            async_result = play_task.apply_async((job_to_dict(job),), queue=self.queue)
+        except Exception as exc:
+            if _is_broker_error(exc):
+                from arena.workers.pool import ServiceLost
+
+                raise ServiceLost(f"cannot send a match to the broker {broker_url_shown()}: {exc}") from None
+            raise
         with self._lock:
             self._pending[future] = (async_result, time.monotonic() + self.timeout)
         return future
+
+    def _lost_workers(self, items: list[tuple[Future, tuple[Any, float]]]) -> dict[Future, str]:
+        """Every LIVENESS_EVERY seconds, ping the workers that started this runner's matches; the
+        futures whose worker has missed LOST_AFTER pings in a row, with its hostname."""
+        if time.monotonic() - self._last_ping < self.ping_every:
+            return {}
+        self._last_ping = time.monotonic()
+        hosts: dict[Future, str] = {}
+        for future, (async_result, _) in items:
+            info = async_result.info if async_result.state == "STARTED" else None
+            if isinstance(info, dict) and info.get("hostname"):
+                hosts[future] = str(info["hostname"])
+        if not hosts:
+            return {}
+        replies = app.control.ping(destination=sorted(set(hosts.values())), timeout=PING_TIMEOUT) or []
+        alive = {name for reply in replies for name in reply}
+        for host in set(hosts.values()):
+            self._missed[host] = 0 if host in alive else self._missed.get(host, 0) + 1
+        return {f: h for f, h in hosts.items() if self._missed.get(h, 0) >= LOST_AFTER}
 
     def _watch(self) -> None:
         while not self._stop.is_set():
             with self._lock:
                 items = list(self._pending.items())
+            try:
+                lost = self._lost_workers(items)
+            except Exception as exc:  # noqa: BLE001 - the broker went away: every job's problem
+                lost = {}
+                if _is_broker_error(exc):
+                    self._fail_all(items, exc)
+                    continue
+            for future, host in lost.items():
+                async_result = self._pending.get(future, (None, 0.0))[0]
+                if async_result is None:
+                    continue
+                log.warning(
+                    "match task %s: worker %s missed %d pings in a row; giving the match back to the queue",
+                    async_result.id, host, LOST_AFTER,
+                )  # fmt: skip
+                with contextlib.suppress(Exception):
+                    async_result.revoke()  # a redelivered copy is then dropped by the live workers
+                future.set_exception(WorkerLost(f"worker {host} stopped answering while playing this match"))
+                with self._lock:
+                    self._pending.pop(future, None)
             for future, (async_result, deadline) in items:
+                if future.done():
+                    continue
                 try:
                     if async_result.ready():
                         if async_result.successful():
@@ -125,11 +223,27 @@ class CeleryExecutor(Executor):
                         )
                     else:
                         continue
-                except Exception as exc:  # noqa: BLE001 - a broker hiccup fails this job only
+                except Exception as exc:  # noqa: BLE001 - a result that cannot be read fails this job only
+                    if _is_broker_error(exc):
+                        self._fail_all(items, exc)
+                        break
                     future.set_exception(exc)
                 with self._lock:
                     self._pending.pop(future, None)
             self._stop.wait(self.poll)
+
+    def _fail_all(self, items: list[tuple[Future, tuple[Any, float]]], exc: BaseException) -> None:
+        """The broker is gone: every match in flight fails with ServiceLost, so the run stops (and
+        releases its leases) instead of failing job after job."""
+        from arena.workers.pool import ServiceLost
+
+        lost = ServiceLost(f"lost the broker {broker_url_shown()}: {exc}")
+        for future, _ in items:
+            if not future.done():
+                future.set_exception(lost)
+        with self._lock:
+            for future, _ in items:
+                self._pending.pop(future, None)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self._stop.set()

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
+import logging
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +35,7 @@ from typing import Protocol
 
 from arena.store.jobs import MatchJob, MatchResult
 
+log = logging.getLogger("arena.workers")
 RENEW_EVERY = 10.0  # seconds between lease renewals (leases last LEASE_SECONDS)
 
 
@@ -48,7 +53,13 @@ class JobSource(Protocol):
         """The job raised instead of producing a result: requeue it, or give up on it."""
 
     def release(self, match_ids: list[int]) -> None:
-        """Put claimed matches back in the queue (interrupted)."""
+        """Put claimed matches back in the queue (interrupted, or lost with another job's worker):
+        through no fault of their own, so the attempt is not counted against them."""
+
+
+class ServiceLost(RuntimeError):
+    """An executor lost a service every job needs (the broker): not one job's failure, so the run
+    stops (its leases released) instead of failing job after job."""
 
 
 @dataclass
@@ -83,6 +94,48 @@ def _die_with_parent() -> None:
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _run_marked(execute: Callable[[MatchJob], MatchResult], marks: str, job: MatchJob) -> MatchResult:
+    """In a pool child: leave `<marks>/<match id>` holding this process's pid while the job runs, so
+    that when a child dies the parent knows which job was in it (concurrent.futures does not say)."""
+    mark = os.path.join(marks, str(job.match_id))
+    with open(mark, "w") as fh:
+        fh.write(str(os.getpid()))
+    try:
+        return execute(job)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(mark)
+
+
+def _culprits(marks: str | None, processes: dict[int, object], jobs: list[MatchJob]) -> set[int] | None:
+    """The match ids whose own worker died (killed, crashed, OOM), or None when that cannot be told.
+
+    When one child dies, ProcessPoolExecutor SIGTERMs all the others and fails every job in flight.
+    The dead one is the child whose exit was anything but that SIGTERM; its job is the one whose
+    mark names its pid. Every other job was lost through no fault of its own."""
+    if marks is None:
+        return None
+    deadline = time.monotonic() + 5.0  # the executor's own thread reaps them: wait until it has
+    while time.monotonic() < deadline:
+        codes = {pid: getattr(proc, "exitcode", None) for pid, proc in processes.items()}
+        if all(code is not None for code in codes.values()):
+            break
+        time.sleep(0.02)
+    dead = {pid for pid, code in codes.items() if code is not None and code != -signal.SIGTERM}
+    if not dead:
+        return None
+    out: set[int] = set()
+    for job in jobs:
+        try:
+            with open(os.path.join(marks, str(job.match_id))) as fh:
+                pid = int(fh.read().strip() or 0)
+        except (OSError, ValueError):
+            continue  # not started: it was waiting in the pool's queue
+        if pid in dead:
+            out.add(job.match_id)
+    return out
 
 
 def _submit(executor: Executor, execute: Callable[[MatchJob], MatchResult], job: MatchJob) -> Future:
@@ -142,6 +195,9 @@ def run_pool(
     concurrency = concurrency or default_concurrency()
     progress = Progress(started=time.monotonic(), target=target)
     make = executor_factory or (lambda n: _executor(n, threads))
+    marks = tempfile.mkdtemp(prefix="arena-pool-") if executor_factory is None and not threads else None
+    if marks is not None:
+        execute = functools.partial(_run_marked, execute, marks)
     executor = make(concurrency)
     inflight: dict[Future, MatchJob] = {}
     last_renew = time.monotonic()
@@ -161,6 +217,9 @@ def run_pool(
                             executor = make(concurrency)
                             continue
                         break  # the in-flight futures fail as broken below, and the pool is rebuilt there
+                    except BaseException:  # e.g. the broker is gone: this job never left, give it back too
+                        _release_quietly(source, [job.match_id])
+                        raise
                 if interrupted():
                     raise KeyboardInterrupt
                 progress.running = len(inflight)
@@ -168,24 +227,45 @@ def run_pool(
                     on_progress(progress)
                 if not inflight:
                     return progress
+                processes = dict(getattr(executor, "_processes", None) or {})  # pid -> child, for _culprits
                 finished, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)
+                if any(_broke(f) for f in finished):  # a child died: every job in flight fails with it
+                    wait(list(inflight), timeout=30)
+                    finished = {f for f in inflight if f.done()}
+                    lost = [inflight[f] for f in finished if _broke(f)]
+                    guilty = _culprits(marks, processes, lost)
+                    log.warning(
+                        "a pool worker died: %s; %d other match(es) in flight go back to the queue",
+                        f"match(es) {sorted(guilty)} counted an attempt" if guilty else "no job was in it",
+                        len(lost) - len(guilty or ()),
+                    ) if guilty is not None else log.warning("a pool worker died; cannot tell whose job")
+                else:
+                    guilty = set()
                 broken = False
                 for future in finished:
                     job = inflight.pop(future)
                     try:
                         result = future.result()
-                    except BrokenProcessPool:  # a child died: count it against the job, so one that
-                        broken = True  # always kills its worker ends up "failed", not in a loop
+                    except BrokenProcessPool:
+                        broken = True
+                        if guilty is not None and job.match_id not in guilty:
+                            source.release([job.match_id])  # lost with another job's worker: not its fault
+                            continue
+                        # its own worker died (e.g. OOM-killed): count it against the job, so one that
+                        # always kills its worker ends up "failed", not in a loop
                         progress.failed += 1
                         source.fail(job, "the worker process died while playing this match")
                         continue
+                    except ServiceLost:
+                        inflight[future] = job  # released with the others on the way out
+                        raise
                     except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
                         progress.failed += 1
                         source.fail(job, f"{type(exc).__name__}: {exc}")
                         continue
                     source.record(job, result)
                     progress.done += 1
-                if broken:  # a child died (e.g. OOM-killed): give everything back and start fresh children
+                if broken:  # give everything else back and start fresh children
                     source.release([j.match_id for j in inflight.values()])
                     inflight.clear()
                     executor.shutdown(wait=False, cancel_futures=True)
@@ -194,7 +274,7 @@ def run_pool(
                     source.renew([j.match_id for j in inflight.values()])
                     last_renew = time.monotonic()
         except BaseException:
-            source.release([j.match_id for j in inflight.values()])
+            _release_quietly(source, [j.match_id for j in inflight.values()])
             _kill_children(executor)
             try:  # join the executor's manager thread now, so nothing is left for the exit handlers
                 executor.shutdown(wait=True, cancel_futures=True)
@@ -203,6 +283,21 @@ def run_pool(
             raise
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
+            if marks is not None:
+                shutil.rmtree(marks, ignore_errors=True)
+
+
+def _broke(future: Future) -> bool:
+    return not future.cancelled() and isinstance(future.exception(), BrokenProcessPool)
+
+
+def _release_quietly(source: JobSource, match_ids: list[int]) -> None:
+    """Release on the way out; when the database itself is what failed, the first error is the one
+    to report (the leases then lapse after LEASE_SECONDS, or at once for a runner on this host)."""
+    try:
+        source.release(match_ids)
+    except Exception as exc:  # noqa: BLE001
+        log.info("could not release %d lease(s): %s", len(match_ids), exc)
 
 
 def _kill_children(executor: Executor) -> None:

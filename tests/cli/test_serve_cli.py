@@ -248,8 +248,8 @@ def test_serve_end_to_end_with_the_admin_token_two_random_bots_and_the_replay_un
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--db", "sqlite:///{tmp}/a-file/arena.db"], "cannot open the store (FileExistsError"),
-        (["--db", "nosuchdb://x"], "cannot open the store ("),
+        (["--db", "sqlite:///{tmp}/a-file/arena.db"], "a-file (File exists); give a path you can write"),
+        (["--db", "nosuchdb://x"], "nosuchdb is not supported (only SQLite and PostgreSQL)"),
         (["--workers", "1", "--sandbox", "nope"], "nope"),
         (["--workers", "-1"], "Invalid value for '--workers'"),
     ],
