@@ -24,6 +24,7 @@ one duplicate pair (pentanomial: the pair's score is 0, ¼, ½, ¾ or 1) or one 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,37 +51,41 @@ def elo_of(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
-def mle_with_mean(pdf: np.ndarray, support: np.ndarray, mean: float) -> np.ndarray:
+def mle_with_mean(pdf: Sequence[float], support: Sequence[float], mean: float) -> list[float]:
     """The distribution on `support` of mean `mean` that maximises the likelihood of `pdf`'s data:
-    p_i = pdf_i / (1 + λ (x_i − mean)), λ found by Newton's method on the mean condition."""
-    d = support - mean
+    p_i = pdf_i / (1 + λ (x_i − mean)), λ found by Newton's method on the mean condition (plain
+    Python: five bins, called after every pair)."""
+    d = [x - mean for x in support]
+    lo, hi = -1.0 / max(max(d), 1e-12), -1.0 / min(min(d), -1e-12)  # keep every 1 + λ d_i > 0
     lam = 0.0
-    lo, hi = -1.0 / max(d.max(), 1e-12), -1.0 / min(d.min(), -1e-12)  # keep every 1 + λ d_i > 0
     for _ in range(100):
-        denom = 1.0 + lam * d
-        f = float((pdf * d / denom).sum())
-        fp = -float((pdf * d * d / denom**2).sum())
-        step = f / fp
-        new = lam - step
-        if not lo < new < hi:  # Newton left the domain: bisect instead
-            new = 0.5 * (lam + (hi if step < 0 else lo))
-        if abs(new - lam) < 1e-14:
+        f = fp = 0.0
+        for p, di in zip(pdf, d, strict=True):
+            q = p * di / (1.0 + lam * di)
+            f += q
+            fp -= q * di / (1.0 + lam * di)
+        new = lam - f / fp
+        if not lo < new < hi:  # Newton left the domain: halve the way to its edge instead
+            new = 0.5 * (lam + (hi if new > lam else lo))
+        if abs(new - lam) < 1e-13:
             lam = new
             break
         lam = new
-    p = pdf / (1.0 + lam * d)
-    return p / p.sum()
+    out = [p / (1.0 + lam * di) for p, di in zip(pdf, d, strict=True)]
+    total = sum(out)
+    return [p / total for p in out]
 
 
-def llr(counts: np.ndarray, support: np.ndarray, s0: float, s1: float) -> float:
+def llr(counts: Sequence[float], support: Sequence[float], s0: float, s1: float) -> float:
     """fishtest's generalised-SPRT log-likelihood ratio for the observed counts."""
-    n = float(counts.sum())
+    n = float(sum(counts))
     if n == 0:
         return 0.0
-    reg = counts + REGULARISE
-    pdf = reg / reg.sum()
+    reg = [c + REGULARISE for c in counts]
+    total = sum(reg)
+    pdf = [c / total for c in reg]
     p0, p1 = mle_with_mean(pdf, support, s0), mle_with_mean(pdf, support, s1)
-    return n * float((pdf * np.log(p1 / p0)).sum())
+    return n * sum(p * math.log(b / a) for p, a, b in zip(pdf, p0, p1, strict=True))
 
 
 @dataclass(frozen=True)
@@ -143,9 +148,7 @@ class Sprt:
         n = self.n
         if n == 0:
             return SprtState(0.0, lower, upper, None, 0.0, -math.inf, math.inf, 0)
-        value = llr(
-            np.array(self.counts, float), np.array(self.support), score_of(self.elo0), score_of(self.elo1)
-        )
+        value = llr(self.counts, self.support, score_of(self.elo0), score_of(self.elo1))
         verdict = "H1" if value >= upper else "H0" if value <= lower else None
         mean, var = self._moments(self.counts)
         half = Z95 * math.sqrt(var / n)
