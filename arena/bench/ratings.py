@@ -90,8 +90,10 @@ def run_spread(bots: int = 12, games_per_bot: int = 4000, seed: int = 2) -> dict
     }
 
 
-def run_all(progress: Callable[[float], None], large: bool, spread: bool) -> dict:
-    out: dict = {"steadiness": run_steadiness()}
+def run_all(
+    progress: Callable[[float], None], large: bool, spread: bool, bots: int = 200, matches: int = 100_000
+) -> dict:
+    out: dict = {"steadiness": run_steadiness(bots, matches)}
     progress(0.2)
     if large:
         out["large"] = run_large()

@@ -250,7 +250,7 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
 
     def work(progress: Callable[[float], None]) -> dict:
         r = run_ratings(bots, matches, progress=lambda f: progress(f / 2))
-        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread))
+        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread, bots, matches))
         return r
 
     r = with_progress("ratings benchmark", work, as_json)

@@ -46,3 +46,13 @@ def test_bad_anchors_are_refused_in_one_line(arena) -> None:
         assert out.exit_code == 2 and "NAME=ELO" in out.output and "Traceback" not in out.output
     out = arena("season", "create", "x", "--anchor", "random=1000", "--pair-same-owner")
     assert "anchor random=1000" in out.output and "one owner's bots may meet" in out.output
+
+
+def test_bench_ratings_reports_iterations_and_steadiness(arena) -> None:
+    out = arena(
+        "bench", "ratings", "--bots", "20", "--matches", "2000", "--no-large", "--no-spread", "--json"
+    )
+    data = json.loads(out.output)
+    assert data["fit_newton_iterations"] >= 2 and data["max_abs_diff_elo"] < 1.0
+    steady = data["steadiness"]
+    assert steady["runs"] == 8 and 0 < steady["min_s"] <= steady["median_s"] <= steady["max_s"]
