@@ -213,7 +213,7 @@ def _print_los(console, rows, labels, matrix, grouped: bool) -> None:  # noqa: A
         m.add_row(key, label, *["—" if x != x else f"{x:.2f}" for x in row])
     console.print(m)
     console.print(
-        "columns: the rank of the bot in the row of that rank"
+        "columns are labelled by rank: column k is the bot ranked k (its row)"
         + ("; group.rank; — : different groups, cannot be compared" if grouped else "")
     )
 

@@ -113,8 +113,12 @@ def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]
             continue  # an older version that never played: nothing to show
         shown = float(fit.bound_elo[i]) if fit.bound[i] else float(fit.ratings[i])
         picked.append((i, e, games, shown))
+    # ranked by the estimate (for a bound, the prior's): the record's order; a bound is shown, not
+    # ranked on (a 0-4 bot's upper bound can exceed the ratings of bots it never lost to)
     picked.sort(
-        key=lambda r: (0, fit.group[r[0]], -r[3], r[1].id) if fit.rated[r[0]] else (1, 0, 0.0, r[1].id)
+        key=lambda r: (
+            (0, fit.group[r[0]], -fit.ratings[r[0]], r[1].id) if fit.rated[r[0]] else (1, 0, 0.0, r[1].id)
+        )
     )
     rows: list[Standing] = []
     order: list[int] = []
