@@ -113,11 +113,15 @@ def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]
             continue  # an older version that never played: nothing to show
         shown = float(fit.bound_elo[i]) if fit.bound[i] else float(fit.ratings[i])
         picked.append((i, e, games, shown))
-    # ranked by the estimate (for a bound, the prior's): the record's order; a bound is shown, not
-    # ranked on (a 0-4 bot's upper bound can exceed the ratings of bots it never lost to)
+
+    # ranked by the estimate, as the LOS is (for a perfect or zero score, the prior's estimate: the
+    # record's order); the bound is what is shown. Ranking by the shown figure put a 0-4 bot first
+    # (its upper bound) or a perfect score below bots it beat (its lower bound).
     picked.sort(
         key=lambda r: (
-            (0, fit.group[r[0]], -fit.ratings[r[0]], r[1].id) if fit.rated[r[0]] else (1, 0, 0.0, r[1].id)
+            (0, int(fit.group[r[0]]), -float(fit.ratings[r[0]]), r[1].id)
+            if fit.rated[r[0]]
+            else (1, 0, 0.0, r[1].id)
         )
     )
     rows: list[Standing] = []

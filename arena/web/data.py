@@ -147,6 +147,7 @@ class WebData(MatchQueries):
                     version=int(version) if version.isdigit() else None,
                     elo=st.elo,
                     interval=interval,
+                    bound=getattr(st, "bound", None),
                     live=st.live_elo,
                     games=st.games,
                     wins=st.wins,
