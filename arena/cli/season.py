@@ -258,7 +258,8 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
 @click.option(
     "--until-stable",
     is_flag=True,
-    help="Play until every bot is past provisional and every 95%% interval is within --stable-ci.",
+    help="Play until every bot is rated, past provisional, without a perfect/zero score and within "
+    "--stable-ci; the bar shows who is not and why, and at --max-matches the run names them and exits 2.",
 )
 @click.option(
     "--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable."
