@@ -345,10 +345,11 @@ _FIT_CACHE: dict[tuple, tuple[int, dict[int, float]]] = {}  # season -> (recorde
 
 
 def pairing_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
-    """The ratings matchmaking pairs on: the season fit for rated entries (live Elo, paired on
-    itself, stretches to ~1.5x the true spread), the live rating for the rest. Refitted once a
+    """The ratings matchmaking pairs on: the season fit for entries past their provisional matches
+    (live Elo, paired on itself, stretches to ~1.5x the true spread), the live rating for the rest
+    (a few games' fit scatters widely, and would pull every pairing to whoever sits in the middle). Refitted once a
     tenth of the entries' worth of new matches has been recorded (a fit per pairing is wasted work)."""
-    from arena.ladder.ratings import FitError
+    from arena.ladder.ratings import PROVISIONAL_GAMES, FitError
     from arena.ladder.standings import season_fit
 
     key = (str(s.get_bind().url), season.id, season.name, season.created_at)
@@ -366,7 +367,9 @@ def pairing_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[in
             except FitError as exc:
                 log.warning("season %s: matchmaking on live ratings (%s)", season.name, exc)
         cached = _FIT_CACHE[key] = (season.recorded, fitted)
-    return {e.id: cached[1].get(e.id, e.rating) for e in entries}
+    return {
+        e.id: cached[1].get(e.id, e.rating) if e.rated >= PROVISIONAL_GAMES else e.rating for e in entries
+    }
 
 
 def no_pairing_reason(s: Session, season: Season) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from arena.ladder.fit import fit_ratings
 from arena.ladder.matchmaking import Candidate, pick_pairing
-from arena.ladder.ratings import INITIAL, elo_update, expected
+from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
 
 
 def live_spread(
@@ -40,7 +40,11 @@ def live_spread(
         if pair_on == "fit" and k and k % refit == 0:
             fit = fit_ratings(bots, a_arr[:k], b_arr[:k], s_arr[:k])
             fitted = [float(x) if x == x else live[i] for i, x in enumerate(fit.ratings)]
-        basis = fitted if pair_on == "fit" else live
+        basis = (
+            [f if rated[i] >= PROVISIONAL_GAMES else live[i] for i, f in enumerate(fitted)]
+            if pair_on == "fit"
+            else live
+        )
         cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)]
         first, second = pick_pairing(cands, rng)
         a, b = first.entry_id, second.entry_id
