@@ -323,42 +323,70 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
 @bench.command("ratings")
 @click.option("--bots", type=click.IntRange(2, 2000), default=200, show_default=True)
 @click.option("--matches", type=click.IntRange(10, 10_000_000), default=100_000, show_default=True)
+@click.option("--large/--no-large", default=True, show_default=True, help="Also the 2,000-bot, 1M-game fit.")
+@click.option(
+    "--spread/--no-spread", default=True, show_default=True, help="Also the live-Elo spread simulation."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-def ratings(bots: int, matches: int, as_json: bool) -> None:
+def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -> None:
     """Time to fit season ratings (ML Bradley-Terry with intervals) against a naive iterative fit.
 
     Baseline, in the same run: the classic minorisation-maximisation iteration over the match list
     in plain Python, to the same data. Target: the fit for 100,000 matches among 200 bots < 2 s.
+    Then the steadiness of repeated small fits (one BLAS thread); unless --no-large, the 2,000-bot,
+    1M-game fit alone and with 20 new unrated entries (target < 2 s; baseline: the old
+    pseudo-inverse covariance step alone); unless --no-spread, live Elo's spread against the true
+    one after 4,000 games per bot, paired on the fit against paired on live Elo.
     """
     from arena.bench.ladder import run_ratings
+    from arena.bench.ratings import run_all
 
-    r = with_progress(
-        "ratings benchmark", lambda progress: run_ratings(bots, matches, progress=progress), as_json
-    )
-    emit(
-        r,
-        as_json,
-        f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots",
-        [
+    def work(progress: Callable[[float], None]) -> dict:
+        r = run_ratings(bots, matches, progress=lambda f: progress(f / 2))
+        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread, bots, matches))
+        return r
+
+    r = with_progress("ratings benchmark", work, as_json)
+    st = r["steadiness"]
+    rows = [
+        ("baseline  MM iteration, plain Python", f"{r['naive_s']} s", f"{r['naive_iterations']} iterations"),
+        (
+            "fit       Newton + covariance (numpy)",
+            f"{r['fit_s']} s",
+            f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
+        ),
+        ("agreement max |fit - baseline|", f"{r['max_abs_diff_elo']} Elo", ""),
+        ("accuracy  RMSE vs true strengths", f"{r['rmse_vs_true_elo']} Elo", f"mean ±95% {r['mean_ci95_elo']}"),
+        (
+            f"steadiness {st['runs']} fits min/median/max",
+            f"{st['min_s']} / {st['median_s']} / {st['max_s']} s",
+            "one BLAS thread",
+        ),
+    ]  # fmt: skip
+    footer = f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}"
+    if "large" in r:
+        g = r["large"]
+        rows += [
+            (f"large     {g['bots']:,} bots, {g['matches']:,} matches", f"{g['fit_s']} s", f"{g['iterations']} iterations"),
             (
-                "baseline  MM iteration, plain Python",
-                f"{r['naive_s']} s",
-                f"{r['naive_iterations']} iterations",
+                f"large     + {g['unrated']} unrated entries",
+                f"{g['fit_with_unrated_s']} s",
+                f"{g['iterations_with_unrated']} iterations, others unchanged: {g['unrated_change_nothing']}",
             ),
+            ("baseline  old pseudo-inverse step alone", f"{g['baseline_pinv_s']} s", "same matrix"),
+        ]  # fmt: skip
+        footer += f"; large fit < {g['target_s']} s: {'met' if g['target_met'] else 'NOT met'}"
+    if "spread" in r:
+        p = r["spread"]
+        rows.append(
             (
-                "fit       Newton + covariance (numpy)",
-                f"{r['fit_s']} s",
-                f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
-            ),
-            ("agreement max |fit - baseline|", f"{r['max_abs_diff_elo']} Elo", ""),
-            (
-                "accuracy  RMSE vs true strengths",
-                f"{r['rmse_vs_true_elo']} Elo",
-                f"mean ±95% {r['mean_ci95_elo']}",
-            ),
-        ],  # fmt: skip
-        f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}",
-    )
+                f"live spread/true, {p['bots']} bots x {p['games_per_bot']:,} games",
+                f"{p['spread_ratio_fit_paired']}",
+                f"paired on the fit; on live Elo {p['spread_ratio_live_paired']}",
+            )
+        )
+        footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
+    emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)
 
 
 @bench.command("solver")

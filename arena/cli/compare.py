@@ -40,9 +40,9 @@ from arena.cli.ladder_common import (
 @click.option(
     "--max-pairs",
     type=click.IntRange(1),
-    default=300,
+    default=2000,
     show_default=True,
-    help="Give up (inconclusive) after this many pairs.",
+    help="Give up (inconclusive) after this many pairs (the default lets a test at elo1 reach its power).",
 )
 @click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s) for the matches.")
 @click.option("--time", "time_text", default=None, metavar="move=1s,bank=10s", help="Time control per match.")
@@ -112,6 +112,14 @@ def compare(
         parallel_pairs=max(1, conc // 2),
     )
     label = f"{a.label} vs {b.label}"
+    if not as_json:
+        e = sprt.expected_pairs()
+        click.echo(
+            f"expected length: ~{e['elo1']:.0f} pairs if A is {elo1:g} Elo better, ~{e['elo0']:.0f} if "
+            f"{elo0:g}, up to ~{e['midpoint']:.0f} in between (limit {max_pairs}; assumes a pair score sd "
+            "of 0.3, less with draws or well-matched pairs)",
+            err=True,
+        )
     try:
         run_with_progress(source, run_job, concurrency=conc, label=label, total=None, quiet=as_json)
     except KeyboardInterrupt:
@@ -194,18 +202,26 @@ def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,AN
     if not v.build_ok:
         tail = "\n".join(v.build_log.strip().splitlines()[-15:])
         raise UserError(f"{arg}: {name}@{v.number} build FAILED; nothing compared. Build log tail:\n{tail}")
+    if done.new:  # a version made for a test enters no season until an organiser adds it
+        from arena.store.models import BotVersion
+
+        with store.tx() as s:
+            s.get_one(BotVersion, v.id).ladder = False
     state = "submitted as new version" if done.new else "unchanged content, reusing"
     click.echo(f"{arg}: {state} {name}@{v.number} (content {v.content_hash[:12]})", err=True)
     return v
 
 
 def _report(source, as_json: bool) -> None:  # noqa: ANN001
-    st = source.sprt.state()
+    sprt = source.sprt
+    st = sprt.corrected()
+    later = st.n - st.decided_at if st.decided_at is not None else 0
     verdict = {
-        "H1": f"H1 accepted: {source.a.label} is stronger (by at least ~{source.sprt.elo1:g} Elo)",
-        "H0": f"H0 accepted: {source.a.label} is not {source.sprt.elo1:g} Elo stronger",
+        "H1": f"H1 accepted: {source.a.label} is stronger (by at least ~{sprt.elo1:g} Elo)",
+        "H0": f"H0 accepted: {source.a.label} is not {sprt.elo1:g} Elo stronger",
         None: f"inconclusive after {st.n} pairs (LLR {st.llr:.2f} within [{st.lower:.2f}, {st.upper:.2f}])",
     }[st.verdict]
+    reduction = sprt.variance_reduction()
 
     def show(x: float) -> str:
         return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
@@ -219,22 +235,43 @@ def _report(source, as_json: bool) -> None:  # noqa: ANN001
                     "a_content": source.a.content_hash,
                     "b_content": source.b.content_hash,
                     "verdict": st.verdict,
+                    "decided_at": st.decided_at,  # pairs when the verdict froze (later ones do not count)
                     "llr": st.llr,
                     "bounds": [st.lower, st.upper],
                     "pairs": st.n,
+                    "max_pairs": source.max_pairs,
                     "voided_pairs": source.voided_pairs,
-                    "pentanomial": source.sprt.counts,
-                    "elo": st.elo,
+                    "pentanomial": sprt.counts,
+                    "elo": st.elo,  # corrected for the stopping rule when decided
                     "elo_ci95": [None if math.isinf(x) else x for x in (st.elo_low, st.elo_high)],
+                    "elo_corrected": sprt.correctable,
+                    "elo_plain": None if math.isinf(st.plain_elo) else st.plain_elo,
+                    "variance_ratio": None if reduction is None else reduction["ratio"],
+                    "pairs_saved": None if reduction is None else reduction["pairs_saved"],
                 },
                 indent=1,
             )
         )
         return
     click.echo(f"compared {source.a.label} (A) vs {source.b.label} (B)")
-    click.echo(verdict)
     click.echo(
-        f"Elo difference {show(st.elo)} (95% {show(st.elo_low)} .. {show(st.elo_high)}), "
-        f"{st.n} pairs, pentanomial {source.sprt.counts}, LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}]"
+        verdict
+        + (f" at pair {st.decided_at}" if st.decided_at is not None else "")
+        + (f"; {later} pairs still running then were counted below but cannot change it" if later else "")
+    )
+    if sprt.correctable:
+        what = f"corrected for the stopping rule; uncorrected {show(st.plain_elo)}"
+    elif st.decided_at is not None:
+        what = "plain: too few or too uniform pairs before the verdict to correct for the stopping rule"
+    else:
+        what = "plain"
+    click.echo(
+        f"Elo difference {show(st.elo)} (95% {show(st.elo_low)} .. {show(st.elo_high)}, {what}"
+        + f"), {st.n} pairs, pentanomial {sprt.counts}, LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}]"
         + (f", {source.voided_pairs} void pairs not counted" if source.voided_pairs else "")
     )
+    if reduction is not None:
+        click.echo(
+            f"pairing: pentanomial variance {reduction['ratio']:.2f}x the trinomial on the same games; "
+            f"{reduction['pairs_saved']:+.0f} pairs saved against unpaired games"
+        )

@@ -140,11 +140,13 @@ def demo(
             "fewer than two sample bots could be built; run `make setup` and see `arena bots list`"
         )
 
-    season = _fresh_season(store, create_season, seed, pairs)
+    anchors = {DEMO_ANCHOR: DEMO_ANCHOR_ELO} if DEMO_ANCHOR in names else {}
+    season = _fresh_season(store, create_season, seed, pairs, anchors)
     start_season(store, season)
     goal = matches or 4 * len(names)
     click.echo(
         f"2. season {season}: {len(names)} bots, duplicate pairs, {goal} ladder matches, then the final"
+        + (f" (anchor: {DEMO_ANCHOR} = {DEMO_ANCHOR_ELO:g} Elo)" if anchors else "")
     )
     try:
         source = SeasonRun(store, season, matches=goal, launcher=launcher)
@@ -195,12 +197,15 @@ def demo(
         raise UserError("stored ratings differ from the replays; see `arena season verify " + season + "`")
 
 
-def _fresh_season(store, create_season, seed: int, pairs: list[str]) -> str:  # noqa: ANN001
+DEMO_ANCHOR, DEMO_ANCHOR_ELO = "random", 1000.0  # fixed, so demo standings compare across runs
+
+
+def _fresh_season(store, create_season, seed: int, pairs: list[str], anchors: dict[str, float]) -> str:  # noqa: ANN001
     """A new season name each run: demo, demo-2, demo-3, ..."""
     taken = {s.name for s in store.seasons()}
     name, n = "demo", 1
     while name in taken:
         n += 1
         name = f"demo-{n}"
-    create_season(store, name, rules=["flags=1", *pairs], duplicate=True, seed=seed + n)
+    create_season(store, name, rules=["flags=1", *pairs], duplicate=True, seed=seed + n, anchors=anchors)
     return name

@@ -161,7 +161,15 @@ def run_with_progress(
         task = bar.add_task(label, total=total, completed=target_done, running=0, rate=0.0)
 
         def update(p) -> None:  # noqa: ANN001
-            bar.update(task, completed=target_done + p.done, running=p.running, rate=p.rate)
+            status = getattr(source, "status_line", lambda: "")()  # e.g. who is still unstable
+            description = f"{label} {status}" if status else label
+            bar.update(
+                task,
+                completed=target_done + p.done,
+                running=p.running,
+                rate=p.rate,
+                description=description,
+            )
 
         return run_pool(
             source, execute, concurrency=concurrency, on_progress=update, executor_factory=factory

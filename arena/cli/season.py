@@ -56,6 +56,21 @@ def season() -> None:
     help="Seed of the matchmaking's draws only (default: random); match seeds always come from the CSPRNG. "
     "Local store only: a server draws its own.",
 )
+@click.option(
+    "--anchor",
+    "anchor_texts",
+    multiple=True,
+    metavar="NAME=ELO",
+    help="Fix bot NAME (or NAME@V) at this fitted Elo, so standings compare across seasons, "
+    "e.g. --anchor random=1000. Repeatable. Local store only.",
+)
+@click.option(
+    "--pair-same-owner/--no-pair-same-owner",
+    default=False,
+    show_default=True,
+    help="May two bots of the same owner meet? Default no: an owner's versions never play each other. "
+    "Local store only.",
+)
 @remote_options
 def create(
     name: str,
@@ -64,6 +79,8 @@ def create(
     fmt: str | None,
     duplicate: bool,
     seed: int | None,
+    anchor_texts: tuple[str, ...],
+    pair_same_owner: bool,
     remote: Remote | None,
 ) -> None:
     """Create a draft season NAME (remotely: CreateSeason, admin token only)."""
@@ -71,6 +88,9 @@ def create(
 
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
+    anchors = parse_anchors(anchor_texts)
+    if remote is not None and (anchors or pair_same_owner):
+        raise UserError("--anchor and --pair-same-owner work on the local store only; drop --server")
     if remote is not None:
         from arena.cli import season_remote
 
@@ -78,13 +98,57 @@ def create(
     else:
         with user_errors():
             created = create_season(
-                open_store(), name, rules=pairs, time_control=tc, duplicate=duplicate, seed=seed
+                open_store(),
+                name,
+                rules=pairs,
+                time_control=tc,
+                duplicate=duplicate,
+                seed=seed,
+                anchors=anchors,
+                pair_same_owner=pair_same_owner,
             )
+    extra = "".join(f", anchor {bot}={elo:g}" for bot, elo in anchors.items())
+    extra += ", one owner's bots may meet" if pair_same_owner else ""
     click.echo(
         f"season {created.name} created (draft): rules {' '.join(pairs) or 'default'}, "
-        f"time {time_text or 'default'}{', duplicate' if duplicate else ''}; "
+        f"time {time_text or 'default'}{', duplicate' if duplicate else ''}{extra}; "
         f"next: `arena season start {name}`"
     )
+
+
+def parse_anchors(texts: tuple[str, ...]) -> dict[str, float]:
+    """`NAME=ELO` (NAME may be NAME@V) -> {NAME: ELO}; one-line errors for anything else."""
+    import math
+
+    out: dict[str, float] = {}
+    for text in texts:
+        bot, sep, value = text.partition("=")
+        try:
+            elo = float(value)
+        except ValueError:
+            elo = math.nan
+        if not sep or not bot.strip() or not math.isfinite(elo):
+            raise UserError(f"--anchor {text!r}: give NAME=ELO with a number, e.g. --anchor random=1000")
+        if bot.strip() in out:
+            raise UserError(f"--anchor {text!r}: {bot.strip()} is anchored twice; give each bot once")
+        out[bot.strip()] = elo
+    return out
+
+
+@season.command("add")
+@click.argument("name")
+@click.argument("bot")
+def add(name: str, bot: str) -> None:
+    """Enter BOT (NAME[@VERSION]) in season NAME's ladder: for versions `arena compare` registered,
+    which stay out of seasons until an organiser adds them."""
+    from arena.ladder.seasons import add_version
+
+    store_only("season add")
+    store = open_store()
+    with user_errors():
+        version = store.version(bot)
+        add_version(store, name, version.id)
+    click.echo(f"{version.label} added to the ladder; season {name} schedules it from now on")
 
 
 @season.command("start")
@@ -161,10 +225,22 @@ def _play(
         click.echo(f"suspended {bot}: see `arena bots show {bot}`", err=True)
     for err in source.errors:
         click.echo(f"warning: {err}", err=True)
+    if source.blocked:  # matchmaking could pair nobody: say why, never "played 0 matches"
+        if progress.done:
+            click.echo(f"played {progress.done} matches in {progress.elapsed:.0f}s, then stopped", err=True)
+        raise UserError(source.blocked)
     click.echo(
         f"played {progress.done} matches in {progress.elapsed:.0f}s ({progress.rate:.1f}/min)"
         + (f", {progress.failed} failed" if progress.failed else "")
     )
+    if until_stable and not source.check_stable():
+        who = "; ".join(f"{bot}: {why}" for bot, why in source.unstable)
+        raise UserError(
+            f"season {name} is not stable after {source.counts()[0]} ladder matches (--max-matches "
+            f"{max_matches}); kept from converging by {who}"
+        )
+    if until_stable:
+        click.echo(f"season {name} is stable: every active bot rated within ±{stable_ci:g} Elo")
 
 
 def source_status(store, name: str) -> str:  # noqa: ANN001
@@ -182,7 +258,8 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
 @click.option(
     "--until-stable",
     is_flag=True,
-    help="Play until every bot is past provisional and every 95%% interval is within --stable-ci.",
+    help="Play until every bot is rated, past provisional, without a perfect/zero score and within "
+    "--stable-ci; the bar shows who is not and why, and at --max-matches the run names them and exits 2.",
 )
 @click.option(
     "--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable."

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 
 import click
 
@@ -19,18 +21,50 @@ def _default_season(store) -> str:  # noqa: ANN001
     return (live or seasons)[-1].name
 
 
+GROUPS_NOTE = (
+    "{n} groups of bots never met, directly or through others: each group is anchored on its own and "
+    "ranked within itself; ratings in different groups cannot be compared"
+)
+
+
+def document(info, rows: list, labels: list[str] | None, matrix) -> dict:  # noqa: ANN001
+    """The `--json` document (the same figures locally and from GetStandings)."""
+    from arena.ladder.standings import groups_summary
+
+    groups = groups_summary(rows)
+    return {
+        "season": info.name,
+        "status": info.status,
+        "standings": [r.to_dict() for r in rows],
+        "groups": groups,
+        "comparable": len(groups) <= 1,  # False: ranks and ratings hold within each group only
+        "unrated": [r.bot for r in rows if not r.rated],
+        "los": None
+        if labels is None
+        else {
+            "bots": labels,
+            "matrix": [[None if x != x else round(float(x), 4) for x in row] for row in matrix],
+        },
+    }
+
+
 @click.command()
 @click.argument("season", required=False)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix)."
 )
 @click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
+@click.option("--hide-suspended", is_flag=True, help="Leave suspended bots out of the table.")
 @remote_options
-def standings(season: str | None, as_json: bool, los: bool, remote: Remote | None) -> None:
+def standings(
+    season: str | None, as_json: bool, los: bool, hide_suspended: bool, remote: Remote | None
+) -> None:
     """SEASON's standings (default: the newest running season).
 
-    Elo is the season's maximum-likelihood fit (draws as half points, mean 1500) with its 95%
-    interval; live is the running Elo (K=40 while provisional, marked *, then 20).
+    Elo is the season's maximum-likelihood fit (draws as half points, mean 1500 or the season's
+    anchors) with its 95% interval; live is the running Elo (K=40 while provisional, marked *, then
+    20). Bots without a counted game are unrated; a perfect (zero) score shows only its lower
+    (upper) bound, ≥ (≤); bots in groups that never met are ranked within their group.
     """
     if remote is not None:
         info, rows, labels, matrix = _remote(remote, season or "")
@@ -40,23 +74,35 @@ def standings(season: str | None, as_json: bool, los: bool, remote: Remote | Non
 
         store = open_store()
         name = season or _default_season(store)
-        with user_errors():
+        with user_errors(), fit_errors(name):
             info, rows = compute(store, name)
-            labels, found = los_table(store, name)
-        matrix = [[round(float(x), 4) for x in row] for row in found]
+            labels, matrix = los_table(store, name)
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=float).reshape(len(labels), len(labels))
+    if hide_suspended:
+        hidden = {r.bot for r in rows if r.suspended}
+        rows = [r for r in rows if r.bot not in hidden]
+        keep = [i for i, label in enumerate(labels) if label not in hidden]
+        labels, matrix = [labels[i] for i in keep], matrix[keep][:, keep]
     if as_json:  # the same document from the local store and from a server's GetStandings
-        out = {
-            "season": info.name,
-            "status": info.status,
-            "standings": [r.to_dict() for r in rows],
-            "los": {"bots": labels, "matrix": matrix},
-        }
-        click.echo(json.dumps(out, indent=1))
+        click.echo(json.dumps(document(info, rows, labels, matrix), indent=1))
         return
     _print(info, rows, labels, matrix, los)
 
 
-def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Standing])
+@contextlib.contextmanager
+def fit_errors(name: str) -> Iterator[None]:
+    """A season fit that cannot give honest figures says so in one line (never a traceback)."""
+    from arena.ladder.ratings import FitError
+
+    try:
+        yield
+    except FitError as exc:
+        raise UserError(f"season {name}: {exc}; no standings shown rather than wrong ones") from None
+
+
+def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Standing], labels, matrix)
     """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix)."""
     from types import SimpleNamespace
 
@@ -69,7 +115,7 @@ def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Stand
             rank=r.rank,
             bot=r.bot,
             owner=r.owner,
-            elo=r.elo,
+            elo=r.elo if not r.unrated else None,
             ci95=r.ci95 if r.has_ci95 else None,
             live_elo=r.live_elo,
             games=r.games,
@@ -78,6 +124,11 @@ def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Stand
             losses=r.losses,
             provisional=r.provisional,
             active=r.active,
+            rated=not r.unrated,
+            group=r.group or (0 if r.unrated else 1),
+            bound=r.bound or None,
+            anchor=r.anchor,
+            suspended=r.suspended,
         )
         for r in answer.rows
     ]
@@ -89,35 +140,75 @@ def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
     from rich.console import Console
     from rich.table import Table
 
+    console = Console()
+    if not any(r.rated for r in rows):
+        click.echo(f"{info.name} ({info.status}): no rated games yet; {len(rows)} bots entered")
+        return
+    groups = sorted({r.group for r in rows if r.rated})
     table = Table(title=f"{info.name} ({info.status})")
-    for col in ("rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live"):
+    columns = ["rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live"]
+    if len(groups) > 1:
+        columns.insert(1, "group")
+    for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in rows:
-        mark = "*" if r.provisional else ""
-        name_cell = r.bot + ("" if r.active else " (inactive)")
-        ci = "—" if r.ci95 is None else f"{r.ci95:.0f}"
-        table.add_row(
-            str(r.rank),
-            name_cell,
-            f"{r.elo:.0f}{mark}",
+        mark = "*" if r.provisional and r.rated else ""
+        state = " (suspended)" if r.suspended else "" if r.active else " (inactive)"
+        ci = (
+            "anchor"
+            if r.anchor
+            else f"{r.bound} bound"
+            if r.bound
+            else "—"
+            if r.ci95 is None
+            else f"{r.ci95:.0f}"
+        )
+        cells = [
+            str(r.rank) if r.rated else "—",
+            r.bot + state,
+            r.shown_elo + mark,
             ci,
             str(r.games),
             str(r.wins),
             str(r.draws),
             str(r.losses),
             f"{r.live_elo:.0f}",
-        )
-    console = Console()
+        ]
+        if len(groups) > 1:
+            cells.insert(1, str(r.group) if r.rated else "—")
+        table.add_row(*cells)
     console.print(table)
     console.print("* provisional: fewer than 20 rated matches")
+    if any(r.bound for r in rows):
+        console.print(
+            "≥ / ≤: a perfect / zero score; the figure is a 97.5% lower / upper bound, not an estimate"
+        )
+    if any(not r.rated for r in rows):
+        console.print("unrated: no counted game yet, left out of the fit")
+    if len(groups) > 1:
+        console.print(GROUPS_NOTE.format(n=len(groups)))
     if los and len(labels) > 1:
-        m = Table(title="likelihood of superiority (row better than column)")
-        m.add_column("")
-        for label in labels:
-            m.add_column(label, justify="right")
-        for label, row in zip(labels, matrix, strict=True):
-            m.add_row(label, *[f"{x:.2f}" for x in row])
-        console.print(m)
+        _print_los(console, rows, labels, matrix, len(groups) > 1)
+
+
+def _print_los(console, rows, labels, matrix, grouped: bool) -> None:  # noqa: ANN001
+    """Rows in rank order, each column labelled by its row's rank (group.rank when grouped)."""
+    from rich.table import Table
+
+    by_bot = {r.bot: r for r in rows}
+    keys = [f"{by_bot[b].group}.{by_bot[b].rank}" if grouped else str(by_bot[b].rank) for b in labels]
+    m = Table(title="likelihood of superiority (row better than column)")
+    m.add_column("rank")
+    m.add_column("bot")
+    for key in keys:
+        m.add_column(key, justify="right")
+    for key, label, row in zip(keys, labels, matrix, strict=True):
+        m.add_row(key, label, *["—" if x != x else f"{x:.2f}" for x in row])
+    console.print(m)
+    console.print(
+        "columns are labelled by rank: column k is the bot ranked k (its row)"
+        + ("; group.rank; — : different groups, cannot be compared" if grouped else "")
+    )
 
 
 standings.help = with_remote(standings.help)

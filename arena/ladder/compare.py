@@ -23,6 +23,8 @@ from arena.store.decks import commit_decks, new_seed
 from arena.store.models import BotVersion, Match
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew
 
+MAX_PAIRS = 2000  # the default limit: long enough that a test at elo1 reaches its nominal power
+
 
 class CompareRun:
     """The `JobSource` for a compare: schedules pairs while the SPRT is undecided."""
@@ -36,7 +38,7 @@ class CompareRun:
         rules: list[str],
         time_control: dict,
         sprt: Sprt,
-        max_pairs: int = 200,
+        max_pairs: int = MAX_PAIRS,
         seed: int | None = None,
         launcher: str = "bwrap",
         parallel_pairs: int = 1,
@@ -50,6 +52,7 @@ class CompareRun:
             launcher,
         )
         self.seed = seed  # None: every pair seed from the CSPRNG
+        sprt.max_n = max_pairs
         self.owner = lease_owner()
         self.pairs_started = 0
         self.match_ids: list[int] = []
@@ -103,8 +106,8 @@ class CompareRun:
             scores = list(pair.values())
             if None in scores:
                 self.voided_pairs += 1
-            else:
-                self.sprt.add(sum(scores) / 2)
+            else:  # after the verdict froze this still counts, but cannot change it
+                self.sprt.add(sum(scores) / 2, games=(scores[0], scores[1]))
 
     def renew(self, match_ids: list[int]) -> None:
         with self.store.tx() as s:

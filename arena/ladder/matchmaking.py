@@ -2,7 +2,9 @@
 
 Pairing (Halite's rule): the bot that has waited longest goes first, bots that have never played
 before any other; its opponent is the bot whose rating is nearest to its own rating plus a random
-offset (so neighbours meet most, but not only each other), never a version of the same owner.
+offset (so neighbours meet most, but not only each other), never a version of the same owner unless
+the season allows it (`--pair-same-owner`). The ratings are the season fit's (`seasons.pairing_ratings`):
+pairing on live Elo feeds its own noise back and stretches it.
 Bots already in a queued or running match wait unless nobody else can play.
 
 Suspension: a bot whose recent matches mostly ended in its own fault verdict (every `Verdict` whose
@@ -40,11 +42,12 @@ def _waiting_order(c: Candidate) -> tuple:
 
 
 def pick_pairing(
-    cands: Sequence[Candidate], rng: random.Random, spread: float = SPREAD
+    cands: Sequence[Candidate], rng: random.Random, spread: float = SPREAD, *, same_owner: bool = False
 ) -> tuple[Candidate, Candidate] | None:
-    """The next pairing (first = the longest-waiting bot), or None if no two bots may meet."""
+    """The next pairing (first = the longest-waiting bot), or None if no two bots may meet.
+    `same_owner`: two bots of one owner may meet (a season option; default not)."""
     for first in sorted(cands, key=_waiting_order):
-        others = [c for c in cands if c.entry_id != first.entry_id and c.owner != first.owner]
+        others = [c for c in cands if c.entry_id != first.entry_id and (same_owner or c.owner != first.owner)]
         if not others:
             continue
         idle = [c for c in others if not c.busy] or others

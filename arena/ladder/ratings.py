@@ -1,33 +1,35 @@
 """Ratings: live Elo (one update per recorded match) and the season's maximum-likelihood fit.
 
-Live Elo: expected score 1/(1+10^(-Δ/400)); a win scores 1, a draw ½, a loss 0; K = 40 while a bot
-has fewer than 20 rated matches, 20 after. Forfeits count (the forfeiting bot lost), voids do not.
-`elo_update` is the only place the formula lives, so replaying the same results in the same order
-reproduces the stored ratings bit for bit.
+Live Elo: expected score 1/(1+10^(-Δ/400)); a win scores 1, a draw ½, a loss 0. One K per match,
+the same on both sides (40 if either side has fewer than 20 rated matches, else 20), so the ladder
+is zero-sum. Forfeits count (the forfeiting bot lost), voids do not. `elo_update` is the only place
+the formula lives, so replaying the same results in the same order reproduces the stored ratings
+bit for bit.
 
-Season fit: the Bradley–Terry model on the Elo scale, draws as half points, solved by Newton's
-method on the aggregated pair table, anchored to a mean of 1500. The covariance is the
-pseudo-inverse of the Fisher information, which gives 95% intervals and the likelihood of
-superiority (LOS) of every bot over every other, as BayesElo and Ordo report.
+The season fit (maximum likelihood, intervals, LOS) is `arena.ladder.fit`, re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from scipy.special import ndtr
+from arena.ladder.fit import (  # noqa: F401 - the season fit, re-exported for its callers
+    ELO_PER_UNIT,
+    INITIAL,
+    PRIOR,
+    Z95,
+    Fit,
+    FitError,
+    fit_ratings,
+    pair_table,
+    virtual_draws,
+)
 
-INITIAL = 1500.0
 PROVISIONAL_GAMES = 20
 K_PROVISIONAL = 40.0
 K_ESTABLISHED = 20.0
-#: natural log-odds units -> Elo points
-ELO_PER_UNIT = 400.0 / math.log(10.0)
-Z95 = 1.959963984540054
-PRIOR = 2.0  # virtual drawn games per bot in the season fit (BayesElo's default prior)
 
 
 def expected(rating: float, opponent: float) -> float:
@@ -52,23 +54,27 @@ class EloChange:
     score: float
 
 
+def match_k(rated_a: int, rated_b: int) -> float:
+    """The one K of a match: the larger of the two sides' (a provisional side moves fast), used by
+    both sides so that what one gains the other loses and the ladder stays zero-sum."""
+    return max(k_factor(rated_a), k_factor(rated_b))
+
+
 def elo_update(a: float, rated_a: int, b: float, rated_b: int, score_a: float) -> tuple[EloChange, EloChange]:
-    """Both sides' changes for one match; each side uses its own K."""
-    ea = expected(a, b)
-    ka, kb = k_factor(rated_a), k_factor(rated_b)
-    score_b = 1.0 - score_a
-    return (
-        EloChange(a, a + ka * (score_a - ea), ka, score_a),
-        EloChange(b, b + kb * (score_b - (1.0 - ea)), kb, score_b),
-    )
+    """Both sides' changes for one match: one K for both, so the changes sum to zero."""
+    delta = match_k(rated_a, rated_b) * (score_a - expected(a, b))
+    k = match_k(rated_a, rated_b)
+    return EloChange(a, a + delta, k, score_a), EloChange(b, b - delta, k, 1.0 - score_a)
 
 
 def replay_elo(
     results: Iterable[tuple[int, int, float | None]],
+    start: Mapping[int, float] | None = None,
 ) -> tuple[dict[int, float], list[tuple[EloChange, EloChange] | None]]:
     """Recompute live Elo from scratch: `results` are (player_a, player_b, score_a or None for void) in
-    recording order. Returns final ratings and each match's changes (None for voids)."""
-    rating: dict[int, float] = {}
+    recording order, `start` each player's starting rating (default INITIAL). Returns final ratings
+    and each match's changes (None for voids)."""
+    rating: dict[int, float] = dict(start or {})
     rated: dict[int, int] = {}
     changes: list[tuple[EloChange, EloChange] | None] = []
     for a, b, score in results:
@@ -84,109 +90,6 @@ def replay_elo(
     return rating, changes
 
 
-@dataclass(frozen=True)
-class Fit:
-    """A season fit for players 0..n-1 (Elo scale, mean = anchor)."""
-
-    ratings: np.ndarray
-    cov: np.ndarray  # Elo² covariance under the mean constraint
-    games: np.ndarray
-    points: np.ndarray
-    iterations: int
-
-    @property
-    def ci95(self) -> np.ndarray:
-        """Half-width of each rating's 95% confidence interval."""
-        return Z95 * np.sqrt(np.clip(np.diag(self.cov), 0.0, None))
-
-    def los(self) -> np.ndarray:
-        """LOS[i, j]: probability that i is stronger than j (0.5 on the diagonal)."""
-        var = np.diag(self.cov)
-        diff_var = var[:, None] + var[None, :] - 2.0 * self.cov
-        diff = self.ratings[:, None] - self.ratings[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(diff_var > 1e-12, diff / np.sqrt(np.where(diff_var > 1e-12, diff_var, 1.0)), 0.0)
-        out = ndtr(z)
-        np.fill_diagonal(out, 0.5)
-        return out
-
-
-def pair_table(
-    n: int,
-    a: Sequence[int] | np.ndarray,
-    b: Sequence[int] | np.ndarray,
-    score_a: Sequence[float] | np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Aggregate matches into games N[i, j] (symmetric) and points W[i, j] (i's points against j)."""
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    s = np.asarray(score_a, dtype=np.float64)
-    games = np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(np.float64)
-    games += games.T
-    won = np.bincount(a * n + b, weights=s, minlength=n * n) + np.bincount(
-        b * n + a, weights=1.0 - s, minlength=n * n
-    )
-    return games, won.reshape(n, n)
-
-
-def fit_ratings(
-    n: int,
-    a: Sequence[int] | np.ndarray,
-    b: Sequence[int] | np.ndarray,
-    score_a: Sequence[float] | np.ndarray,
-    *,
-    anchor: float = INITIAL,
-    prior: float = PRIOR,
-    tol: float = 1e-9,
-    max_iter: int = 100,
-) -> Fit:
-    """Maximum-likelihood Bradley–Terry ratings for players 0..n-1.
-
-    `prior` gives every bot that many virtual drawn games, spread over the opponents it met, so an
-    unbeaten bot gets a finite rating (BayesElo's virtual draws); 0 gives the plain MLE.
-    """
-    games, won = pair_table(n, a, b, score_a)
-    virtual = virtual_draws(games > 0, prior)
-    games = games + virtual
-    won = won + 0.5 * virtual
-    points = won.sum(axis=1)
-    theta = np.zeros(n)
-    ones = np.ones((n, n)) / max(n, 1)
-    iterations = 0
-    info = np.zeros((n, n))
-    for iterations in range(1, max_iter + 1):  # noqa: B007
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j] = P(i beats j)
-        grad = points - (games * p).sum(axis=1)
-        w = games * p * (1.0 - p)
-        info = np.diag(w.sum(axis=1)) - w
-        step = np.linalg.solve(info + ones + 1e-12 * np.eye(n), grad)
-        biggest = np.abs(step).max(initial=0.0)
-        if biggest > 2.0:  # damp early steps: p is far from the optimum
-            step *= 2.0 / biggest
-        theta += step
-        theta -= theta.mean()
-        if biggest < tol:
-            break
-    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-    w = games * p * (1.0 - p)
-    info = np.diag(w.sum(axis=1)) - w
-    cov = np.linalg.pinv(info, hermitian=True) * ELO_PER_UNIT**2
-    return Fit(
-        theta * ELO_PER_UNIT + anchor,
-        cov,
-        (games - virtual).sum(axis=1),
-        points - 0.5 * virtual.sum(axis=1),
-        iterations,
-    )
-
-
-def virtual_draws(met: np.ndarray, prior: float) -> np.ndarray:
-    """Virtual games per pair: each bot's `prior` split evenly over the opponents it met."""
-    degree = met.sum(axis=1).astype(np.float64)
-    inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
-    return prior * 0.5 * (inverse[:, None] + inverse[None, :]) * met
-
-
 def naive_fit(
     n: int,
     matches: Sequence[tuple[int, int, float]],
@@ -200,18 +103,16 @@ def naive_fit(
     plain Python: the simple baseline `arena bench ratings` measures the Newton fit against. Same
     model and prior as `fit_ratings`."""
     points = [0.0] * n
-    opponents: list[set[int]] = [set() for _ in range(n)]
+    played = [0] * n
+    pair: dict[tuple[int, int], int] = {}
     for a, b, s in matches:
         points[a] += s
         points[b] += 1.0 - s
-        opponents[a].add(b)
-        opponents[b].add(a)
-    virtual = [
-        (a, b, prior * 0.5 * (1 / len(opponents[a]) + 1 / len(opponents[b])))
-        for a in range(n)
-        for b in opponents[a]
-        if a < b
-    ]
+        played[a] += 1
+        played[b] += 1
+        key = (min(a, b), max(a, b))
+        pair[key] = pair.get(key, 0) + 1
+    virtual = [(a, b, prior * 0.5 * (c / played[a] + c / played[b])) for (a, b), c in pair.items()]
     for a, b, w in virtual:
         points[a] += 0.5 * w
         points[b] += 0.5 * w

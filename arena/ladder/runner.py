@@ -13,9 +13,9 @@ import time
 
 from sqlalchemy import func, select
 
-from arena.ladder.ratings import is_provisional
+from arena.ladder.ratings import PROVISIONAL_GAMES, is_provisional
 from arena.ladder.record import record_result
-from arena.ladder.seasons import SeasonError, schedule
+from arena.ladder.seasons import SeasonError, no_pairing_reason, schedule
 from arena.ladder.standings import season_fit
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.models import BotVersion, Entry, Match, Season, utcnow
@@ -64,6 +64,8 @@ class SeasonRun:
         self.suspended: list[str] = []
         self.errors: list[str] = []
         self._stable = False
+        self.blocked: str | None = None  # why matchmaking could not pair anyone (the run then stops)
+        self.unstable: list[tuple[str, str]] = []  # (bot, why) at the last --until-stable check
         self._last_requeue = 0.0
         with store.tx() as s:
             season = s.scalar(select(Season).where(Season.name == name))
@@ -86,7 +88,8 @@ class SeasonRun:
             elif season.status == "running":
                 m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
                 if m is None and self._want_more(s, season):
-                    schedule(s, season, 1)
+                    if not schedule(s, season, 1) and self._counts(s)[1] == 0:
+                        self.blocked = no_pairing_reason(s, season)
                     m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
             else:
                 return None
@@ -136,21 +139,55 @@ class SeasonRun:
         return False
 
     def is_stable(self, s, season: Season) -> bool:  # noqa: ANN001
-        """Every active bot past provisional and every active bot's 95% interval within stable_ci."""
+        """Every active bot rated, past provisional, without a bound, and its 95% interval within
+        stable_ci. `self.unstable` keeps who is not, and why."""
         if self._stable:
             return True
         entries, fit = season_fit(s, season)
         active = [i for i, e in enumerate(entries) if e.active]
         if len(active) < 2:
-            self._stable = True
+            self._stable, self.unstable = True, []
             return True
-        ok = all(not is_provisional(entries[i].rated) and fit.ci95[i] <= self.stable_ci for i in active)
-        self._stable = ok
-        return ok
+        self.unstable = [
+            (entries[i].version.label, why)
+            for i in active
+            if (why := unstable_reason(entries[i], fit, i, self.stable_ci)) is not None
+        ]
+        self._stable = not self.unstable
+        return self._stable
+
+    def check_stable(self) -> bool:
+        """A fresh stability check (at the end of a run: did it converge, and if not, who kept it)."""
+        self._stable = False
+        with self.store.read() as s:
+            return self.is_stable(s, s.get_one(Season, self.season_id))
+
+    def status_line(self) -> str:
+        """For the progress bar: who is still unstable, and why (first few)."""
+        if not self.until_stable or not self.unstable:
+            return ""
+        shown = ", ".join(f"{bot} ({why})" for bot, why in self.unstable[:3])
+        more = f" +{len(self.unstable) - 3} more" if len(self.unstable) > 3 else ""
+        return f"unstable: {shown}{more}"
 
     def target(self) -> int | None:
         """The number of recorded ladder matches this run aims at, when known (for the ETA)."""
         return self.matches
+
+
+def unstable_reason(entry: Entry, fit, i: int, stable_ci: float) -> str | None:  # noqa: ANN001
+    """Why one bot keeps `--until-stable` going, or None when it is stable."""
+    if not fit.rated[i]:
+        return "unrated: no counted game yet"
+    if is_provisional(entry.rated):
+        return f"provisional: {entry.rated} of {PROVISIONAL_GAMES} rated matches"
+    if fit.bound[i]:
+        return f"{'perfect' if fit.bound[i] > 0 else 'zero'} score: only a bound, no interval"
+    if fit.is_anchor(i):
+        return None
+    if not fit.ci95[i] <= stable_ci:
+        return f"interval ±{fit.ci95[i]:.0f} wider than ±{stable_ci:g}"
+    return None
 
 
 def fail_or_release(store: Store, owner: str, match_id: int, error: str) -> str | None:

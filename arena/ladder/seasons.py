@@ -13,6 +13,8 @@ queued.
 
 from __future__ import annotations
 
+import logging
+import math
 import random
 import secrets
 from collections import Counter
@@ -27,7 +29,9 @@ from arena.store.decks import commit_decks, new_seed
 from arena.store.models import Bot, Entry, Match, Season, utcnow
 from arena.store.repo import BadName, check_name
 
+log = logging.getLogger(__name__)
 MASK63 = (1 << 63) - 1
+PAIR_SAME_OWNER_DEFAULT = False  # bots of one owner do not meet unless the season allows it
 STATUSES = ("draft", "running", "closing", "frozen")
 OPEN = ("queued", "running")  # match states still to be played ("done" and "failed" are final)
 
@@ -47,6 +51,12 @@ def derive_seed(season_seed: int, index: int) -> int:
     return (z ^ (z >> 31)) & MASK63
 
 
+def season_options(season: Season) -> dict:
+    """The season's options with their defaults: anchors (bot NAME or NAME@V -> fixed Elo) and
+    pair_same_owner (may two bots of one owner meet? default no)."""
+    return {"anchors": {}, "pair_same_owner": PAIR_SAME_OWNER_DEFAULT, **(season.options or {})}
+
+
 def create_season(
     store: Store,
     name: str,
@@ -55,11 +65,17 @@ def create_season(
     time_control: dict | None = None,
     duplicate: bool = False,
     seed: int | None = None,
+    anchors: dict[str, float] | None = None,
+    pair_same_owner: bool = PAIR_SAME_OWNER_DEFAULT,
 ) -> Season:
     """A new draft season. `rules` are "key=value" pairs for the engine's Rules (format included).
 
     `seed` (default: random, kept private) fixes the matchmaking's random draws only; the match seeds
-    are drawn per pairing from the CSPRNG whatever it is."""
+    are drawn per pairing from the CSPRNG whatever it is. `anchors` fix bots' fitted ratings (so
+    standings compare across seasons); `pair_same_owner` lets one owner's bots meet."""
+    for bot, elo in (anchors or {}).items():
+        if not bot or not math.isfinite(elo):
+            raise SeasonError(f"anchor {bot}={elo}: give NAME=ELO with a finite rating, e.g. random=1000")
     try:
         check_name(name, "season name")
     except BadName as exc:
@@ -75,6 +91,7 @@ def create_season(
             time_control=dict(time_control or {}),
             duplicate=duplicate,
             seed=secrets.randbits(63) if seed is None else seed & MASK63,
+            options={"anchors": dict(anchors or {}), "pair_same_owner": bool(pair_same_owner)},
         )
         s.add(season)
         s.flush()
@@ -143,8 +160,9 @@ def close_season(store: Store, name: str) -> int:
                     .order_by(Entry.id)
                 )
             )
+            same_owner = bool(season_options(season)["pair_same_owner"])
             for a, b in combinations(entries, 2):
-                if a.version.bot.owner == b.version.bot.owner:
+                if a.version.bot.owner == b.version.bot.owner and not same_owner:
                     continue
                 _queue_pair(s, season, a, b, kind="final", duplicate=True)
             season.status = "closing"
@@ -164,18 +182,65 @@ def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "fin
 
 
 def sync_entries(s: Session, season: Season) -> None:
-    """Enter each eligible bot's newest built version; deactivate older versions, retired and suspended bots."""
+    """Enter each eligible bot's newest built ladder version; deactivate older versions, retired and
+    suspended bots. Versions registered by `arena compare` (ladder=False) enter only once an
+    organiser adds them (`add_version`). A new entry's live Elo starts from the season fit of the
+    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional."""
     entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
+    starts: dict[int, float] | None = None
     for bot in s.scalars(select(Bot).order_by(Bot.id)):
-        built = [v for v in bot.versions if v.build_ok]
+        built = [v for v in bot.versions if v.build_ok and (v.ladder or v.id in entries)]
         latest = built[-1] if built and not bot.retired and not bot.suspended else None
         for v in bot.versions:
             entry = entries.get(v.id)
             if entry is None and v is latest:
-                s.add(Entry(season_id=season.id, version_id=v.id))
+                if starts is None:
+                    starts = _start_ratings(s, season, list(entries.values()))
+                start = _start_for(bot, entries, starts)
+                entry = Entry(season_id=season.id, version_id=v.id, rating=start, start_rating=start)
+                s.add(entry)
+                entries[v.id] = entry
             elif entry is not None:
                 entry.active = v is latest
     s.flush()
+
+
+def _start_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
+    """Entry id -> its season-fit rating (rated entries only), and -1 -> the pool's mean live Elo."""
+    from arena.ladder.ratings import INITIAL, FitError
+    from arena.ladder.standings import season_fit
+
+    active = [e.rating for e in entries if e.active]
+    out = {-1: sum(active) / len(active) if active else INITIAL}
+    if any(e.rated for e in entries):
+        try:
+            fitted, fit = season_fit(s, season)
+        except FitError as exc:
+            log.warning(
+                "season %s: no fit for new entries' start (%s); they start at the mean", season.name, exc
+            )
+            return out
+        out.update({e.id: float(fit.ratings[i]) for i, e in enumerate(fitted) if fit.rated[i]})
+    return out
+
+
+def _start_for(bot: Bot, entries: dict[int, Entry], starts: dict[int, float]) -> float:
+    previous = [entries[v.id] for v in bot.versions if v.id in entries and entries[v.id].id in starts]
+    return starts[previous[-1].id] if previous else starts[-1]
+
+
+def add_version(store: Store, name: str, version_id: int) -> None:
+    """An organiser enters a version (one `arena compare` registered) in season NAME's ladder."""
+    from arena.store.models import BotVersion
+
+    with store.tx() as s:
+        season = _season(s, name, lock=True)
+        v = s.get_one(BotVersion, version_id)
+        if not v.build_ok:
+            raise SeasonError(f"{v.label} failed to build; it cannot enter a season")
+        v.ladder = True
+        if season.status == "running":
+            sync_entries(s, season)
 
 
 def _queue_pair(
@@ -229,11 +294,13 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     )
     # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
     # failed ones count so that a bot whose matches keep breaking is not "new" forever
+    rating = pairing_ratings(s, season, entries)
+    same_owner = bool(season_options(season)["pair_same_owner"])
     cands = {
         e.id: Candidate(
             e.id,
             e.version.bot.owner,
-            e.rating,
+            rating[e.id],
             e.wins + e.draws + e.losses + e.voids + busy[e.id] + failed[e.id],
             e.last_scheduled,
             e.id in busy,
@@ -243,7 +310,7 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     created: list[Match] = []
     for _ in range(pairings):
         rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
-        pick = pick_pairing(list(cands.values()), rng)
+        pick = pick_pairing(list(cands.values()), rng, same_owner=same_owner)
         if pick is None:
             break
         first, second = pick
@@ -262,6 +329,55 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
                 c.entry_id, c.owner, c.rating, c.games + 1, season.scheduled - 1, True
             )
     return created
+
+
+_FIT_CACHE: dict[tuple, tuple[int, dict[int, float]]] = {}  # season -> (recorded at fit, ratings)
+
+
+def pairing_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
+    """The ratings matchmaking pairs on: the season fit for entries past their provisional matches
+    (live Elo, paired on itself, stretches to ~1.5x the true spread), the live rating for the rest
+    (a few games' fit scatters widely, and would pull every pairing to whoever sits in the middle). Refitted once a
+    tenth of the entries' worth of new matches has been recorded (a fit per pairing is wasted work)."""
+    from arena.ladder.ratings import PROVISIONAL_GAMES, FitError
+    from arena.ladder.standings import season_fit
+
+    key = (str(s.get_bind().url), season.id, season.name, season.created_at)
+    cached = _FIT_CACHE.get(key)
+    if (
+        cached is None
+        or season.recorded - cached[0] >= max(1, len(entries) // 10)
+        or season.recorded < cached[0]
+    ):
+        fitted: dict[int, float] = {}
+        if season.recorded:
+            try:
+                all_entries, fit = season_fit(s, season)
+                fitted = {e.id: float(fit.ratings[i]) for i, e in enumerate(all_entries) if fit.rated[i]}
+            except FitError as exc:
+                log.warning("season %s: matchmaking on live ratings (%s)", season.name, exc)
+        cached = _FIT_CACHE[key] = (season.recorded, fitted)
+    return {
+        e.id: cached[1].get(e.id, e.rating) if e.rated >= PROVISIONAL_GAMES else e.rating for e in entries
+    }
+
+
+def no_pairing_reason(s: Session, season: Season) -> str:
+    """Why matchmaking finds no pairing in a running season, for the organiser."""
+    entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
+    owners = Counter(e.version.bot.owner for e in entries)
+    if len(entries) < 2:
+        return (
+            f"season {season.name} has {len(entries)} active bot{'s' * (len(entries) != 1)}; a match needs two "
+            "(submit bots with `arena bots submit`; retired, suspended and unbuilt bots do not play)"
+        )
+    if len(owners) == 1 and not season_options(season)["pair_same_owner"]:
+        (owner,) = owners
+        return (
+            f"season {season.name}: all {len(entries)} active bots belong to owner {owner!r}, and bots of "
+            f"one owner do not meet in this season (create it with --pair-same-owner to allow it)"
+        )
+    return f"season {season.name}: matchmaking found no pairing among {len(entries)} active bots"
 
 
 def maybe_finish_close(store: Store, name: str) -> bool:

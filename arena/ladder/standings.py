@@ -1,5 +1,10 @@
 """Season standings (maximum-likelihood Elo with 95% intervals, live Elo, record) and the audit that
-recomputes every live rating from the stored replays."""
+recomputes every live rating from the stored replays.
+
+Only what the data supports is shown: bots without a counted game are "unrated" (no rank, no Elo);
+bots in groups that never met are ranked within their group only, each group anchored on its own;
+a perfect (zero) score shows its lower (upper) bound, marked; an anchor shows no interval (it is
+fixed); a suspended bot is ranked by its record and marked."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.ladder.ratings import Fit, fit_ratings, is_provisional, replay_elo
+from arena.ladder.ratings import INITIAL, Fit, fit_ratings, is_provisional, replay_elo
 from arena.proto.codec import decode_record
 from arena.store import Store
 from arena.store.models import Entry, Match, RatingChange, Replay, Season
@@ -17,11 +22,11 @@ from arena.store.models import Entry, Match, RatingChange, Replay, Season
 
 @dataclass(frozen=True)
 class Standing:
-    rank: int
+    rank: int  # within its group (1 = best); 0: unrated
     bot: str  # name@version
     owner: str
-    elo: float  # season fit
-    ci95: float | None  # ± half-width; None before the bot's first counted match
+    elo: float | None  # season fit (or its bound, see `bound`); None: unrated
+    ci95: float | None  # ± half-width; None: unrated, an anchor (fixed) or a bound
     live_elo: float
     games: int
     wins: int
@@ -29,9 +34,22 @@ class Standing:
     losses: int
     provisional: bool
     active: bool
+    rated: bool = True  # False: no counted game yet, left out of the fit
+    group: int = 1  # connected group of the comparison graph (1 = largest); 0: unrated
+    bound: str | None = None  # "lower" (perfect score: elo is a 97.5% lower bound), "upper" (zero score)
+    anchor: bool = False  # its rating is fixed by the season's --anchor
+    suspended: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def shown_elo(self) -> str:
+        """The rating as printed: `≥1620` for a lower bound, `≤1310` for an upper one, `—` unrated."""
+        if self.elo is None:
+            return "unrated"
+        mark = {"lower": "≥", "upper": "≤"}.get(self.bound or "", "")
+        return f"{mark}{self.elo:.0f}"
 
 
 def season_results(s: Session, season_id: int) -> list[tuple[int, int, float]]:
@@ -49,63 +67,145 @@ def season_results(s: Session, season_id: int) -> list[tuple[int, int, float]]:
     return [(a, b, 0.5 if w is None else float(w == 0)) for a, b, w in rows]
 
 
+def anchor_indices(entries: list[Entry], anchors: dict[str, float], rated: set[int]) -> dict[int, float]:
+    """Season anchors (NAME@V, or NAME = its newest rated version) -> entry index -> fixed Elo."""
+    out: dict[int, float] = {}
+    for key, elo in anchors.items():
+        name, _, version = key.partition("@")
+        hits = [
+            i
+            for i, e in enumerate(entries)
+            if e.version.bot.name == name and (not version or str(e.version.number) == version)
+        ]
+        hits = [i for i in hits if i in rated] or hits
+        if hits:
+            out[max(hits, key=lambda i: entries[i].version.number)] = float(elo)
+    return out
+
+
 def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
+    """The season's entries (by id) and their fit, anchored by the season's anchors if any."""
+    from arena.ladder.seasons import season_options
+
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
     index = {e.id: i for i, e in enumerate(entries)}
     results = season_results(s, season.id)
     a = np.array([index[r[0]] for r in results], dtype=np.int64)
     b = np.array([index[r[1]] for r in results], dtype=np.int64)
     score = np.array([r[2] for r in results], dtype=np.float64)
-    return entries, fit_ratings(len(entries), a, b, score)
+    rated = set(a.tolist()) | set(b.tolist())
+    anchors = anchor_indices(entries, season_options(season)["anchors"], rated)
+    return entries, fit_ratings(
+        len(entries), a, b, score, anchors={i: x for i, x in anchors.items() if i in rated}
+    )
+
+
+def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
+    """Standings rows (rated by group and rating, then unrated), with each row's fit index."""
+    entries, fit = season_fit(s, season)
+    newest: dict[int, int] = {}
+    for e in entries:
+        newest[e.version.bot_id] = max(newest.get(e.version.bot_id, 0), e.id)
+    picked = []
+    for i, e in enumerate(entries):
+        games = e.wins + e.draws + e.losses
+        if not fit.rated[i] and not e.active:
+            continue  # an older version that never played: nothing to show
+        shown = float(fit.bound_elo[i]) if fit.bound[i] else float(fit.ratings[i])
+        picked.append((i, e, games, shown))
+
+    # ranked by the estimate, as the LOS is (for a perfect or zero score, the prior's estimate: the
+    # record's order); the bound is what is shown. Ranking by the shown figure put a 0-4 bot first
+    # (its upper bound) or a perfect score below bots it beat (its lower bound).
+    picked.sort(
+        key=lambda r: (
+            (0, int(fit.group[r[0]]), -float(fit.ratings[r[0]]), r[1].id)
+            if fit.rated[r[0]]
+            else (1, 0, 0.0, r[1].id)
+        )
+    )
+    rows: list[Standing] = []
+    order: list[int] = []
+    rank, last_group = 0, -1
+    for i, e, games, shown in picked:
+        rated = bool(fit.rated[i])
+        if rated:
+            rank = rank + 1 if fit.group[i] == last_group else 1
+            last_group = int(fit.group[i])
+        anchor = fit.is_anchor(i)
+        bound = {1: "lower", -1: "upper"}.get(int(fit.bound[i])) if rated and not anchor else None
+        rows.append(
+            Standing(
+                rank if rated else 0,
+                e.version.label,
+                e.version.bot.owner,
+                round(shown, 1) if rated else None,
+                round(float(fit.ci95[i]), 1) if rated and not anchor and bound is None else None,
+                round(e.rating, 1),
+                games,
+                e.wins,
+                e.draws,
+                e.losses,
+                is_provisional(e.rated),
+                e.active,
+                rated,
+                int(fit.group[i]) + 1 if rated else 0,
+                bound,
+                anchor,
+                bool(e.version.bot.suspended) and newest[e.version.bot_id] == e.id,
+            )
+        )
+        order.append(i)
+    return rows, order, fit
 
 
 def compute_standings(s: Session, season: Season) -> list[Standing]:
-    entries, fit = season_fit(s, season)
-    rows = []
-    for i, e in enumerate(entries):
-        games = e.wins + e.draws + e.losses
-        if games == 0 and not e.active:
-            continue
-        rows.append((e, float(fit.ratings[i]), round(float(fit.ci95[i]), 1) if games else None, games))
-    rows.sort(key=lambda r: (-r[1] if r[3] else float("inf"), r[0].id))
-    return [
-        Standing(
-            rank,
-            f"{e.version.bot.name}@{e.version.number}",
-            e.version.bot.owner,
-            round(elo, 1),
-            ci,
-            round(e.rating, 1),
-            games,
-            e.wins,
-            e.draws,
-            e.losses,
-            is_provisional(e.rated),
-            e.active,
-        )
-        for rank, (e, elo, ci, games) in enumerate(rows, 1)
-    ]
+    return _ranked(s, season)[0]
+
+
+def _season_or_error(s: Session, name: str) -> Season:
+    season = s.scalar(select(Season).where(Season.name == name))
+    if season is None:
+        from arena.ladder.seasons import SeasonError
+
+        raise SeasonError(f"no season named {name!r}; `arena season list` shows them")
+    return season
 
 
 def standings(store: Store, name: str) -> tuple[Season, list[Standing]]:
     """Frozen standings for a frozen season, live ones otherwise."""
     with store.read() as s:
-        season = s.scalar(select(Season).where(Season.name == name))
-        if season is None:
-            from arena.ladder.seasons import SeasonError
-
-            raise SeasonError(f"no season named {name!r}; `arena season list` shows them")
+        season = _season_or_error(s, name)
         if season.status == "frozen" and season.standings is not None:
             return season, [Standing(**row) for row in season.standings]
         return season, compute_standings(s, season)
 
 
+def groups_summary(rows: list[Standing], anchor_elo: float = INITIAL) -> list[dict]:
+    """Each connected group of rated bots and how it is anchored (its anchors, else its mean)."""
+    out = []
+    for g in sorted({r.group for r in rows if r.rated}):
+        members = [r for r in rows if r.rated and r.group == g]
+        anchors = [f"{r.bot}={r.elo:g}" for r in members if r.anchor]
+        out.append(
+            {
+                "group": g,
+                "bots": [r.bot for r in members],
+                "anchored": "anchor " + ", ".join(anchors) if anchors else f"mean {anchor_elo:g}",
+            }
+        )
+    return out
+
+
 def los_table(store: Store, name: str) -> tuple[list[str], np.ndarray]:
-    """Bot labels and the likelihood-of-superiority matrix of the season fit."""
+    """Labels of the rated bots in rank order and their likelihood-of-superiority matrix (NaN: two
+    bots in different groups, which cannot be compared)."""
     with store.read() as s:
-        season = s.scalar(select(Season).where(Season.name == name))
-        entries, fit = season_fit(s, season)
-        return [f"{e.version.bot.name}@{e.version.number}" for e in entries], fit.los()
+        season = _season_or_error(s, name)
+        rows, order, fit = _ranked(s, season)
+        keep = [(r.bot, i) for r, i in zip(rows, order, strict=True) if r.rated]
+        idx = [i for _, i in keep]
+        return [label for label, _ in keep], fit.los()[np.ix_(idx, idx)]
 
 
 def verify_ratings(store: Store, name: str) -> list[str]:
@@ -116,7 +216,7 @@ def verify_ratings(store: Store, name: str) -> list[str]:
     """
     problems: list[str] = []
     with store.read() as s:
-        season = s.scalar(select(Season).where(Season.name == name))
+        season = _season_or_error(s, name)
         matches = list(
             s.scalars(
                 select(Match)
@@ -130,7 +230,9 @@ def verify_ratings(store: Store, name: str) -> list[str]:
             res = record.result
             score = None if res.void else (0.5 if res.winner < 0 else float(res.winner == 0))
             results.append((m.entry0_id, m.entry1_id, score))
-        final, changes = replay_elo(results)
+        entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id)))
+        start = {e.id: e.start_rating for e in entries}
+        final, changes = replay_elo(results, start)
         stored: dict[int, dict[int, RatingChange]] = {}
         for rc in s.scalars(select(RatingChange).where(RatingChange.match_id.in_([m.id for m in matches]))):
             stored.setdefault(rc.match_id, {})[rc.entry_id] = rc
@@ -147,9 +249,9 @@ def verify_ratings(store: Store, name: str) -> list[str]:
                         f"match {m.id} entry {entry_id}: stored "
                         f"{(rc.before, rc.after) if rc else None} != recomputed {(c.before, c.after)}"
                     )
-        for e in s.scalars(select(Entry).where(Entry.season_id == season.id)):
-            if e.rating != final.get(e.id, 1500.0):
+        for e in entries:
+            if e.rating != final.get(e.id, e.start_rating):
                 problems.append(
-                    f"entry {e.id}: stored rating {e.rating} != recomputed {final.get(e.id, 1500.0)}"
+                    f"entry {e.id}: stored rating {e.rating} != recomputed {final.get(e.id, e.start_rating)}"
                 )
     return problems

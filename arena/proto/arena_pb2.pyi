@@ -246,7 +246,7 @@ class LosRow(_message.Message):
     def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class StandingRow(_message.Message):
-    __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active")
+    __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active", "unrated", "group", "bound", "anchor", "suspended")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
@@ -260,6 +260,11 @@ class StandingRow(_message.Message):
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    UNRATED_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    BOUND_FIELD_NUMBER: _ClassVar[int]
+    ANCHOR_FIELD_NUMBER: _ClassVar[int]
+    SUSPENDED_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     owner: str
@@ -273,7 +278,12 @@ class StandingRow(_message.Message):
     losses: int
     provisional: bool
     active: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ...) -> None: ...
+    unrated: bool
+    group: int
+    bound: str
+    anchor: bool
+    suspended: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ..., unrated: _Optional[bool] = ..., group: _Optional[int] = ..., bound: _Optional[str] = ..., anchor: _Optional[bool] = ..., suspended: _Optional[bool] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
     __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset")

@@ -87,7 +87,7 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
                 rank=r.rank,
                 bot=r.bot,
                 owner=r.owner,
-                elo=r.elo,
+                elo=r.elo or 0.0,
                 has_ci95=r.ci95 is not None,
                 ci95=r.ci95 or 0.0,
                 live_elo=r.live_elo,
@@ -97,6 +97,11 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
                 losses=r.losses,
                 provisional=r.provisional,
                 active=r.active,
+                unrated=not r.rated,
+                group=r.group,
+                bound=r.bound or "",
+                anchor=r.anchor,
+                suspended=r.suspended,
             )
             for r in rows
         ],

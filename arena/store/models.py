@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -63,6 +64,8 @@ class BotVersion(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     build_ok: Mapped[bool] = mapped_column(Boolean, default=True)
     build_log: Mapped[str] = mapped_column(Text, default="")
+    # False: registered by `arena compare`; it enters no season until an organiser adds it
+    ladder: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
 
     @property
@@ -109,6 +112,8 @@ class Season(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     frozen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     standings: Mapped[list | None] = mapped_column(JSON, nullable=True)  # frozen standings
+    # {"anchors": {"random": 1000.0}, "pair_same_owner": false}; None: the defaults
+    options: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class Entry(Base):
@@ -121,6 +126,9 @@ class Entry(Base):
     version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     rating: Mapped[float] = mapped_column(Float, default=1500.0)
+    start_rating: Mapped[float] = mapped_column(
+        Float, default=1500.0, server_default="1500.0"
+    )  # live Elo's start
     rated: Mapped[int] = mapped_column(Integer, default=0)  # matches that changed the rating
     wins: Mapped[int] = mapped_column(Integer, default=0)
     draws: Mapped[int] = mapped_column(Integer, default=0)

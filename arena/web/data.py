@@ -121,7 +121,8 @@ class WebData(MatchQueries):
         order = [index.get(f"{r.bot}@{r.version}") for r in rows]
         if any(i is None for i in order):
             return None
-        return [[round(float(matrix[i][j]), 3) for j in order] for i in order]
+        out = [[round(float(matrix[i][j]), 3) for j in order] for i in order]
+        return None if any(x != x for row in out for x in row) else out  # NaN: groups that never met
 
     def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
         """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table)."""
@@ -135,6 +136,8 @@ class WebData(MatchQueries):
             return None, "live"
         rows = []
         for st in standings:
+            if st.elo is None:
+                continue  # unrated (no counted game): the ladder gives it no rating to show
             bot, _, version = st.bot.rpartition("@")
             interval = st.ci95 if st.ci95 == st.ci95 and st.ci95 != float("inf") else None
             rows.append(
@@ -144,6 +147,7 @@ class WebData(MatchQueries):
                     version=int(version) if version.isdigit() else None,
                     elo=st.elo,
                     interval=interval,
+                    bound=getattr(st, "bound", None),
                     live=st.live_elo,
                     games=st.games,
                     wins=st.wins,

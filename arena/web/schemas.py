@@ -23,6 +23,7 @@ class StandingRow(BaseModel):
     version: int | None = None
     elo: float
     interval: float | None = Field(None, description="Half-width of the 95% interval (Elo ± interval)")
+    bound: str | None = Field(None, description="lower/upper: a perfect/zero score, elo is that 97.5% bound")
     live: float | None = Field(None, description="The live Elo rating (updated after every match)")
     games: int
     wins: int

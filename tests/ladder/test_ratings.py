@@ -34,7 +34,9 @@ def test_k_is_40_while_provisional_then_20() -> None:
     ]
     a, b = elo_update(1500.0, 0, 1500.0, 25, 1.0)  # a provisional winner, b established loser
     assert a.after == 1520.0 and a.k == 40.0
-    assert b.after == 1490.0 and b.k == 20.0
+    assert b.after == 1480.0 and b.k == 40.0  # one K per match (the larger): zero-sum
+    c, d = elo_update(1500.0, 30, 1500.0, 25, 1.0)
+    assert (c.k, d.k, c.after + d.after) == (20.0, 20.0, 3000.0)
     draw_a, draw_b = elo_update(1600.0, 30, 1400.0, 30, 0.5)
     assert draw_a.after < 1600.0 < 1600.0 + 1e-9 and draw_b.after > 1400.0
 
