@@ -157,7 +157,7 @@ def test_sqlite_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     disk = tmp_path / "disk"
     disk.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(disk)], capture_output=True
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()})")
@@ -169,13 +169,13 @@ def test_sqlite_lost_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         run = _run(env)
         _wait_mid_run(store, run)
         filler = disk / "filler"
-        with open(filler, "wb") as fh:  # every byte the disk has left
-            try:
+        try:
+            with open(filler, "wb") as fh:  # every byte the disk has left
                 while True:
                     fh.write(b"\0" * 65536)
                     fh.flush()
-            except OSError:
-                pass
+        except OSError:  # full (the database's own writes may fill the last bytes first)
+            pass
         _, err = run.communicate(timeout=120)
         assert run.returncode == 3, err
         _one_line(err, f"lost the database sqlite:///{disk / 'arena.db'}")
