@@ -62,7 +62,7 @@ def season() -> None:
     multiple=True,
     metavar="NAME=ELO",
     help="Fix bot NAME (or NAME@V) at this fitted Elo, so standings compare across seasons, "
-    "e.g. --anchor random=1000. Repeatable. Local store only.",
+    "e.g. --anchor random=1000. Repeatable.",
 )
 @click.option(
     "--pair-same-owner/--no-pair-same-owner",
@@ -89,12 +89,12 @@ def create(
     pairs = parse_rules(rules, fmt)
     tc = parse_time(time_text)
     anchors = parse_anchors(anchor_texts)
-    if remote is not None and (anchors or pair_same_owner):
-        raise UserError("--anchor and --pair-same-owner work on the local store only; drop --server")
     if remote is not None:
         from arena.cli import season_remote
 
-        created = season_remote.create(remote, name, pairs, time_text, duplicate, seed)
+        created = season_remote.create(
+            remote, name, pairs, time_text, duplicate, seed, anchors, pair_same_owner
+        )
     else:
         with user_errors():
             created = create_season(

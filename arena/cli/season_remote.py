@@ -12,7 +12,14 @@ from arena.cli.remote import Remote, local_only
 
 
 def create(
-    remote: Remote, name: str, pairs: list[str], time_text: str | None, duplicate: bool, seed: int | None
+    remote: Remote,
+    name: str,
+    pairs: list[str],
+    time_text: str | None,
+    duplicate: bool,
+    seed: int | None,
+    anchors: dict[str, float],
+    pair_same_owner: bool,
 ) -> Any:
     from arena.cli.challenge import time_control
     from arena.proto import arena_pb2 as pb
@@ -20,7 +27,12 @@ def create(
     if seed is not None:
         local_only(remote, "--seed")
     request = pb.CreateSeasonRequest(
-        name=name, rules=pairs, time_control=time_control(time_text), duplicate=duplicate
+        name=name,
+        rules=pairs,
+        time_control=time_control(time_text),
+        duplicate=duplicate,
+        anchors=anchors,
+        pair_same_owner=pair_same_owner,
     )
     return remote.call("CreateSeason", request)
 

@@ -442,16 +442,27 @@ class ChallengeResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
 
 class CreateSeasonRequest(_message.Message):
-    __slots__ = ("name", "rules", "time_control", "duplicate")
+    __slots__ = ("name", "rules", "time_control", "duplicate", "anchors", "pair_same_owner")
+    class AnchorsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    ANCHORS_FIELD_NUMBER: _ClassVar[int]
+    PAIR_SAME_OWNER_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: _containers.RepeatedScalarFieldContainer[str]
     time_control: _referee_pb2.TimeControl
     duplicate: bool
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+    anchors: _containers.ScalarMap[str, float]
+    pair_same_owner: bool
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., anchors: _Optional[_Mapping[str, float]] = ..., pair_same_owner: _Optional[bool] = ...) -> None: ...
 
 class SeasonRequest(_message.Message):
     __slots__ = ("name",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 
 from sqlalchemy import select
@@ -52,8 +53,27 @@ def create_season(service: Service, principal: Principal, req: pb.CreateSeasonRe
         rules=check_rules(list(req.rules)),
         time_control=check_time(req.time_control),
         duplicate=req.duplicate,
+        anchors=check_anchors(dict(req.anchors)),
+        pair_same_owner=req.pair_same_owner,
     )
     return season_info(season)
+
+
+MAX_ANCHORS = 50
+
+
+def check_anchors(anchors: dict[str, float]) -> dict[str, float]:
+    """Anchors as `create_season` takes them: a bot name (optionally @VERSION) and a finite Elo."""
+    if len(anchors) > MAX_ANCHORS:
+        raise InvalidArgument(f"anchors: at most {MAX_ANCHORS}, got {len(anchors)}")
+    for bot, elo in anchors.items():
+        name, _, version = bot.partition("@")
+        check_name(name, "anchors")
+        if version and not version.isdigit():
+            raise InvalidArgument(f"anchors: {echo(bot)}: give NAME or NAME@VERSION, e.g. random@1")
+        if not math.isfinite(elo) or abs(elo) > 1e5:
+            raise InvalidArgument(f"anchors: {echo(bot)}={elo}: give a finite Elo, e.g. 1000")
+    return anchors
 
 
 def season_step(service: Service, principal: Principal, name: str, step: str) -> pb.SeasonInfo:

@@ -81,6 +81,8 @@ class SeasonIn(BaseModel):
     rules: Annotated[list[Pair], Field(max_length=50)] = []
     duplicate: bool = False
     time_control: TimeControlIn = TimeControlIn()
+    anchors: Annotated[dict[Name, float], Field(max_length=50)] = {}  # bot NAME (or NAME@V) -> fixed Elo
+    pair_same_owner: bool = False
 
 
 class ReasonIn(BaseModel):
@@ -230,7 +232,12 @@ async def challenges(
 @router.post("/seasons", summary="Create a season (admin)", status_code=201, responses=COMMON)
 async def create_season(request: Request, principal: Caller, body: SeasonIn) -> JSONResponse:
     req = pb.CreateSeasonRequest(
-        name=body.name, rules=body.rules, duplicate=body.duplicate, time_control=body.time_control.proto()
+        name=body.name,
+        rules=body.rules,
+        duplicate=body.duplicate,
+        time_control=body.time_control.proto(),
+        anchors=body.anchors,
+        pair_same_owner=body.pair_same_owner,
     )
     return _json(await run(ops_admin.create_season, service_of(request), principal, req), 201)
 

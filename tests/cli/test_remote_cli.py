@@ -22,6 +22,7 @@ from pathlib import Path
 import grpc
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from service_support import ADMIN, bundle_archive, serve_in_thread  # noqa: E402
@@ -34,6 +35,7 @@ from arena.proto import arena_pb2_grpc  # noqa: E402
 from arena.replay.export import record_to_json  # noqa: E402
 from arena.service.core import Service  # noqa: E402
 from arena.store import Store  # noqa: E402
+from arena.store.models import Season  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = REPO / "sample_bots" / "python" / "random"
@@ -211,6 +213,21 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     )
     assert "season s1 created (draft)" in made
     _one_line_error(server.run("season", "create", "s1", token=ADMIN), "FAILED_PRECONDITION")
+    # anchors and the same-owner option travel in CreateSeason too
+    made = _ok(
+        server.run(
+            "season", "create", "anchored", "--anchor", "bobbot=1000", "--pair-same-owner", token=ADMIN
+        )
+    )
+    assert "anchor bobbot=1000" in made and "one owner's bots may meet" in made
+    with server.service.store.read() as s:
+        options = s.scalar(select(Season.options).where(Season.name == "anchored"))
+    assert options == {"anchors": {"bobbot": 1000.0}, "pair_same_owner": True}
+    _one_line_error(
+        server.run("season", "create", "bad", "--anchor", "../x=1000", token=ADMIN),
+        "INVALID_ARGUMENT",
+        "anchors",
+    )
     assert "season s1 running with 2 bots" in _ok(server.run("season", "start", "s1", token=ADMIN))
     _one_line_error(server.run("season", "start", "nope", token=ADMIN), "NOT_FOUND")
     remote_seasons = json.loads(_ok(server.run("season", "list", "--json")))
