@@ -110,12 +110,7 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
         if os.path.exists(f"/proc/{pid}") and _in_cgroup(pid, recording_launcher.cgroups)
     ]
     assert survivors == []
-    leftovers = [
-        c
-        for c in recording_launcher.cgroups
-        for ctrl in cgroups.CONTROLLERS
-        if (cgroups.ROOT / ctrl / cgroups.PARENT / c).exists()
-    ]
+    leftovers = [path for c in recording_launcher.cgroups for path in cgroups.leftovers(c)]
     assert leftovers == []
     hostile = recording_launcher.handles[0]
     if case == "flood":
