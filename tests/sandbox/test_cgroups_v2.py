@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import make_bundle
+from sandbox_support import TIME_SCALE, make_bundle
 
 from arena.sandbox import cgroups
 from arena.sandbox.bundle import load_bundle
@@ -27,7 +27,7 @@ SLEEPER = "import time\nprint('up', flush=True)\ntime.sleep(600)\n"
 
 
 def wait_for(cond, timeout=60.0, step=0.02):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout * TIME_SCALE
     while not cond() and time.monotonic() < deadline:
         time.sleep(step)
     return cond()
