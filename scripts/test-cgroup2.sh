@@ -53,7 +53,11 @@ if [ -z "$ACCEL" ]; then
   if grep -qwE 'vmx|svm' /proc/cpuinfo; then ACCEL=kvm; else ACCEL=tcg; fi
 fi
 LANE=${ARENA_CGROUP2_LANE:-$([ "$ACCEL" = kvm ] && echo full || echo lean)}
-OUT=$(mktemp -d /tmp/arena-cgroup2-XXXXXX)
+# The share must lie outside the folders virtme-ng overlays with tmpfs in the guest (/tmp, /var...).
+LOGS=${ARENA_CGROUP2_LOGS:-${HOME:-/root}/.cache/elfern-arena/cgroup2-lane}
+mkdir -p "$LOGS"
+find "$LOGS" -maxdepth 1 -name 'run-*' -mtime +2 -exec rm -rf {} + 2>/dev/null || true
+OUT=$(mktemp -d "$LOGS/run-XXXXXX")
 chmod 755 "$OUT"
 echo "test-cgroup2: $(basename "$KERNEL") with cgroup_no_v1=all, accel $ACCEL, lane $LANE, 2 vCPUs, ${ARENA_VM_MEMORY:-2G}"
 [ "$ACCEL" = tcg ] && echo "test-cgroup2: no vmx/svm on this CPU (/dev/kvm is $(ls /sys/module | grep -m1 -E '^kvm_(pvm|intel|amd)$' || echo kvm)): booting under TCG"
