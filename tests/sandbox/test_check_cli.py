@@ -109,3 +109,25 @@ def test_unprivileged_mode_holds_every_essential_isolation(bwrap, tmp_path):
     assert "--allow-weak-limits" in res.stderr
     shared = next(row for row in data["checks"] if row["check"] == "uid_per_bot")
     assert not shared["ok"] and not shared["essential"]
+
+
+@pytest.mark.parametrize(
+    "argv", [["season", "run", "nosuch", "--matches", "1"], ["demo", "--rule", "nosuchrule=1"]]
+)
+def test_weak_limits_are_named_at_the_start_of_a_run(bwrap, tmp_path, monkeypatch, argv):
+    """`season run` (and `arena demo`, `arena worker`) say first when memory and pids are rlimit-only."""
+    from arena.sandbox import cgroups
+
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(cgroups, "ROOT", tmp_path / "no-cgroups")
+    cgroups.detect(refresh=True)
+    try:
+        if argv[0] == "demo":
+            argv = [*argv, "--home", str(tmp_path / "demo")]
+        result = CliRunner().invoke(cli, argv)
+        assert result.exit_code != 0  # the unknown season / rule, after the warning
+        assert result.stderr.startswith("warning: cgroup none: memory and pids cannot be capped per bot")
+    finally:
+        monkeypatch.undo()
+        cgroups.detect(refresh=True)
+    assert cgroups.weak_limits_warning() is None  # this host (root, cgroups) caps both per bot
