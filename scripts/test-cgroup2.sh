@@ -61,6 +61,8 @@ OUT=$(mktemp -d "$LOGS/run-XXXXXX")
 chmod 755 "$OUT"
 echo "test-cgroup2: $(basename "$KERNEL") with cgroup_no_v1=all, accel $ACCEL, lane $LANE, 2 vCPUs, ${ARENA_VM_MEMORY:-2G}"
 [ "$ACCEL" = tcg ] && echo "test-cgroup2: no vmx/svm on this CPU (/dev/kvm is $(ls /sys/module | grep -m1 -E '^kvm_(pvm|intel|amd)$' || echo kvm)): booting under TCG"
+# The guest runs a copy: bash reads a script as it goes, so an edit during a run would change it.
+cp scripts/cgroup2-guest.sh "$OUT/guest.sh"
 flags=()
 append="cgroup_no_v1=all"
 if [ "$ACCEL" = tcg ]; then
@@ -75,7 +77,7 @@ set +e
 PATH="$VENV_BIN:$PATH" timeout "${ARENA_VM_TIMEOUT:-900}" vng --run "$KERNEL" "${flags[@]}" \
   --append "$append" --memory "${ARENA_VM_MEMORY:-2G}" --cpus 2 \
   --rwdir "$OUT" --cwd "$REPO" \
-  --exec "ARENA_TEST_TIME_SCALE=${ARENA_TEST_TIME_SCALE:-1} bash $REPO/scripts/cgroup2-guest.sh $OUT $LANE $PY" </dev/null >"$OUT/console.log" 2>&1
+  --exec "ARENA_REPO=$REPO ARENA_TEST_TIME_SCALE=${ARENA_TEST_TIME_SCALE:-1} bash $OUT/guest.sh $OUT $LANE $PY" </dev/null >"$OUT/console.log" 2>&1
 vm_rc=$?
 set -e
 took=$(( $(date +%s) - start ))
