@@ -4,7 +4,7 @@ STAMP  := $(VENV)/.setup-done
 ARENA  := $(VENV)/bin/arena
 PYTEST := $(VENV)/bin/python -m pytest
 
-.PHONY: setup demo test test-fast lint protos bench clean
+.PHONY: setup demo test test-fast test-cgroup2 lint protos bench clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,11 @@ test: setup
 
 test-fast: setup
 	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz"
+
+# The sandbox on a pure cgroup v2 kernel, in a VM (also run by `make test`, as
+# tests/sandbox/test_cgroup2_vm.py; skip it there with PYTEST_ADDOPTS='-m "not cgroup2_vm"').
+test-cgroup2: setup
+	@bash scripts/test-cgroup2.sh
 
 lint: setup
 	$(VENV)/bin/ruff check arena tests sample_bots

@@ -99,7 +99,7 @@ def demo(
         return
     if out:
         raise UserError("--out belongs to `arena demo --match`; a season's replays go under --home")
-    from arena.cli.ladder_common import check_launcher, parse_rules, run_with_progress
+    from arena.cli.ladder_common import check_launcher, parse_rules, run_with_progress, warn_weak_limits
     from arena.ladder.export import export_replays
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import close_season, create_season, maybe_finish_close, start_season
@@ -109,7 +109,7 @@ def demo(
     from arena.workers.execute import run_job
     from arena.workers.submit import submit_bundle
 
-    launcher = check_launcher(launcher) if launcher else _launcher()
+    launcher = check_launcher(launcher) if launcher else warn_weak_limits(_launcher())
     pairs = parse_rules(rules, None)
     home = home.resolve()
     store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)

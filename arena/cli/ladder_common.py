@@ -57,6 +57,17 @@ def check_launcher(name: str) -> str:
             "warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
             err=True,
         )
+    return warn_weak_limits(name)
+
+
+def warn_weak_limits(name: str = "bwrap") -> str:
+    """Say, once at start, when the bwrap sandbox cannot cap memory or pids per bot with a cgroup."""
+    if name == "bwrap":
+        from arena.sandbox import cgroups
+
+        line = cgroups.weak_limits_warning()
+        if line:
+            click.echo(line, err=True)
     return name
 
 

@@ -16,15 +16,22 @@ def sandbox() -> None:
 
 @sandbox.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def check(as_json: bool) -> None:
+@click.option(
+    "--allow-weak-limits",
+    is_flag=True,
+    help="Exit 0 even when memory or pids can only be capped by rlimits here (no per-bot cgroup).",
+)
+def check(as_json: bool, allow_weak_limits: bool) -> None:
     """Run probe bots in the bwrap sandbox and show what is enforced.
 
     Probes try the network (TCP to a listener on the host's 127.0.0.1, IPv6, netlink, DNS), write
-    and read outside their bundle, look at other processes, fork, allocate and spin. Exits 1 when an
-    essential isolation fails, 0 otherwise (warnings, such as a missing seccomp filter, do not fail).
+    and read outside their bundle, look at other processes, fork, allocate and spin. It also reports
+    the cgroup version found (v1, v2, hybrid or none) and which limits a cgroup enforces and which only
+    an rlimit. Exits 1 when an essential isolation fails, or when memory or pids cannot be capped per
+    bot by a cgroup (unless --allow-weak-limits); 0 otherwise (a missing seccomp filter only warns).
     """
     from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
-    from arena.sandbox.check import rows_json, run_checks
+    from arena.sandbox.check import enforcement, rows_json, run_checks, weak_limits
 
     try:
         launcher = BwrapLauncher()
@@ -54,10 +61,27 @@ def check(as_json: bool) -> None:
             table.add_row(r.area, r.check, result, r.detail)
         console.print(table)
         failed = [r.check for r in rows if r.essential and not r.ok]
+        limits = Table(title="limits: how each is enforced here")
+        for col in ("limit", "by", "how"):
+            limits.add_column(col)
+        for row in enforcement():
+            limits.add_row(row["limit"], row["by"], row["how"])
+        console.print(limits)
         console.print(
             f"[red]essential isolation failing: {', '.join(failed)}[/]"
             if failed
             else "[green]every essential isolation holds[/]"
         )
-    if any(r.essential and not r.ok for r in rows):
+    weak = weak_limits(rows)
+    if weak:
+        from arena.sandbox import cgroups
+
+        click.echo(
+            f"{'warning' if allow_weak_limits else 'error'}: {' and '.join(weak)} cannot be capped per bot "
+            f"by a cgroup here (cgroup {cgroups.detect().version}; rlimits only). "
+            f"{cgroups.detect().reason or ''}".rstrip()
+            + ("" if allow_weak_limits else " Pass --allow-weak-limits to accept this."),
+            err=True,
+        )
+    if any(r.essential and not r.ok for r in rows) or (weak and not allow_weak_limits):
         sys.exit(1)

@@ -30,6 +30,9 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
         redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
     except redis.exceptions.RedisError as exc:
         raise UserError(f"cannot reach the broker at {broker_url()} ({exc}); set ARENA_BROKER_URL") from None
+    from arena.cli.ladder_common import warn_weak_limits
+
+    warn_weak_limits("bwrap")  # the worker plays with the runner's launcher; bwrap is the default
     app.worker_main(
         [
             "worker",

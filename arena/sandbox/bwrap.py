@@ -146,7 +146,7 @@ class BwrapLauncher:
         """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes and builds)."""
         lease = uids.acquire(self.state_dir / "uids") if self.privileged else None
         uid = lease.uid if lease else os.getuid()
-        cg = BotCgroup.create(limits.memory, limits.pids, label) if self.use_cgroups else None
+        cg = cgroups.create(limits.memory, limits.pids, label) if self.use_cgroups else None
         seccomp_fd = seccomp.filter_fd() if self.use_seccomp else None
         status_r, status_w = os.pipe2(os.O_CLOEXEC)
         try:

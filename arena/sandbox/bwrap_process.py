@@ -88,7 +88,7 @@ class BwrapProcess:
         self._cpu_at_pause: float | None = None
         self.escaped_pause = False  # a process outside the bot's group kept running while paused
         self.uid = lease.uid if lease else os.getuid()
-        if cgroup is not None and cgroup.has("cpuacct"):
+        if cgroup is not None and cgroup.has("cpu"):
             _watchdog.watch(self)
 
     @property

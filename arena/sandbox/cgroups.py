@@ -1,46 +1,33 @@
-"""Per-bot cgroup v1 groups: memory and pids caps, CPU accounting, freezing, and cleanup.
+"""Per-bot cgroups on whatever hierarchy the host runs: cgroup v1, v2, or hybrid, behind one interface.
 
-The machines this arena runs on expose cgroup v1 controllers under /sys/fs/cgroup/<controller>
-(docs/sandbox-notes.md, "The host"). Each bot gets one group per controller, named `<owner pid>.<owner start
-time>.<seq>` under `elfern-arena/`, so that a later run can tell a group whose referee died (and
-sweep it) from one that belongs to a live referee. Where a controller is missing or read-only the
-group simply lacks it and the launcher falls back to rlimits and signals.
+The launchers call `create()` for a bot's group and use the `BotCgroup` methods below; which kernel
+interface sits behind them is decided once per process by `detect()`:
+
+- **v2** (`/sys/fs/cgroup` is cgroup2, as on current Debian, Ubuntu, Fedora): one leaf per bot in a
+  delegated subtree with memory, pids and cpu enabled (`cgroups_v2.py`);
+- **v1** and **hybrid** (v1 controllers, plus an empty cgroup2 at `/sys/fs/cgroup/unified`): one
+  group per controller per bot (`cgroups_v1.py`);
+- **none**: no writable cgroup at all; the launchers fall back to rlimits and signals.
+
+Groups are named `<owner pid>.<owner start time>.<seq>-<label>`, so that a later run can tell a group
+whose referee died (and sweep it) from one that belongs to a live referee.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
-import signal
 import threading
-import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 ROOT = Path(os.environ.get("ARENA_CGROUP_ROOT", "/sys/fs/cgroup"))
 PARENT = "elfern-arena"
-CONTROLLERS = ("memory", "pids", "cpuacct", "freezer", "cpu")
-#: cpu.shares of the `elfern-arena` parent in the cpu controller (the kernel default is 1024 per
-#: group or root-level task): the bot on move gets the CPU ahead of other work on the machine, so
-#: that wall-clock move times stay close to the CPU a bot really used (docs/sandbox.md).
-ARENA_CPU_SHARES = int(os.environ.get("ARENA_CPU_SHARES", "8192"))
-
-_seq = itertools.count(1)
-_seq_lock = threading.Lock()
-
-
-def _write(path: Path, value: str | int) -> bool:
-    try:
-        path.write_text(str(value))
-        return True
-    except OSError:
-        return False
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
+#: What a bot's group can do, by name (the same names on every version).
+KINDS = ("memory", "pids", "cpu", "freezer", "kill")
+#: Limits that must be capped per bot for the sandbox to be sound; rlimits alone are too weak
+#: (RLIMIT_AS is 4 GiB so that Node starts; RLIMIT_NPROC counts a whole uid).
+ESSENTIAL = ("memory", "pids")
 
 
 def process_start_time(pid: int) -> str | None:
@@ -66,179 +53,154 @@ def owner_alive(tag: str) -> bool:
     return process_start_time(int(parts[0])) == parts[1]
 
 
-def available_controllers() -> tuple[str, ...]:
-    """Controllers whose `elfern-arena` parent group exists or can be created here."""
-    found = []
-    for ctrl in CONTROLLERS:
-        base = ROOT / ctrl
-        if not (base / "cgroup.procs").exists():
-            continue
-        parent = base / PARENT
-        try:
-            parent.mkdir(exist_ok=True)
-        except OSError:
-            continue
-        if os.access(parent, os.W_OK):
-            found.append(ctrl)
-            if ctrl == "cpu":
-                _write(parent / "cpu.shares", ARENA_CPU_SHARES)
-    return tuple(found)
+def is_group_name(name: str) -> bool:
+    """Whether a directory name is one of ours (`<pid>.<start>.<seq>-<label>`), not a supervisor leaf."""
+    head = name.split("-", 1)[0].split(".")
+    return len(head) == 3 and all(part.isdigit() for part in head)
 
 
-class BotCgroup:
-    """One bot's groups across the available controllers."""
+class BotCgroup(Protocol):
+    """One bot's cgroup(s). Counters read 0 and controls return False where a kind is missing."""
 
-    def __init__(self, name: str, dirs: dict[str, Path]) -> None:
-        self.name = name
-        self.dirs = dirs
-
-    @classmethod
-    def create(cls, memory: int, pids: int, label: str = "bot") -> BotCgroup | None:
-        """Make the groups and set the caps; None when no controller is writable."""
-        ctrls = available_controllers()
-        if not ctrls:
-            return None
-        with _seq_lock:
-            seq = next(_seq)
-        name = f"{owner_tag()}.{seq}-{''.join(c for c in label if c.isalnum())[:20]}"
-        dirs: dict[str, Path] = {}
-        for ctrl in ctrls:
-            path = ROOT / ctrl / PARENT / name
-            try:
-                path.mkdir()
-            except OSError:
-                continue
-            dirs[ctrl] = path
-        group = cls(name, dirs)
-        if "memory" in dirs:
-            mem = dirs["memory"]
-            ok = _write(mem / "memory.limit_in_bytes", memory)
-            _write(
-                mem / "memory.memsw.limit_in_bytes", memory
-            )  # no swap escape, where swap accounting exists
-            if not ok:
-                group._drop("memory")
-        if "pids" in dirs and not _write(dirs["pids"] / "pids.max", pids):
-            group._drop("pids")
-        return group if group.dirs else None
-
-    def _drop(self, ctrl: str) -> None:
-        path = self.dirs.pop(ctrl)
-        try:
-            path.rmdir()
-        except OSError:
-            pass
+    name: str
 
     def procs_files(self) -> list[str]:
         """The `cgroup.procs` files a wrapper writes its pid into before exec'ing the sandbox."""
-        return [str(p / "cgroup.procs") for p in self.dirs.values()]
 
-    def has(self, ctrl: str) -> bool:
-        return ctrl in self.dirs
+    def has(self, kind: str) -> bool:
+        """Whether `kind` (one of KINDS) is enforced or available for this group."""
 
     def pids(self) -> list[int]:
-        for path in self.dirs.values():
-            text = _read(path / "cgroup.procs")
-            return [int(x) for x in text.split()]
-        return []
+        """Processes in the group now."""
 
-    # --- accounting --------------------------------------------------------------------------
     def cpu_seconds(self) -> float | None:
-        if "cpuacct" not in self.dirs:
-            return None
-        text = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
-        return int(text) / 1e9 if text.isdigit() else None
+        """CPU time of every task that ever ran in the group."""
 
     def oom_kills(self) -> int:
-        if "memory" not in self.dirs:
-            return 0
-        for line in _read(self.dirs["memory"] / "memory.oom_control").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-        return 0
+        """Tasks the OOM killer ended at the group's memory cap."""
 
     def memory_failcnt(self) -> int:
-        if "memory" not in self.dirs:
-            return 0
-        text = _read(self.dirs["memory"] / "memory.failcnt").strip()
-        return int(text) if text.isdigit() else 0
+        """How often the memory cap was hit (reclaim included; not a verdict by itself)."""
 
     def pids_refused(self) -> int:
-        """How many forks/clones the pids cap refused (`pids.events` max)."""
-        if "pids" not in self.dirs:
-            return 0
-        for line in _read(self.dirs["pids"] / "pids.events").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "max" and value.strip().isdigit():
-                return int(value)
-        return 0
+        """Forks/clones the pids cap refused."""
 
-    # --- control ------------------------------------------------------------------------------
     def freeze(self) -> bool:
-        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "FROZEN")
+        """Stop every task atomically (the fair-clock pause); False when there is no freezer."""
 
     def thaw(self) -> bool:
-        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "THAWED")
+        """Undo freeze()."""
 
     def signal_all(self, sig: int) -> None:
-        for pid in self.pids():
-            try:
-                os.kill(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+        """Send `sig` to every process in the group."""
 
     def kill_all(self, timeout: float = 5.0) -> bool:
-        """SIGKILL every task, freezing first so that nothing forks in between; True when empty."""
-        deadline = time.monotonic() + timeout
-        while True:
-            frozen = self.freeze()
-            self.signal_all(signal.SIGKILL)
-            if frozen:
-                self.thaw()  # SIGKILL is delivered once the tasks run again
-            if not self.pids():
-                return True
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.002)
+        """Kill every task without letting one fork away; True when the group is empty."""
 
     def remove(self) -> None:
-        """Kill what is left and delete the groups (idempotent)."""
-        self.kill_all()
-        for ctrl in list(self.dirs):
-            path = self.dirs[ctrl]
-            for _ in range(500):
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.001)  # exiting tasks are still being reaped
-            self.dirs.pop(ctrl)
+        """Kill what is left and delete the group (idempotent)."""
+
+    def paths(self) -> list[Path]:
+        """The group's directories (to check that nothing is left)."""
+
+
+@dataclass(frozen=True)
+class CgroupHost:
+    """What this machine offers: the version, where bot groups go, and which kinds work here."""
+
+    version: str  # "v1", "v2", "hybrid" or "none"
+    base: str | None  # the directory (v2) or directories (v1) that hold the bots' groups
+    kinds: tuple[str, ...]  # the KINDS a bot's group gets here
+    reason: str = ""  # why a kind is missing, and what to do about it
+
+    def weak(self) -> list[str]:
+        """The ESSENTIAL limits that cannot be capped per bot by cgroups here (rlimits only)."""
+        return [k for k in ESSENTIAL if k not in self.kinds]
+
+
+def version(root: Path | None = None) -> str:
+    """v2 when the mount is cgroup2 itself, hybrid/v1 when v1 controllers are mounted, else none."""
+    root = root or ROOT
+    if (root / "cgroup.controllers").exists():
+        return "v2"
+    if any((root / ctrl / "cgroup.procs").exists() for ctrl in ("memory", "pids", "cpuacct", "freezer")):
+        return "hybrid" if (root / "unified" / "cgroup.controllers").exists() else "v1"
+    return "none"
+
+
+_host: CgroupHost | None = None
+_host_lock = threading.Lock()
+
+
+def detect(refresh: bool = False) -> CgroupHost:
+    """Probe the hierarchy once per process (v2: also prepares the arena's delegated subtree)."""
+    global _host
+    with _host_lock:
+        if _host is None or refresh:
+            ver = version()
+            if ver == "v2":
+                from arena.sandbox import cgroups_v2
+
+                _host = cgroups_v2.prepare(ROOT)
+            elif ver in ("v1", "hybrid"):
+                from arena.sandbox import cgroups_v1
+
+                _host = cgroups_v1.prepare(ROOT, ver)
+            else:
+                _host = CgroupHost(
+                    "none", None, (), f"no cgroup hierarchy is mounted at {ROOT}; memory and pids are rlimits"
+                )
+        return _host
+
+
+def create(memory: int, pids: int, label: str = "bot") -> BotCgroup | None:
+    """A bot's group with its memory and pids caps set; None when no cgroup is writable here."""
+    host = detect()
+    if host.version == "v2":
+        from arena.sandbox import cgroups_v2
+
+        return cgroups_v2.V2Cgroup.create(host, memory, pids, label)
+    if host.version in ("v1", "hybrid"):
+        from arena.sandbox import cgroups_v1
+
+        return cgroups_v1.V1Cgroup.create(memory, pids, label)
+    return None
 
 
 def sweep_stale() -> list[str]:
     """Kill and remove groups left behind by referees that no longer run; return their names."""
-    removed: list[str] = []
-    for ctrl in CONTROLLERS:
-        parent = ROOT / ctrl / PARENT
-        try:
-            entries = list(parent.iterdir())
-        except OSError:
-            continue
-        for path in entries:
-            if not path.is_dir() or owner_alive(path.name.split("-", 1)[0]):
-                continue
-            group = BotCgroup(path.name, {ctrl: path})
-            if ctrl != "freezer":
-                freezer = ROOT / "freezer" / PARENT / path.name
-                if freezer.is_dir():
-                    group.dirs["freezer"] = freezer
-            group.kill_all()
-            try:
-                path.rmdir()
-                removed.append(f"{ctrl}/{path.name}")
-            except OSError:
-                pass
-    return removed
+    host = detect()
+    if host.version == "v2":
+        from arena.sandbox import cgroups_v2
+
+        return cgroups_v2.sweep_stale(host)
+    if host.version in ("v1", "hybrid"):
+        from arena.sandbox import cgroups_v1
+
+        return cgroups_v1.sweep_stale()
+    return []
+
+
+def leftovers(name: str) -> list[Path]:
+    """Directories of a group called `name` that still exist (empty after a clean kill)."""
+    host = detect()
+    if host.version == "v2" and host.base:
+        candidates = [Path(host.base) / name]
+    else:
+        from arena.sandbox.cgroups_v1 import CONTROLLERS
+
+        candidates = [ROOT / ctrl / PARENT / name for ctrl in CONTROLLERS]
+    return [p for p in candidates if p.exists()]
+
+
+def weak_limits_warning() -> str | None:
+    """One line for `arena demo`, `season run` and `arena worker` when memory or pids are rlimit-only."""
+    host = detect()
+    weak = host.weak()
+    if not weak:
+        return None
+    return (
+        f"warning: cgroup {host.version}: {' and '.join(weak)} cannot be capped per bot here "
+        f"(rlimits only: a bot may take up to 4 GiB of address space or fork up to its uid's limit); "
+        f"{host.reason or 'run as root or in a delegated cgroup'}. See `arena sandbox check`."
+    )

@@ -16,6 +16,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from arena.sandbox import cgroups
 from arena.sandbox.bundle import Bundle, bundle_cache_dir
 from arena.sandbox.bwrap import BwrapLauncher, BwrapProcess
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, Limits
@@ -211,7 +212,7 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
                 cg = proc.cgroup
                 how = (
                     "cgroup"
-                    if cg is not None and cg.has({"pids": "pids", "memory": "memory", "CPU": "cpuacct"}[area])
+                    if cg is not None and cg.has({"pids": "pids", "memory": "memory", "CPU": "cpu"}[area])
                     else "rlimit"
                 )
                 rows.append(
@@ -225,6 +226,7 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
                         else f"still running after {timeout:g} s",
                     )
                 )
+            rows += cgroup_rows(started[3], started[2])
             tmp_out = started[5].output().strip().splitlines()
             try:
                 filled = json.loads(tmp_out[-1])["bytes"]
@@ -251,7 +253,101 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
     return rows
 
 
+#: How each limit is enforced: by the bot's cgroup when it has `kind`, else by the fallback.
+ENFORCEMENT = (
+    (
+        "memory",
+        "memory",
+        "cgroup memory cap (v2 memory.max + swap.max 0, v1 memory.limit_in_bytes)",
+        "RLIMIT_AS only",
+    ),
+    ("pids", "pids", "cgroup pids.max (counts threads)", "RLIMIT_NPROC only (per uid)"),
+    (
+        "CPU",
+        "cpu",
+        "cgroup CPU time (cpu.stat / cpuacct.usage) for the whole tree + RLIMIT_CPU",
+        "RLIMIT_CPU per process only",
+    ),
+    ("pause", "freezer", "cgroup freezer (v2 cgroup.freeze) when a process escapes SIGSTOP", "SIGSTOP only"),
+    (
+        "kill",
+        "kill",
+        "atomic cgroup kill (v2 cgroup.kill, v1 freeze + SIGKILL)",
+        "the sandbox's pid namespace",
+    ),
+)
+ALWAYS_RLIMIT = (
+    "address space (RLIMIT_AS)",
+    "file size (RLIMIT_FSIZE)",
+    "open files (RLIMIT_NOFILE)",
+    "core (0)",
+)
+
+
+def cgroup_rows(memory_probe: BwrapProcess, pids_probe: BwrapProcess) -> list[CheckRow]:
+    """The cgroup version, and whether memory and pids were really capped per bot by a cgroup."""
+    host = cgroups.detect()
+    rows = [
+        CheckRow(
+            "cgroups",
+            "version",
+            host.version != "none",
+            False,
+            f"cgroup {host.version}; bot groups under {host.base or '-'}; kinds: {', '.join(host.kinds) or 'none'}"
+            + (f"; {host.reason}" if host.reason else ""),
+        )
+    ]
+    for area, probe in (("memory", memory_probe), ("pids", pids_probe)):
+        cg = probe.cgroup
+        ok = cg is not None and cg.has(area)
+        rows.append(
+            CheckRow(
+                area,
+                f"{area}_cap_per_bot",
+                ok,
+                False,
+                f"the bot's own cgroup {cg.name}"
+                if ok and cg
+                else f"rlimit only: {host.reason or 'no cgroup'}",
+            )
+        )
+    return rows
+
+
+def weak_limits(rows: list[CheckRow]) -> list[str]:
+    """The limits that could not be capped per bot by a cgroup (memory, pids)."""
+    return [r.area for r in rows if r.check.endswith("_cap_per_bot") and not r.ok]
+
+
+def enforcement(proc_cgroup_kinds: set[str] | None = None) -> list[dict[str, str]]:
+    """Each limit, and whether a cgroup or only an rlimit/signal enforces it on this host."""
+    kinds = set(cgroups.detect().kinds) if proc_cgroup_kinds is None else proc_cgroup_kinds
+    out = [
+        {
+            "limit": name,
+            "by": "cgroup" if kind in kinds else "rlimit",
+            "how": how if kind in kinds else fallback,
+        }
+        for name, kind, how, fallback in ENFORCEMENT
+    ]
+    out += [{"limit": name, "by": "rlimit", "how": "always"} for name in ALWAYS_RLIMIT]
+    return out
+
+
 def rows_json(rows: list[CheckRow]) -> str:
+    host = cgroups.detect()
     return json.dumps(
-        {"ok": all(r.ok for r in rows if r.essential), "checks": [asdict(r) for r in rows]}, indent=2
+        {
+            "ok": all(r.ok for r in rows if r.essential),
+            "cgroup": {
+                "version": host.version,
+                "base": host.base,
+                "kinds": list(host.kinds),
+                "reason": host.reason,
+            },
+            "weak_limits": weak_limits(rows),
+            "enforcement": enforcement(),
+            "checks": [asdict(r) for r in rows],
+        },
+        indent=2,
     )

@@ -35,7 +35,7 @@ class RecordingLauncher:
 
         def kill() -> None:
             cg = getattr(handle, "cgroup", None)
-            if cg is not None and cg.dirs:
+            if cg is not None and cg.paths():
                 self.pids.update(cg.pids())
             pid = getattr(handle, "child_pid", lambda: None)()
             if pid:

@@ -1,0 +1,251 @@
+"""cgroup v1 (and hybrid) backend: one group per controller per bot, under `<controller>/elfern-arena/`.
+
+The development machines expose v1 controllers under /sys/fs/cgroup/<controller> (docs/sandbox-notes.md,
+"The host"), and in hybrid mode an empty cgroup2 at /sys/fs/cgroup/unified that carries no controller.
+Where a controller is missing or read-only the group simply lacks it and the launcher falls back to
+rlimits and signals. The interface is `arena.sandbox.cgroups.BotCgroup`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag
+
+CONTROLLERS = ("memory", "pids", "cpuacct", "freezer", "cpu")
+#: Which controller gives each kind of `BotCgroup.has()` (v1 has no cgroup.kill: freeze + SIGKILL).
+KIND_CONTROLLER = {
+    "memory": "memory",
+    "pids": "pids",
+    "cpu": "cpuacct",
+    "freezer": "freezer",
+    "kill": "freezer",
+}
+#: cpu.shares of the `elfern-arena` parent in the cpu controller (the kernel default is 1024 per
+#: group or root-level task): the bot on move gets the CPU ahead of other work on the machine, so
+#: that wall-clock move times stay close to the CPU a bot really used (docs/sandbox.md).
+ARENA_CPU_SHARES = int(os.environ.get("ARENA_CPU_SHARES", "8192"))
+
+_seq = itertools.count(1)
+_seq_lock = threading.Lock()
+
+
+def _root() -> Path:
+    from arena.sandbox import cgroups
+
+    return cgroups.ROOT
+
+
+def _write(path: Path, value: str | int) -> bool:
+    try:
+        path.write_text(str(value))
+        return True
+    except OSError:
+        return False
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def available_controllers() -> tuple[str, ...]:
+    """Controllers whose `elfern-arena` parent group exists or can be created here."""
+    found = []
+    for ctrl in CONTROLLERS:
+        base = _root() / ctrl
+        if not (base / "cgroup.procs").exists():
+            continue
+        parent = base / PARENT
+        try:
+            parent.mkdir(exist_ok=True)
+        except OSError:
+            continue
+        if os.access(parent, os.W_OK):
+            found.append(ctrl)
+            if ctrl == "cpu":
+                _write(parent / "cpu.shares", ARENA_CPU_SHARES)
+    return tuple(found)
+
+
+def prepare(root: Path, version: str) -> CgroupHost:
+    """The v1 controllers writable here, as kinds."""
+    ctrls = available_controllers()
+    kinds = tuple(k for k, c in KIND_CONTROLLER.items() if c in ctrls)
+    missing = [k for k in ("memory", "pids") if k not in kinds]
+    reason = ""
+    if missing:
+        reason = (
+            f"the v1 {'/'.join(missing)} controller under {root} is not writable by uid {os.getuid()}; "
+            "run the arena as root"
+        )
+    return CgroupHost(version, f"{root}/<controller>/{PARENT}", kinds, reason)
+
+
+class V1Cgroup:
+    """One bot's groups across the available v1 controllers."""
+
+    def __init__(self, name: str, dirs: dict[str, Path]) -> None:
+        self.name = name
+        self.dirs = dirs
+
+    @classmethod
+    def create(cls, memory: int, pids: int, label: str = "bot") -> V1Cgroup | None:
+        """Make the groups and set the caps; None when no controller is writable."""
+        ctrls = available_controllers()
+        if not ctrls:
+            return None
+        with _seq_lock:
+            seq = next(_seq)
+        name = f"{owner_tag()}.{seq}-{''.join(c for c in label if c.isalnum())[:20]}"
+        dirs: dict[str, Path] = {}
+        for ctrl in ctrls:
+            path = _root() / ctrl / PARENT / name
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            dirs[ctrl] = path
+        group = cls(name, dirs)
+        if "memory" in dirs:
+            mem = dirs["memory"]
+            ok = _write(mem / "memory.limit_in_bytes", memory)
+            _write(
+                mem / "memory.memsw.limit_in_bytes", memory
+            )  # no swap escape, where swap accounting exists
+            if not ok:
+                group._drop("memory")
+        if "pids" in dirs and not _write(dirs["pids"] / "pids.max", pids):
+            group._drop("pids")
+        return group if group.dirs else None
+
+    def _drop(self, ctrl: str) -> None:
+        path = self.dirs.pop(ctrl)
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+    def procs_files(self) -> list[str]:
+        """The `cgroup.procs` files a wrapper writes its pid into before exec'ing the sandbox."""
+        return [str(p / "cgroup.procs") for p in self.dirs.values()]
+
+    def has(self, kind: str) -> bool:
+        return KIND_CONTROLLER.get(kind, kind) in self.dirs
+
+    def paths(self) -> list[Path]:
+        return list(self.dirs.values())
+
+    def pids(self) -> list[int]:
+        for path in self.dirs.values():
+            text = _read(path / "cgroup.procs")
+            return [int(x) for x in text.split()]
+        return []
+
+    # --- accounting --------------------------------------------------------------------------
+    def cpu_seconds(self) -> float | None:
+        if "cpuacct" not in self.dirs:
+            return None
+        text = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
+        return int(text) / 1e9 if text.isdigit() else None
+
+    def oom_kills(self) -> int:
+        if "memory" not in self.dirs:
+            return 0
+        for line in _read(self.dirs["memory"] / "memory.oom_control").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def memory_failcnt(self) -> int:
+        if "memory" not in self.dirs:
+            return 0
+        text = _read(self.dirs["memory"] / "memory.failcnt").strip()
+        return int(text) if text.isdigit() else 0
+
+    def pids_refused(self) -> int:
+        """How many forks/clones the pids cap refused (`pids.events` max)."""
+        if "pids" not in self.dirs:
+            return 0
+        for line in _read(self.dirs["pids"] / "pids.events").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "max" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    # --- control ------------------------------------------------------------------------------
+    def freeze(self) -> bool:
+        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "FROZEN")
+
+    def thaw(self) -> bool:
+        return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "THAWED")
+
+    def signal_all(self, sig: int) -> None:
+        for pid in self.pids():
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def kill_all(self, timeout: float = 5.0) -> bool:
+        """SIGKILL every task, freezing first so that nothing forks in between; True when empty."""
+        deadline = time.monotonic() + timeout
+        while True:
+            frozen = self.freeze()
+            self.signal_all(signal.SIGKILL)
+            if frozen:
+                self.thaw()  # SIGKILL is delivered once the tasks run again
+            if not self.pids():
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the groups (idempotent)."""
+        self.kill_all()
+        for ctrl in list(self.dirs):
+            path = self.dirs[ctrl]
+            for _ in range(500):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.001)  # exiting tasks are still being reaped
+            self.dirs.pop(ctrl)
+
+
+def sweep_stale() -> list[str]:
+    """Kill and remove groups left behind by referees that no longer run; return their names."""
+    removed: list[str] = []
+    for ctrl in CONTROLLERS:
+        parent = _root() / ctrl / PARENT
+        try:
+            entries = list(parent.iterdir())
+        except OSError:
+            continue
+        for path in entries:
+            if not path.is_dir() or not is_group_name(path.name) or owner_alive(path.name.split("-", 1)[0]):
+                continue
+            group = V1Cgroup(path.name, {ctrl: path})
+            if ctrl != "freezer":
+                freezer = _root() / "freezer" / PARENT / path.name
+                if freezer.is_dir():
+                    group.dirs["freezer"] = freezer
+            group.kill_all()
+            try:
+                path.rmdir()
+                removed.append(f"{ctrl}/{path.name}")
+            except OSError:
+                pass
+    return removed
