@@ -20,10 +20,10 @@ test: setup
 	@bash scripts/test.sh
 
 test-fast: setup
-	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz"
+	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz and not cgroup2_vm"
 
-# The sandbox on a pure cgroup v2 kernel, in a VM (also run by `make test`, as
-# tests/sandbox/test_cgroup2_vm.py; skip it there with PYTEST_ADDOPTS='-m "not cgroup2_vm"').
+# The sandbox on a pure cgroup v2 kernel, in a VM (`make test` runs it too, as a lane beside the
+# suite: tests/sandbox/test_cgroup2_vm.py, scripts/test.sh).
 test-cgroup2: setup
 	@bash scripts/test-cgroup2.sh
 
