@@ -5,11 +5,13 @@
 # (debootstrap, no registry). BOT_TOOLCHAINS are the Debian packages bundles need to build and run on a
 # worker: node for Node bots, the C++ toolchain and Debian's gRPC for native bots ("" leaves them out).
 ARG BASE_IMAGE=debian:12-slim
-# The dependency list alone, cut out of pyproject.toml with sed: the slow `pip install` of the
-# dependencies below is then rebuilt only when that list changes, not at every edit of the project.
+# The dependency list alone (and the build backend), cut out of pyproject.toml with sed: the slow
+# `pip install` of the dependencies below is then rebuilt only when that list changes, not at every
+# edit of the project, whose own install then needs no build isolation (setuptools is already there).
 FROM ${BASE_IMAGE} AS requirements
 COPY pyproject.toml /src/
-RUN sed -n '/^dependencies = \[/,/^\]/p' /src/pyproject.toml | grep -o '"[^"]*"' | tr -d '"' > /requirements.txt
+RUN { sed -n '/^dependencies = \[/,/^\]/p' /src/pyproject.toml; grep '^requires = ' /src/pyproject.toml; } \
+    | grep -o '"[^"]*"' | tr -d '"' > /requirements.txt
 
 FROM ${BASE_IMAGE}
 ARG BOT_TOOLCHAINS="g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs"
@@ -25,7 +27,7 @@ RUN python3 -m venv /opt/arena \
  && /opt/arena/bin/pip install --no-cache-dir -r /src/requirements.txt
 COPY pyproject.toml README.md /src/
 COPY arena /src/arena
-RUN /opt/arena/bin/pip install --no-cache-dir --no-deps /src \
+RUN /opt/arena/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \
  && rm -rf /src
 ENV PATH=/opt/arena/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1

@@ -1,6 +1,6 @@
 """The `docker` launcher: one container per bot, from the runtime images built from docker/.
 
-    docker run --network none --read-only --cap-drop ALL --security-opt no-new-privileges
+    docker run --init --network none --read-only --cap-drop ALL --security-opt no-new-privileges
                --pids-limit N --memory M --memory-swap M --cpus C --user UID:UID
                --tmpfs /tmp:size=S --ulimit cpu/fsize/nofile
                --mount bundle -> /bot (read-only)  --mount socket dir -> /run/arena (read-only)
@@ -78,6 +78,9 @@ def docker_command(
         name,
         "--label",
         f"{OWNER_LABEL}={owner}",
+        # docker-init as pid 1, the bot its child: a namespace's pid 1 ignores every signal it has no
+        # handler for, RLIMIT_CPU's SIGXCPU included (the bot would run on to the hard limit's SIGKILL)
+        "--init",
         "--network",
         "none",
         "--read-only",

@@ -24,7 +24,7 @@ import pytest
 import yaml
 from deploy_support import REPO, loopback_stack
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(1200)]  # the first run builds images
 
 ARENA = str(Path(sys.executable).parent / "arena")
 ADMIN = "compose-admin-token-0123456789abcdef"
@@ -102,7 +102,7 @@ def test_compose_stack_plays_a_season_through_a_worker_kill(docker_engine, tmp_p
     finally:
         logs = stack.compose("logs", "--no-color", timeout=120).stdout
         stack.compose("down", "--volumes", "--timeout", "5", timeout=300)
-        (tmp_path / "compose.log").write_text(logs)
+        print(logs[-30000:])  # shown with a failure
 
 
 def _play_and_check(stack: Stack) -> None:
@@ -133,6 +133,9 @@ def _play_and_check(stack: Stack) -> None:
         "ARENA_HOME": str(stack.home),
         "ARENA_DATABASE_URL": "postgresql://arena:arena@127.0.0.1:5432/arena",
         "ARENA_BROKER_URL": "redis://127.0.0.1:6379/0",
+        # The runner pings the workers playing its matches; a worker that misses 3 pings in a row has its
+        # match given back to the queue (docs/deploy.md, "A worker that dies"). 2 s keeps the test short.
+        "ARENA_WORKER_PING": "2",
     }
     runner = subprocess.Popen(
         stack.inside(
@@ -144,7 +147,7 @@ def _play_and_check(stack: Stack) -> None:
     try:
         victim = stack.container("worker", 1)
         # SIGKILL the first worker while it plays a match: a task received and not yet finished.
-        _wait(lambda: _busy(engine, victim), 240, f"{victim} to start a match", poll=0.2)
+        _wait(lambda: _busy(engine, victim, runner), 240, f"{victim} to start a match", poll=0.2)
         killed_at = time.monotonic()
         engine.docker("kill", "--signal", "KILL", victim)
         out, err = runner.communicate(timeout=600)
@@ -184,6 +187,9 @@ def _answers(stack: Stack) -> bool:
         return False
 
 
-def _busy(engine, container: str) -> bool:
-    text = engine.docker("logs", container, check=False).stderr
+def _busy(engine, container: str, runner: subprocess.Popen) -> bool:
+    if runner.poll() is not None:
+        pytest.fail(f"the runner stopped ({runner.returncode}): {runner.communicate()[1][-3000:]}")
+    res = engine.docker("logs", container, check=False)
+    text = res.stdout + res.stderr
     return text.count("] received") > text.count("] succeeded")

@@ -13,7 +13,7 @@ from sandbox_support import make_bundle
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.launcher import LaunchSpec, Limits
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(1200)]  # the first run builds images
 
 MiB = 1024 * 1024
 
@@ -99,44 +99,26 @@ def test_a_bot_sees_only_what_the_launcher_grants(docker, docker_engine, tmp_pat
     assert docker_engine.docker("ps", "-aq", "--filter", f"name={name}").stdout.strip() == ""
 
 
-def test_sample_bots_play_a_match_in_containers(docker, repo_root):
-    from arena.engine import Rules
-    from arena.referee import TimeControl
-    from arena.workers.match import play_match
-
-    bots = [load_bundle(repo_root / "sample_bots" / "python" / n) for n in ("greedy", "random")]
-    outcome = play_match(
-        (bots[0], bots[1]),
-        rules=Rules(max_deals=2),
-        seed=11,
-        time_control=TimeControl(startup=30.0, move=2.0, bank=20.0),
-        launcher=docker,
-        pause_idle=True,
-    )
-    assert outcome.verdicts == ("OK", "OK"), outcome.verdict_details
-    assert outcome.end_reason == "COMPLETED" and not outcome.void
-    assert outcome.deals_played == 2 and outcome.replay_bytes
-
-
-def test_the_same_seed_gives_the_same_match_as_bwrap(docker, repo_root):
-    """The launcher changes where bots run, not the game: same seed, same bots -> the same moves and
-    result (timing fields aside)."""
+def test_sample_bots_play_the_same_match_as_in_bwrap(docker, repo_root):
+    """A real match between sample bots in containers (fair-clock pauses through the container's
+    freezer), and the launcher changes where bots run, not the game: the same seed in bwrap gives the
+    same moves and result (timing fields aside)."""
     from arena.engine import Rules
     from arena.proto.codec import strip_timing
     from arena.referee import TimeControl
     from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
     from arena.workers.match import play_match
 
+    bots = tuple(load_bundle(repo_root / "sample_bots" / "python" / n) for n in ("greedy", "random"))
     try:
-        bwrap = BwrapLauncher()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable: {exc}")
-    bots = tuple(load_bundle(repo_root / "sample_bots" / "python" / n) for n in ("greedy", "greedy"))
+        launchers = [docker, BwrapLauncher()]
+    except SandboxUnavailable:
+        launchers = [docker]  # bwrap is tested on its own elsewhere; the docker match still counts
     results = []
-    for launcher in (docker, bwrap):
+    for launcher in launchers:
         outcome = play_match(
             bots,
-            rules=Rules(max_deals=1),
+            rules=Rules(max_deals=2),
             seed=5,
             time_control=TimeControl(startup=30.0, move=2.0, bank=20.0),
             launcher=launcher,
@@ -145,6 +127,7 @@ def test_the_same_seed_gives_the_same_match_as_bwrap(docker, repo_root):
             match_id="docker-vs-bwrap",
         )
         assert outcome.verdicts == ("OK", "OK"), outcome.verdict_details
+        assert outcome.end_reason == "COMPLETED" and outcome.deals_played == 2
         record = strip_timing(outcome.record)
         results.append((outcome.winner, [d.SerializeToString() for d in record.deals], outcome.lines))
-    assert results[0] == results[1]
+    assert len(results) == 1 or results[0] == results[1]
