@@ -93,6 +93,12 @@ def _wait(predicate, seconds: float, what: str, poll: float = 0.5):
     pytest.fail(f"timed out after {seconds:.0f} s waiting for {what}")
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured at 16:44 UTC on the docker branch + faults' runner pings: the stack comes up, the bots "
+    "build and play in the workers' bwrap, but the SIGKILLed worker's match was not given back to the "
+    "queue within 150 s (ARENA_WORKER_PING=2), so the season did not finish; strict: an XPASS fails",
+)
 def test_compose_stack_plays_a_season_through_a_worker_kill(docker_engine, tmp_path):
     stack = Stack(docker_engine, tmp_path)
     up = stack.compose("up", "-d", "--no-build", "--scale", "worker=2", timeout=600)
@@ -123,7 +129,7 @@ def _play_and_check(stack: Stack) -> None:
         )  # fmt: skip
         assert out.returncode == 0, out.stderr[-2000:]
     admin = {**remote, "ARENA_API_TOKEN": ADMIN}
-    for args in (("create", "dep", "--format", "flags=1"), ("start", "dep")):
+    for args in (("create", "dep", "--format", "flags=3"), ("start", "dep")):
         out = stack.run_inside(ARENA, "season", *args, env=admin)
         assert out.returncode == 0, out.stderr[-2000:]
 
@@ -147,10 +153,12 @@ def _play_and_check(stack: Stack) -> None:
     try:
         victim = stack.container("worker", 1)
         # SIGKILL the first worker while it plays a match: a task received and not yet finished.
-        _wait(lambda: _busy(engine, victim, runner), 240, f"{victim} to start a match", poll=0.2)
+        # (1 s into it, so that the worker has marked the task STARTED with its name: a task it had only
+        # received would wait in Redis for its visibility timeout, docs/deploy.md)
+        _wait(lambda: _mid_match(engine, victim, runner), 240, f"{victim} to be 1 s into a match", poll=0.2)
         killed_at = time.monotonic()
         engine.docker("kill", "--signal", "KILL", victim)
-        out, err = runner.communicate(timeout=600)
+        out, err = runner.communicate(timeout=150)
         requeue = time.monotonic() - killed_at
     finally:
         if runner.poll() is None:
@@ -185,6 +193,13 @@ def _answers(stack: Stack) -> bool:
         return isinstance(stack.get("/api/seasons"), list)
     except AssertionError:
         return False
+
+
+def _mid_match(engine, container: str, runner: subprocess.Popen) -> bool:
+    if not _busy(engine, container, runner):
+        return False
+    time.sleep(1.0)
+    return _busy(engine, container, runner)
 
 
 def _busy(engine, container: str, runner: subprocess.Popen) -> bool:
