@@ -1,22 +1,33 @@
 # The arena itself (CLI, referee server, web, Celery worker), used by the server and worker services of
 # docker-compose.yml (docs/deploy.md). Build from the repository root:
 #   docker build -f docker/arena.Dockerfile -t elfern-arena/arena .
-FROM debian:12-slim
+# BASE_IMAGE is the public Debian image; the tests pass a local one built by scripts/docker_engine.py
+# (debootstrap, no registry). BOT_TOOLCHAINS are the Debian packages bundles need to build and run on a
+# worker: node for Node bots, the C++ toolchain and Debian's gRPC for native bots ("" leaves them out).
+ARG BASE_IMAGE=debian:12-slim
+# The dependency list alone (and the build backend), cut out of pyproject.toml with sed: the slow
+# `pip install` of the dependencies below is then rebuilt only when that list changes, not at every
+# edit of the project, whose own install then needs no build isolation (setuptools is already there).
+FROM ${BASE_IMAGE} AS requirements
+COPY pyproject.toml /src/
+RUN { sed -n '/^dependencies = \[/,/^\]/p' /src/pyproject.toml; grep '^requires = ' /src/pyproject.toml; } \
+    | grep -o '"[^"]*"' | tr -d '"' > /requirements.txt
+
+FROM ${BASE_IMAGE}
+ARG BOT_TOOLCHAINS="g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs"
 # bubblewrap + python3-seccomp + util-linux (prlimit, setpriv): the bwrap sandbox (docs/sandbox.md).
-# The rest is what bundles need to build and run on a worker, as on a development machine
-# (scripts/setup.sh's DEB_PACKAGES without chromium): node for Node bots, the C++ toolchain and
-# Debian's gRPC for native bots.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      python3 python3-venv bubblewrap python3-seccomp util-linux ca-certificates \
-      g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs \
+      python3 python3-venv bubblewrap python3-seccomp util-linux ca-certificates ${BOT_TOOLCHAINS} \
  && rm -rf /var/lib/apt/lists/*
 # The venv is built from Debian's /usr/bin/python3 on purpose: sandboxed Python bots see the
 # interpreter under /usr, which the sandbox binds read-only.
+COPY --from=requirements /requirements.txt /src/requirements.txt
+RUN python3 -m venv /opt/arena \
+ && /opt/arena/bin/pip install --no-cache-dir -r /src/requirements.txt
 COPY pyproject.toml README.md /src/
 COPY arena /src/arena
-RUN python3 -m venv /opt/arena \
- && /opt/arena/bin/pip install --no-cache-dir /src \
+RUN /opt/arena/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \
  && rm -rf /src
 ENV PATH=/opt/arena/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1

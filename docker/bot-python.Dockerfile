@@ -1,8 +1,10 @@
 # Runtime image for Python bots: Debian's python3 with the arena SDK, gRPC and protobuf.
 # Build from the repository root:  docker build -f docker/bot-python.Dockerfile -t elfern-arena/bot-python .
-FROM debian:12-slim
+# BASE_IMAGE: the public Debian image by default; the tests pass a local one (scripts/docker_engine.py).
+ARG BASE_IMAGE=debian:12-slim
+FROM ${BASE_IMAGE}
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 # Only what a bot needs: the SDK and the generated protocol code, installed into a venv.
 COPY arena/__init__.py /src/arena/__init__.py

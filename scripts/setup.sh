@@ -13,8 +13,14 @@ cd "$(dirname "$0")/.."
 #   g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
 #   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
+#   docker.io                   : the Docker launcher and compose tests run a private dockerd
+#                                 (scripts/docker_engine.py; installing does not start the system one
+#                                 where policy-rc.d forbids it, as in containers)
+#   debootstrap                 : the tests' local base image (no registry image can be pulled)
+#   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
-              g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs)
+              g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
+              docker.io debootstrap docker-compose)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 """The `docker` launcher: one container per bot, from the runtime images built from docker/.
 
-    docker run --network none --read-only --cap-drop ALL --security-opt no-new-privileges
+    docker run --init --network none --read-only --cap-drop ALL --security-opt no-new-privileges
                --pids-limit N --memory M --memory-swap M --cpus C --user UID:UID
                --tmpfs /tmp:size=S --ulimit cpu/fsize/nofile
                --mount bundle -> /bot (read-only)  --mount socket dir -> /run/arena (read-only)
@@ -8,7 +8,9 @@
 
 The image is chosen by the bundle's `language` (IMAGES); every container carries a label naming
 the referee process that started it, so containers of a referee that died are removed at start-up.
-No Docker engine runs on the development machines, so its tests skip there (they say why).
+Verdicts: MEMORY_LIMIT from the container's OOM state (`docker inspect` .State.OOMKilled, or an OOM kill
+counted by its memory cgroup), PIDS_LIMIT from its pids cgroup's refused forks, CPU_LIMIT from SIGXCPU.
+The tests run it against a private engine (scripts/docker_engine.py; tests/sandbox/test_docker*.py).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from arena.sandbox.bundle import (
     chown_tree,
 )
 from arena.sandbox.capture import OutputCapture
+from arena.sandbox.docker_cgroup import ContainerCgroup
 from arena.sandbox.failed import BuildFailedProcess, build_first
-from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
+from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
 
 IMAGES = {
     "python": "elfern-arena/bot-python:latest",
@@ -75,6 +78,9 @@ def docker_command(
         name,
         "--label",
         f"{OWNER_LABEL}={owner}",
+        # docker-init as pid 1, the bot its child: a namespace's pid 1 ignores every signal it has no
+        # handler for, RLIMIT_CPU's SIGXCPU included (the bot would run on to the hard limit's SIGKILL)
+        "--init",
         "--network",
         "none",
         "--read-only",
@@ -124,7 +130,7 @@ class DockerProcess:
 
     def __init__(
         self,
-        docker: str,
+        docker: list[str],
         name: str,
         popen: subprocess.Popen[bytes],
         capture: OutputCapture,
@@ -138,11 +144,14 @@ class DockerProcess:
         self._limits = limits
         self._lease = lease
         self._killed = False
+        self._frozen = False
         self._inspect_cache: list[str] | None = None
+        self._cgroup: ContainerCgroup | None = None
+        self._counters: tuple[int, int] = (0, 0)  # (OOM kills, refused forks), kept from the last read
 
     def _docker_run(self, *args: str, timeout: float = 10.0) -> subprocess.CompletedProcess[str] | None:
         try:
-            return subprocess.run([self._docker, *args], capture_output=True, text=True, timeout=timeout)
+            return subprocess.run([*self._docker, *args], capture_output=True, text=True, timeout=timeout)
         except (OSError, subprocess.TimeoutExpired):
             return None
 
@@ -153,6 +162,7 @@ class DockerProcess:
         return rc
 
     def _inspect(self) -> list[str]:
+        """[OOMKilled, ExitCode, Pid]; cached once the bot has exited (the container is kept until kill)."""
         if self._inspect_cache is None:
             res = self._docker_run(
                 "inspect", "--format", "{{.State.OOMKilled}} {{.State.ExitCode}} {{.State.Pid}}", self.name
@@ -163,12 +173,35 @@ class DockerProcess:
             return fields
         return self._inspect_cache
 
-    def failure_verdict(self) -> str | None:
-        status = self.exit_status()
+    def container_pid(self) -> int | None:
+        """The host pid of the container's first process while it runs (the bot's `run` command)."""
         fields = self._inspect()
-        if fields and fields[0] == "true":
-            return MEMORY_LIMIT
-        if status == -signal.SIGXCPU:
+        return int(fields[2]) if len(fields) > 2 and fields[2].isdigit() and fields[2] != "0" else None
+
+    def cgroup(self) -> ContainerCgroup | None:
+        """The container's cgroup on this host, found once while the container runs."""
+        if self._cgroup is None and self.exit_status() is None:
+            pid = self.container_pid()
+            if pid is not None:
+                self._cgroup = ContainerCgroup.of_pid(pid)
+        return self._cgroup
+
+    def _read_counters(self) -> tuple[int, int]:
+        """The cgroup's counters while it exists; the last values read once Docker has removed it."""
+        cg = self.cgroup()
+        if cg is not None:
+            now = (cg.oom_kills(), cg.pids_refused())
+            self._counters = (max(now[0], self._counters[0]), max(now[1], self._counters[1]))
+        return self._counters
+
+    def failure_verdict(self) -> str | None:
+        oom_kills, refused = self._read_counters()
+        fields = self._inspect()
+        if (fields and fields[0] == "true") or oom_kills:
+            return MEMORY_LIMIT  # the container's OOM state: its memory cgroup killed a process
+        if refused:
+            return PIDS_LIMIT
+        if self.exit_status() == -signal.SIGXCPU:
             return CPU_LIMIT
         return None
 
@@ -179,25 +212,41 @@ class DockerProcess:
         return self._capture.text()
 
     def cpu_seconds(self) -> float | None:
-        fields = self._inspect()
-        if len(fields) < 3 or not fields[2].isdigit() or fields[2] == "0":
-            return None
-        return procstat.cpu_seconds(int(fields[2]))
+        cg = self.cgroup()
+        used = cg.cpu_seconds() if cg is not None else None
+        if used is not None:
+            return used
+        pid = self.container_pid()
+        return procstat.cpu_seconds(pid) if pid is not None else None
 
     def pause(self) -> None:
-        if not self._killed and self._popen.poll() is None:
+        """Freeze the container between turns: its freezer directly (a file write), else `docker pause`."""
+        if self._killed or self._popen.poll() is not None or self._frozen:
+            return
+        cg = self.cgroup()
+        if cg is not None and cg.set_frozen(True):
+            self._frozen = True
+        else:
             self._docker_run("pause", self.name)
 
     def resume(self) -> None:
-        if not self._killed:
+        if self._killed:
+            return
+        cg = self.cgroup()
+        if self._frozen and cg is not None and cg.set_frozen(False):
+            self._frozen = False
+        elif not self._frozen:
             self._docker_run("unpause", self.name)
 
     def kill(self) -> None:
         if self._killed:
             return
+        self._read_counters()
+        if self._frozen and self._cgroup is not None:
+            self._cgroup.set_frozen(False)  # a frozen process cannot die: thaw, then remove
         self._killed = True
         self._inspect()
-        self._docker_run("rm", "--force", self.name)
+        self._docker_run("rm", "--force", self.name, timeout=30)
         try:
             self._popen.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -208,17 +257,25 @@ class DockerProcess:
 
 
 class DockerLauncher:
-    """Raises DockerUnavailable when no Docker client or engine answers."""
+    """Raises DockerUnavailable when no Docker client or engine answers. `host` is the engine's address
+    (`--host`; default: the client's own, i.e. DOCKER_HOST or the system socket)."""
 
     name = "docker"
 
-    def __init__(self, docker: str = "docker", cpus: float = 1.0, state_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        docker: str = "docker",
+        cpus: float = 1.0,
+        state_dir: Path | None = None,
+        host: str | None = None,
+    ) -> None:
         found = shutil.which(docker)
         if found is None:
             raise DockerUnavailable("the docker client is not installed")
+        self.docker = [found, *(["--host", host] if host else [])]
         try:
             res = subprocess.run(
-                [found, "version", "--format", "{{.Server.Version}}"],
+                [*self.docker, "version", "--format", "{{.Server.Version}}"],
                 capture_output=True,
                 text=True,
                 timeout=10,
@@ -228,7 +285,6 @@ class DockerLauncher:
         if res.returncode != 0 or not res.stdout.strip():
             why = (res.stderr.strip().splitlines() or ["no answer"])[-1]
             raise DockerUnavailable(f"no Docker engine answers ({why})")
-        self.docker = found
         self.cpus = cpus
         self.state_dir = state_dir or (
             Path("/run/elfern-arena") if os.geteuid() == 0 else Path(f"/tmp/elfern-arena-{os.getuid()}")
@@ -239,7 +295,7 @@ class DockerLauncher:
         """Remove containers left by referees that no longer run."""
         res = subprocess.run(
             [
-                self.docker,
+                *self.docker,
                 "ps",
                 "-a",
                 "--filter",
@@ -254,7 +310,7 @@ class DockerLauncher:
         for line in res.stdout.splitlines():
             name, _, owner = line.partition(" ")
             if name and not cgroups.owner_alive(owner):
-                subprocess.run([self.docker, "rm", "--force", name], capture_output=True, timeout=30)
+                subprocess.run([*self.docker, "rm", "--force", name], capture_output=True, timeout=30)
 
     def launch(self, spec: LaunchSpec) -> DockerProcess | BuildFailedProcess:
         failed = build_first(self, spec)
@@ -283,7 +339,7 @@ class DockerLauncher:
         if socket_path is not None:  # the seat's socket directory (bound at /run/arena): the bot's uid only
             sockets.make_private(socket_path, lease.uid if os.geteuid() == 0 else None)
         cmd = docker_command(
-            self.docker,
+            self.docker[0],
             bundle,
             argv,
             env,
@@ -295,6 +351,7 @@ class DockerLauncher:
             writable,
             self.cpus,
         )
+        cmd[1:1] = self.docker[1:]  # --host
         popen = spawn.popen(
             args=cmd,
             stdin=subprocess.DEVNULL,

@@ -49,3 +49,28 @@ def interpolate(text: str, env: dict[str, str]) -> str:
 
 def load_compose(env: dict[str, str]) -> dict:
     return yaml.safe_load(interpolate(COMPOSE.read_text(), env))
+
+
+def loopback_stack(base_image: str) -> dict:
+    """docker-compose.yml as the tests run it on an engine that makes no network (no bridge, no
+    iptables): Compose still interpolates it, but every service shares the network namespace of one
+    extra `netns` container that has `--network none` (loopback only), so the services reach each other
+    on 127.0.0.1, and `ports:` (which needs a bridge) is dropped. Everything else is the file as is.
+    The test reaches the web and the APIs by entering that namespace (`nsenter --net`)."""
+    raw = yaml.safe_load(COMPOSE.read_text())
+    services = raw["services"]
+    for svc in services.values():
+        svc.pop("ports", None)
+        svc["network_mode"] = "service:netns"
+        if "build" in svc:
+            svc["build"]["context"] = str(REPO / svc["build"]["context"])
+        env = svc.get("environment") or {}
+        for key, value in list(env.items()):  # service names resolve on a bridge only: loopback here
+            env[key] = str(value).replace("@postgres:", "@127.0.0.1:").replace("//redis:", "//127.0.0.1:")
+    services["netns"] = {
+        "image": base_image,
+        "command": ["sleep", "infinity"],
+        "network_mode": "none",
+        "init": True,
+    }
+    return raw

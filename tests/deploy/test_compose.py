@@ -145,9 +145,8 @@ def test_sandbox_settings(compose: dict, service: str) -> None:
     assert not worker.get("privileged")
     assert sorted(worker["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]  # tests/deploy/test_topology.py shows why
     assert "apparmor=unconfined" in worker["security_opt"]
-    assert not any(
-        opt.startswith("seccomp") for opt in worker["security_opt"]
-    )  # Docker's default profile stays
+    # Docker's default profile refuses pivot_root, which bwrap needs; the bots keep the sandbox's filter
+    assert "seccomp=unconfined" in worker["security_opt"]
     # One uid pool for all replicas, at the directory the root launcher leases uids from.
     from arena.sandbox.bwrap import BwrapLauncher
 
@@ -169,7 +168,7 @@ def _copy_sources(dockerfile: str) -> list[str]:
 @pytest.mark.parametrize("path", sorted((REPO / "docker").glob("*.Dockerfile")), ids=lambda p: p.name)
 def test_dockerfile_copy_sources_exist(path) -> None:
     sources = _copy_sources(path.read_text())
-    assert sources, f"{path.name} copies nothing?"
+    assert sources or path.name == "redis.Dockerfile", f"{path.name} copies nothing?"
     for src in sources:
         assert (REPO / src).exists(), f"{path.name}: COPY source {src} is not in the repository"
     ignored = [
@@ -186,22 +185,24 @@ def test_compose_builds_the_arena_image(compose: dict) -> None:
     assert compose["services"]["server"]["image"] == compose["services"]["worker"]["image"]
 
 
-@pytest.mark.skipif(shutil.which("docker") is None, reason="no docker client")
-def test_docker_compose_config() -> None:
-    """`docker compose config` validates the file against the Compose spec; needs the compose plugin."""
-    probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(
-            "the docker client here has no compose plugin (and no engine): `docker compose config` "
-            "cannot run; the YAML is checked by the other tests in this file"
-        )
+@pytest.mark.parametrize("tool", ["docker-compose", "docker compose"])
+def test_compose_config_validates(tool: str) -> None:
+    """`config` validates the file against the Compose schema, with no engine: Debian's docker-compose
+    1.29 (what the stack test runs) and, where installed, the Compose v2 plugin."""
+    argv = tool.split()
+    if shutil.which(argv[0]) is None or subprocess.run([*argv, "version"], capture_output=True).returncode:
+        pytest.skip(f"`{tool}` is not installed here (scripts/setup.sh installs Debian's docker-compose)")
+    env = {**DOCS_ENV, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
     out = subprocess.run(
-        ["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"],
-        capture_output=True,
-        text=True,
-        env={"ARENA_HOME": "/srv/arena-home", "PATH": "/usr/bin:/bin"},
+        [*argv, "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True, env=env
     )
     assert out.returncode == 0, out.stderr
+    # ...and refuses to go on without ARENA_HOME, naming it
+    env.pop("ARENA_HOME")
+    out = subprocess.run(
+        [*argv, "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode != 0 and "ARENA_HOME" in out.stderr
 
 
 def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
