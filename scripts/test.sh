@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: every test. Two long lanes run beside the rest of the suite, each its own pytest:
-#   cgroup2_vm  the sandbox on a pure cgroup v2 kernel in a VM (tests/sandbox/test_cgroup2_vm.py);
-#               mostly waiting on an emulated CPU, so it runs at normal priority;
+#   machines    the sandbox on a pure cgroup v2 kernel in a VM (tests/sandbox/test_cgroup2_vm.py),
+#               then the private Docker engine's tests (marker docker: the launcher, hostile bots in
+#               containers, the compose stack); normal priority, since both run real clocks;
 #   fuzz        at least 10,000 messages to each Arena call over gRPC, and the HTTP forms of the same
 #               calls; it runs at the lowest CPU priority (nice 19), so it takes only the CPU the
 #               suite leaves idle (bots waiting on clocks, servers starting) and barely slows it.
@@ -12,22 +13,22 @@ PY=.venv/bin/python
 work=$(mktemp -d -t elfern-lanes.XXXXXX)
 declare -A pids=()
 
-lane() {  # lane MARKER NICENESS: start `pytest -m MARKER` in the background
-  local marker=$1 niceness=$2
-  setsid nice -n "$niceness" "$PY" -m pytest -m "$marker" -q -s -p no:cacheprovider \
-    --basetemp="$work/$marker" >"$work/$marker.log" 2>&1 &
-  pids[$marker]=$!
+lane() {  # lane NAME NICENESS MARKERS: start `pytest -m MARKERS` in the background
+  local name=$1 niceness=$2 markers=$3
+  setsid nice -n "$niceness" "$PY" -m pytest -m "$markers" -q -s -p no:cacheprovider \
+    --basetemp="$work/$name" >"$work/$name.log" 2>&1 &
+  pids[$name]=$!
 }
 stop_lanes() {
   for pid in "${pids[@]}"; do kill -- -"$pid" 2>/dev/null; done
 }
 trap 'stop_lanes; exit 130' INT TERM
 
-lane cgroup2_vm 0
-lane fuzz 19
-"$PY" -m pytest -m "not fuzz and not cgroup2_vm"
+lane machines 0 "cgroup2_vm or docker"
+lane fuzz 19 "fuzz"
+"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker"
 status=$?
-for marker in cgroup2_vm fuzz; do
+for marker in machines fuzz; do
   if kill -0 "${pids[$marker]}" 2>/dev/null; then
     echo "test: waiting for the $marker lane (log: $work/$marker.log)"
   fi
