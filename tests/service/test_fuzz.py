@@ -87,6 +87,15 @@ def random_message(cls, rng: random.Random, depth: int = 0):  # noqa: ANN001, AN
     for field in cls.DESCRIPTOR.fields:
         if rng.random() < 0.4:
             continue
+        entry = field.message_type
+        if entry is not None and entry.GetOptions().map_entry:  # map<K, V>: a few random entries
+            key, value = entry.fields_by_name["key"], entry.fields_by_name["value"]
+            target = getattr(msg, field.name)
+            for _ in range(rng.choice([1, 2, 60])):
+                k, v = _value(key, rng, depth), _value(value, rng, depth)
+                if k is not None and v is not None:
+                    target[k] = v
+            continue
         if field.type == d.FieldDescriptor.TYPE_MESSAGE:
             if depth < 3:
                 sub = random_message(field.message_type._concrete_class, rng, depth + 1)
