@@ -32,6 +32,7 @@ from sqlalchemy import select
 from arena.proto.codec import decode_record
 from arena.store.models import Bot, BotVersion, Match
 
+PROBE_EVERY = 25  # requests of a round's tail between looks for a match embargoed right now
 PLAY_DEADLINE = 150.0  # seconds the season may take before the test gives up (it takes ~20)
 HOT_LINKS = 8  # discovered links about one unfinished match, refetched every round
 COLD_LINKS = 120  # other discovered links per round, each fetched once per identity (again at the end)
@@ -200,7 +201,19 @@ class LeakCrawl:
         requests += [(u, None) for u in cold]
         unique = {(u, tuple(sorted(d.items())) if d else None): (u, d) for u, d in requests}
         fetches = [self._web(identity, u, d) for u, d in unique.values()]
-        self._read(identity, fetches + self.grpc.global_calls(rpc_identity, values["bot"], [SEASON]))
+        fetches += self.grpc.global_calls(rpc_identity, values["bot"], [SEASON])
+        for start in range(0, len(fetches), PROBE_EVERY):  # the long tail, with looks at embargoed matches
+            self._read(identity, fetches[start : start + PROBE_EVERY])
+            self._probe_embargoed(identity)
+
+    def _probe_embargoed(self, identity: Identity) -> None:
+        """Read the pages of a match that is embargoed right now (done, its twin not): the window lasts
+        one match, and a round's long tail of lists and forms would otherwise let it pass unread."""
+        now = snapshot(self.world.store)
+        seen = self.observed[(identity.name, "embargoed")]
+        hot = [mid for mid, m in sorted(now.rows.items()) if now.state(m) == "embargoed" and mid not in seen]
+        for mid in hot[:2]:
+            self._read(identity, [self._web(identity, u) for u in self._match_urls(mid)[:4]])
 
 
 def _positive_controls(world: World, base: str, impostor_matches: list[int]) -> list[str]:
