@@ -28,6 +28,12 @@ def _first_line(exc: BaseException) -> str:
     return (lines[0] if lines else type(exc).__name__)[:200]
 
 
+def _log_unraisable(unraisable: object) -> None:
+    import logging
+
+    logging.getLogger("arena.cli").debug("after a lost broker: %r", getattr(unraisable, "exc_value", None))
+
+
 def lost_service(exc: BaseException) -> ServiceLost | None:
     """The one line for an exception that means a lost database or broker, else None (a bug: its
     traceback is worth showing). Only modules already imported are consulted: nothing is loaded here."""
@@ -52,6 +58,9 @@ def lost_service(exc: BaseException) -> ServiceLost | None:
     if (broker and isinstance(exc, broker)) or (pool is not None and isinstance(exc, pool.ServiceLost)):
         celery = sys.modules.get("arena.workers.celery_app")
         where = celery.broker_url_shown() if celery is not None else "the broker"
+        # Celery's result objects try the lost broker again when they are collected at exit; their
+        # errors would follow the one line as "Exception ignored ..." tracebacks: log them instead.
+        sys.unraisablehook = _log_unraisable
         return ServiceLost(
             f"lost the Redis broker {where} ({_first_line(exc)}); matches in flight were released; "
             "start Redis again (ARENA_BROKER_URL) and rerun the same command"
