@@ -21,6 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+
+def write_file(path: Path, value: str | int) -> bool:
+    """Write a cgroup control file; False when the kernel refuses (a missing controller, a gone group)."""
+    try:
+        path.write_text(str(value))
+        return True
+    except OSError:
+        return False
+
+
+def read_file(path: Path) -> str:
+    """A cgroup control file's text; empty when it cannot be read (the group is gone)."""
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 ROOT = Path(os.environ.get("ARENA_CGROUP_ROOT", "/sys/fs/cgroup"))
 PARENT = "elfern-arena"
 #: What a bot's group can do, by name (the same names on every version).

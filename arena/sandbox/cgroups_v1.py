@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag
+from arena.sandbox.cgroups import read_file as _read
+from arena.sandbox.cgroups import write_file as _write
 
 CONTROLLERS = ("memory", "pids", "cpuacct", "freezer", "cpu")
 #: Which controller gives each kind of `BotCgroup.has()` (v1 has no cgroup.kill: freeze + SIGKILL).
@@ -39,21 +41,6 @@ def _root() -> Path:
     from arena.sandbox import cgroups
 
     return cgroups.ROOT
-
-
-def _write(path: Path, value: str | int) -> bool:
-    try:
-        path.write_text(str(value))
-        return True
-    except OSError:
-        return False
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def available_controllers() -> tuple[str, ...]:

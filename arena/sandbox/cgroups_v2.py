@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag
+from arena.sandbox.cgroups import read_file as _read
+from arena.sandbox.cgroups import write_file as _write
 
 SUPERVISOR = "elfern-arena-supervisor"
 WANTED = ("memory", "pids", "cpu")
@@ -38,21 +40,6 @@ FREEZE_WAIT = 0.5  # seconds to wait for `frozen 1` in cgroup.events (freezing i
 
 _seq = itertools.count(1)
 _seq_lock = threading.Lock()
-
-
-def _write(path: Path, value: str | int) -> bool:
-    try:
-        path.write_text(str(value))
-        return True
-    except OSError:
-        return False
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def _keyed(path: Path, key: str) -> int:
