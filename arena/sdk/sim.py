@@ -47,6 +47,7 @@ __all__ = [
     "play_forward",
     "rules_of",
     "sample_world",
+    "settled",
     "solve",
     "worlds",
 ]
@@ -113,6 +114,20 @@ def solve(world: World) -> dict[int, int]:
     """Once the stock is empty: for each legal card, the honours the side to move ends the deal with
     under best play by both sides (the arena's exact solver, `arena.analysis.solver.solve`)."""
     return _solve(world.position())
+
+
+def settled(k: Knowledge, rng: random.Random) -> tuple[World, int | None]:
+    """A first world sampled for `k`, and the card when the choice needs no search: the only legal
+    card, or the solver's best once the stock is empty (the world is then the real position; ties go
+    to the lowest card). Search bots start here."""
+    first = sample_world(k, rng)
+    legal = first.legal_cards()
+    if len(legal) == 1:
+        return first, legal[0]
+    if k.stock_count == 0:
+        values = solve(first)
+        return first, max(legal, key=lambda c: (values[c], -c))
+    return first, None
 
 
 def final_honours(world: World, seat: int) -> int:

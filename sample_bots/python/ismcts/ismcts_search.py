@@ -70,13 +70,10 @@ def choose(k: sim.Knowledge, rng: random.Random, iterations: int | None = None) 
     """The card to play for the seat of `k` (an engine int): the most visited one at the root.
     `iterations` defaults to ITERATIONS."""
     iterations = ITERATIONS if iterations is None else iterations
-    first = sim.sample_world(k, rng)
+    first, forced = sim.settled(k, rng)  # one legal card, or phase 2 solved exactly
+    if forced is not None:
+        return forced
     legal = first.legal_cards()
-    if len(legal) == 1:
-        return legal[0]
-    if k.stock_count == 0:  # phase 2: the world is the real position
-        values = sim.solve(first)
-        return max(legal, key=lambda c: (values[c], -c))
     root = Node(1 - k.seat)
     for i in range(iterations):
         _iterate(root, first if i == 0 else sim.sample_world(k, rng), rng)

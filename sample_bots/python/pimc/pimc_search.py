@@ -45,13 +45,10 @@ def _score_lead(world: sim.World, card: int, seat: int, policy: sim.Policy) -> i
 def choose(k: sim.Knowledge, rng: random.Random, leaves: int | None = None) -> int:
     """The card to play for the seat of `k` (an engine int); `leaves` defaults to LEAVES."""
     leaves = LEAVES if leaves is None else leaves
-    first = sim.sample_world(k, rng)
+    first, forced = sim.settled(k, rng)  # one legal card, or phase 2 solved exactly
+    if forced is not None:
+        return forced
     legal = first.legal_cards()
-    if len(legal) == 1:
-        return legal[0]
-    if k.stock_count == 0:  # phase 2: the world is the real position
-        values = sim.solve(first)
-        return max(legal, key=lambda c: (values[c], -c))
     best_reply = k.table is None and k.stock_count <= BEST_REPLY_STOCK
     per_world = len(legal) * (k.hand.bit_count() if best_reply else 1)
     n = max(MIN_WORLDS, leaves // per_world)
