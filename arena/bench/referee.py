@@ -84,9 +84,11 @@ class _Echo(pbg.RefereeServicer):
                 await context.write(reply)
                 if await context.read() is grpc.aio.EOF:
                     return
-            await context.write(pb.RefereeMessage(match_result=pb.MatchResult(verdicts=["OK", "OK"])))
             t1, c1 = time.perf_counter(), time.thread_time()
             self.per_round.append(((t1 - t0) / self.rounds, (c1 - c0) / self.rounds))
+            # measured before the MatchResult: the bot exits on reading it, and may be gone (the write
+            # cancelled) before this side hears that the write finished
+            await context.write(pb.RefereeMessage(match_result=pb.MatchResult(verdicts=["OK", "OK"])))
         finally:
             self.done.set()
 

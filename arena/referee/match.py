@@ -241,6 +241,7 @@ class MatchRunner(SeatStreams):
         if self.pause_idle:
             self._pause(1 - seat)
             self._resume(seat)
+        handed = time.perf_counter()
         await self._send(seat, req)
         sent = time.perf_counter()
         self._settle()
@@ -261,7 +262,9 @@ class MatchRunner(SeatStreams):
                 break
             await self._handle_other(ev)
         self.pending = None
-        think = max(0.0, ev.t - sent)
+        # from the write's completion; but a quick bot's answer can be read before this side hears that
+        # its write finished, and then from the moment the request was handed to the stream
+        think = ev.t - sent if ev.t >= sent else max(0.0, ev.t - handed)
         bank = clock.bank  # before this move's charge, for the detail
         if not clock.charge(think):
             self._fail_now(
