@@ -11,10 +11,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"engine", "proto", "verdicts"}
+BOTTOM = {"engine", "proto", "verdicts", "memo"}
 
 MAY_IMPORT: dict[str, set[str]] = {
     "verdicts": set(),
+    "memo": set(),
     "engine": set(),  # pure: the standard library only
     "proto": set(),
     "analysis": {"engine"},

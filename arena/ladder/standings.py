@@ -8,6 +8,7 @@ fixed); a suspended bot is ranked by its record and marked."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.ladder.ratings import INITIAL, Fit, fit_ratings, is_provisional, replay_elo
+from arena.memo import Memo
 from arena.proto.codec import decode_record
 from arena.store import Store
 from arena.store.models import Entry, Match, RatingChange, Replay, Season
@@ -95,9 +97,21 @@ def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
     score = np.array([r[2] for r in results], dtype=np.float64)
     rated = set(a.tolist()) | set(b.tolist())
     anchors = anchor_indices(entries, season_options(season)["anchors"], rated)
-    return entries, fit_ratings(
-        len(entries), a, b, score, anchors={i: x for i, x in anchors.items() if i in rated}
-    )
+    return entries, _fit(len(entries), a, b, score, {i: x for i, x in anchors.items() if i in rated})
+
+
+# The last few fits, by a digest of their exact inputs. Standings are public and read by anyone at any
+# rate; a fit costs milliseconds for a small season and seconds for a large one, and its inputs change
+# only when a match is recorded.
+_FITS: Memo[bytes, Fit] = Memo(8)
+
+
+def _fit(n: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, anchors: dict[int, float]) -> Fit:
+    h = hashlib.blake2b(digest_size=20)
+    for part in (np.int64(n).tobytes(), a.tobytes(), b"|", b.tobytes(), b"|", score.tobytes()):
+        h.update(part)
+    h.update(repr(sorted(anchors.items())).encode())
+    return _FITS.get(h.digest(), lambda: fit_ratings(n, a, b, score, anchors=anchors))
 
 
 def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
@@ -201,11 +215,24 @@ def los_table(store: Store, name: str) -> tuple[list[str], np.ndarray]:
     """Labels of the rated bots in rank order and their likelihood-of-superiority matrix (NaN: two
     bots in different groups, which cannot be compared)."""
     with store.read() as s:
+        return _los(*_ranked(s, _season_or_error(s, name)))
+
+
+def _los(rows: list[Standing], order: list[int], fit: Fit) -> tuple[list[str], np.ndarray]:
+    keep = [(r.bot, i) for r, i in zip(rows, order, strict=True) if r.rated]
+    idx = [i for _, i in keep]
+    return [label for label, _ in keep], fit.los()[np.ix_(idx, idx)]
+
+
+def standings_with_los(store: Store, name: str) -> tuple[Season, list[Standing], list[str], np.ndarray]:
+    """`standings` and `los_table` from one read and one fit (the public GetStandings needs both)."""
+    with store.read() as s:
         season = _season_or_error(s, name)
-        rows, order, fit = _ranked(s, season)
-        keep = [(r.bot, i) for r, i in zip(rows, order, strict=True) if r.rated]
-        idx = [i for _, i in keep]
-        return [label for label, _ in keep], fit.los()[np.ix_(idx, idx)]
+        ranked = _ranked(s, season)
+        labels, matrix = _los(*ranked)
+        if season.status == "frozen" and season.standings is not None:
+            return season, [Standing(**row) for row in season.standings], labels, matrix
+        return season, ranked[0], labels, matrix
 
 
 def verify_ratings(store: Store, name: str) -> list[str]:

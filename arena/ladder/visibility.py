@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from sqlalchemy import exists, select, tuple_
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
+from arena.store.decks import MATE, deck_mates
 from arena.store.models import Match
-from arena.store.queue import deck_mates
 
 OPEN = ("queued", "running")
 CHUNK = 500  # values per IN list, well under every database's parameter limit
@@ -25,8 +25,7 @@ T = TypeVar("T")
 
 def deck_mate_open(s: Session, m: Match) -> bool:
     """True while another match dealing the same cards (same seed, or same season and pair) is open."""
-    other = aliased(Match)
-    return bool(s.scalar(select(exists().where(other.status.in_(OPEN), deck_mates(m, other)))))
+    return bool(s.scalar(select(exists().where(MATE.status.in_(OPEN), deck_mates(m)))))
 
 
 def decks_replayed(s: Session, m: Match) -> bool:
@@ -36,8 +35,7 @@ def decks_replayed(s: Session, m: Match) -> bool:
     re-dealt before its deck-mate finished; that only delays spectating."""
     if (m.attempts or 0) < 2 or m.status not in OPEN:  # once done, `revealed` decides
         return False
-    other = aliased(Match)
-    return bool(s.scalar(select(exists().where(other.status == "done", deck_mates(m, other)))))
+    return bool(s.scalar(select(exists().where(MATE.status == "done", deck_mates(m)))))
 
 
 def revealed(s: Session, m: Match) -> bool:

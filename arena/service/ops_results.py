@@ -66,7 +66,7 @@ def list_seasons(service: Service) -> pb.ListSeasonsResponse:
 
 
 def get_standings(service: Service, season: str = "") -> pb.Standings:
-    from arena.ladder.standings import los_table, standings
+    from arena.ladder.standings import standings_with_los
 
     name = season
     if not name:
@@ -75,8 +75,7 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
             raise NotFound("no seasons yet; the organiser creates one with CreateSeason")
         live = [x for x in seasons if x.status in ("running", "closing")]
         name = (live or seasons)[-1].name
-    info, rows = standings(service.store, name)
-    labels, matrix = los_table(service.store, info.name)
+    info, rows, labels, matrix = standings_with_los(service.store, name)
     return pb.Standings(
         season=info.name,
         status=info.status,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.visibility import deck_mate_open, decks_replayed
+from arena.memo import Memo
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.errors import NotFound, ResourceExhausted
@@ -182,6 +183,16 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     return out
 
 
+# A revealed match's public events, by the match's database, id and attempt: its record no longer
+# changes, and every spectator (and the fuzz) would otherwise decode and re-simulate it per stream.
+_RECORDED: Memo[tuple[str, int, tuple[str, bool, str, int]], list[dict[str, Any]]] = Memo(256)
+
+
+def _recorded(service: Service, match_id: int, state: State) -> list[dict[str, Any]]:
+    key = (str(service.store.engine.url), match_id, state.key())
+    return _RECORDED.get(key, lambda: with_tallies(record_events(service, match_id)))
+
+
 def event_key(ev: dict[str, Any]) -> tuple[int, int, int]:
     """Where an event sits in the match: events of one attempt come in increasing key order."""
     kind = ev.get("kind")
@@ -283,9 +294,11 @@ async def watch(
     poll: float = POLL,
     idle_limit: float = IDLE_LIMIT,
     status_every: float = STATUS_EVERY,
+    first: State | None = None,
 ) -> AsyncIterator[pb.WatchEvent]:
-    """Status first, then the match's events one trick behind, then the final status."""
-    state = await asyncio.to_thread(load_state, service, match_id)
+    """Status first, then the match's events one trick behind, then the final status. `first` is a
+    state the caller read just now (to refuse an unknown match before answering), read again if None."""
+    state = first or await asyncio.to_thread(load_state, service, match_id)
     yield pb.WatchEvent(status=state.info)
     shown = state.key()
     feed = Feed(live_path(service.store.home, match_id))
@@ -343,7 +356,7 @@ def _available(service: Service, match_id: int, state: State, feed: Feed) -> lis
     if status == "done":
         if not state.info.revealed:  # pragma: no cover - done and unrevealed means embargoed
             return []
-        return with_tallies(record_events(service, match_id)) or feed.poll(state.started)
+        return _recorded(service, match_id, state) or feed.poll(state.started)
     return feed.poll(state.started)  # running, or failed (its last trick stays held)
 
 

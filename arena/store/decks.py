@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.engine import deck_commitment
@@ -38,13 +38,27 @@ def commit_decks(s: Session, m: Match) -> None:
     m.commitment = deck_commitment(m.seed, f"m{m.id}", salt)
 
 
+# The one alias of Match for deck-mate queries: built once, since building an alias and adapting
+# its columns per query cost five times the query itself (1.3 ms against 0.22 ms per visibility test).
+MATE = aliased(Match, name="mate")
+
+
+def deck_mates(m: Match, other: type[Match] = MATE) -> ColumnElement[bool]:
+    """SQL: `other` (an alias of Match, `MATE` by default) shares `m`'s decks: the same seed, or the
+    same season and pair.
+
+    Twins share their seed by construction; the pair test also covers rows written before seeds
+    were drawn per pair."""
+    shared = [other.seed == m.seed]
+    if m.season_id is not None and m.pair is not None:
+        shared.append(and_(other.season_id == m.season_id, other.pair == m.pair))
+    return and_(other.id != m.id, or_(*shared))
+
+
 def redeal(s: Session, m: Match) -> bool:
     """New decks for `m`, going back to the queue after a started attempt, and for its queued
     deck-mates; False (and nothing changes) when a deck-mate is done or running."""
-    from arena.store.queue import deck_mates  # the queue module calls this one
-
-    other = aliased(Match)
-    mates = list(s.scalars(select(other).where(deck_mates(m, other))))
+    mates = list(s.scalars(select(MATE).where(deck_mates(m))))
     if any(x.status in ("done", "running") for x in mates):
         log.info("match %s goes back to the queue with its decks: a deck-mate is over", m.id)
         return False

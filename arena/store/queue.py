@@ -16,10 +16,10 @@ import socket
 import time
 import uuid
 
-from sqlalchemy import ColumnElement, and_, exists, func, or_, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import ColumnElement, exists, func, or_, select, update
+from sqlalchemy.orm import Session
 
-from arena.store.decks import redeal
+from arena.store.decks import MATE, deck_mates, redeal
 from arena.store.models import Match, utcnow
 
 LEASE_SECONDS = 60.0
@@ -63,20 +63,8 @@ def _back_to_queue(s: Session, m: Match) -> None:
     redeal(s, m)
 
 
-def deck_mates(m: Match, other: type[Match]) -> ColumnElement[bool]:
-    """SQL: `other` (an alias of Match) shares `m`'s decks: the same seed, or the same season and pair.
-
-    Twins share their seed by construction; the pair test also covers rows written before seeds
-    were drawn per pair."""
-    shared = [other.seed == m.seed]
-    if m.season_id is not None and m.pair is not None:
-        shared.append(and_(other.season_id == m.season_id, other.pair == m.pair))
-    return and_(other.id != m.id, or_(*shared))
-
-
 def _mate_running(m: Match) -> ColumnElement[bool]:
-    other = aliased(Match)
-    return exists().where(other.status == "running", deck_mates(m, other))
+    return exists().where(MATE.status == "running", deck_mates(m))
 
 
 def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import String, cast, func, or_, select
 from sqlalchemy.orm import Session
@@ -63,23 +64,18 @@ class WebData(MatchQueries):
 
     def default_season(self) -> str | None:
         """The season a visitor most likely wants: a running one, else the newest."""
-        seasons = self.seasons()
-        for want in ("running", "closing"):
-            for season in seasons:
-                if season.status == want:
-                    return season.name
-        return seasons[0].name if seasons else None
+        return _default_season(self.seasons())
 
     def standings(self, season_name: str | None = None) -> StandingsOut | None:
         """Standings of a season (the default one when None); None if the season does not exist."""
         seasons = self.seasons()
-        name = season_name or self.default_season()
+        name = season_name or _default_season(seasons)
         season_out = next((x for x in seasons if x.name == name), None)
         if name is None:
             return StandingsOut(season=None, seasons=seasons, source="live", rows=[])
         if season_out is None:
             return None
-        rows, source = self._ladder_rows(name)
+        rows, source, los_table = self._ladder_rows(name)
         with self.session() as s:
             season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
             entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
@@ -107,33 +103,20 @@ class WebData(MatchQueries):
                 points = history.get(entry.id, []) if entry else []
                 row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
-        los = self._los(name, rows) if source == "fit" and len(rows) <= LOS_MAX else None
+        los = _los(los_table, rows) if los_table and source == "fit" and len(rows) <= LOS_MAX else None
         return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows, los=los)
 
-    def _los(self, name: str, rows: list[StandingRow]) -> list[list[float]] | None:
-        """The ladder's likelihood-of-superiority matrix, in the order of the standings rows."""
+    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str, LosTable | None]:
+        """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table),
+        and its likelihood-of-superiority table, from one read and one fit."""
         try:
-            from arena.ladder.standings import los_table
+            from arena.ladder.standings import standings_with_los
         except ImportError:
-            return None
-        labels, matrix = los_table(self.store, name)
-        index = {label: i for i, label in enumerate(labels)}
-        order = [index.get(f"{r.bot}@{r.version}") for r in rows]
-        if any(i is None for i in order):
-            return None
-        out = [[round(float(matrix[i][j]), 3) for j in order] for i in order]
-        return None if any(x != x for row in out for x in row) else out  # NaN: groups that never met
-
-    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
-        """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table)."""
+            return None, "live", None
         try:
-            from arena.ladder.standings import standings as ladder_standings
-        except ImportError:
-            return None, "live"
-        try:
-            season, standings = ladder_standings(self.store, name)
+            season, standings, labels, matrix = standings_with_los(self.store, name)
         except (ValueError, LookupError, ArithmeticError):
-            return None, "live"
+            return None, "live", None
         rows = []
         for st in standings:
             if st.elo is None:
@@ -156,7 +139,8 @@ class WebData(MatchQueries):
                     provisional=st.provisional,
                 )
             )
-        return rows, "frozen" if season.status == "frozen" and season.standings is not None else "fit"
+        source = "frozen" if season.status == "frozen" and season.standings is not None else "fit"
+        return rows, source, (labels, matrix)
 
     # ---- bots -----------------------------------------------------------------------------
     def bot_names(self) -> list[str]:
@@ -326,14 +310,37 @@ def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
     if not entry_ids:
         return out
     q = (
-        select(m.RatingChange)
+        select(m.RatingChange.entry_id, m.RatingChange.before, m.RatingChange.after)
         .join(m.Match, m.Match.id == m.RatingChange.match_id)
         .where(m.RatingChange.entry_id.in_(entry_ids))
         .order_by(m.Match.record_seq, m.RatingChange.id)
     )
-    for change in s.scalars(q):
-        points = out[change.entry_id]
+    for entry_id, before, after in s.execute(q):  # plain rows: a season's history is long
+        points = out[entry_id]
         if not points:
-            points.append(change.before)
-        points.append(change.after)
+            points.append(before)
+        points.append(after)
     return out
+
+
+def _default_season(seasons: list[SeasonOut]) -> str | None:
+    """The season a visitor most likely wants: a running one, else the newest."""
+    for want in ("running", "closing"):
+        for season in seasons:
+            if season.status == want:
+                return season.name
+    return seasons[0].name if seasons else None
+
+
+LosTable = tuple[list[str], Any]  # rated bots' labels in rank order, and their LOS matrix
+
+
+def _los(table: LosTable, rows: list[StandingRow]) -> list[list[float]] | None:
+    """The ladder's likelihood-of-superiority matrix, in the order of the standings rows."""
+    labels, matrix = table
+    index = {label: i for i, label in enumerate(labels)}
+    order = [index.get(f"{r.bot}@{r.version}") for r in rows]
+    if any(i is None for i in order):
+        return None
+    out = [[round(float(matrix[i][j]), 3) for j in order] for i in order]
+    return None if any(x != x for row in out for x in row) else out  # NaN: groups that never met

@@ -15,13 +15,13 @@ again at every step.
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from fastapi import HTTPException
 
 from arena.engine import EngineError
+from arena.memo import Memo
 from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, encode_record
 from arena.replay.export import record_to_json
@@ -30,8 +30,7 @@ from arena.web.reveal import first_line
 
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
 
-_CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
-_CACHE_SIZE = 64
+_RECORDS: Memo[str, dict[str, Any]] = Memo(64)
 
 Seats = Sequence[tuple[str, int, str]]  # (registered name, version number, owner) per seat
 
@@ -77,18 +76,14 @@ def private_bytes(data: bytes, seats: Seats, keep: Collection[int]) -> bytes:
 
 def match_record(data: bytes) -> dict[str, Any]:
     """The elfern/1 dict of a record (shared: do not modify); HTTP 422 if it cannot be read."""
-    digest = hashlib.sha256(data).hexdigest()
-    if digest in _CACHE:
-        _CACHE.move_to_end(digest)
-        return _CACHE[digest]
-    try:
-        record = record_to_json(_decode(data))
-    except (ValueError, KeyError, EngineError) as exc:
-        raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
-    _CACHE[digest] = record
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return record
+
+    def convert() -> dict[str, Any]:
+        try:
+            return record_to_json(_decode(data))
+        except (ValueError, KeyError, EngineError) as exc:
+            raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
+
+    return _RECORDS.get(hashlib.sha256(data).hexdigest(), convert)
 
 
 def labelled_record(data: bytes, seats: Seats) -> dict[str, Any]:
