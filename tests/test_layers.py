@@ -1,4 +1,4 @@
-"""The layers of docs/design.md, enforced: every `import arena.X` (lazy ones inside functions too) must
+"""The layers of docs/architecture.md, enforced: every `import arena.X` (lazy ones inside functions too) must
 point down the table, and the sample bots reach the arena only through the SDK.
 
 `MAY_IMPORT` is the table's "may import" column. A new package must be added here (the test fails on
@@ -69,7 +69,7 @@ def test_every_import_points_down_the_layers() -> None:
             if target != package and target not in MAY_IMPORT[package]:
                 wrong.append(f"{path.relative_to(ROOT)}:{line}: {package} imports arena.{target}")
     assert not unknown, (
-        f"packages missing from the layer table (tests/test_layers.py, docs/design.md): {unknown}"
+        f"packages missing from the layer table (tests/test_layers.py, docs/architecture.md): {unknown}"
     )
     assert not wrong, "imports up the layers:\n" + "\n".join(wrong)
 

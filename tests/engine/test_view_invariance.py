@@ -1,4 +1,4 @@
-"""View invariance (docs/rules.md §8, docs/design.md): resample what a seat cannot know; its view bytes stay the same.
+"""View invariance (docs/rules.md §8, docs/architecture.md): resample what a seat cannot know; its view bytes stay the same.
 
 The hidden cards are the opponent's current hand and the undrawn stock (the face-up trump excepted).
 We permute exactly those among their deck positions, replay the same cards, and keep the samples in
