@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -59,12 +60,16 @@ def fill_turn(req: pb.TurnRequest, match: Match, seat: int) -> None:
     req.legal_cards.extend(codes(match.deal.legal_cards()))
 
 
-def play_deal(make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: list[int], dealer: int) -> int:
-    """One deal of a fresh bot against the oracle; returns the bot's honours."""
+def play_deal(
+    make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: list[int], dealer: int, bot_seed: int = 0
+) -> int:
+    """One deal of a fresh bot against the oracle; returns the bot's honours. The bot is set up as
+    the SDK sets it up on Welcome, `rng` seeded from `bot_seed` included (the search bots draw from it)."""
     match = Match(rules, 0)
     deal = match.start_deal(deck=deck, dealer=dealer)
     bot = make_bot()
     bot.seat, bot.rules, bot.match_id, bot.opponent = bot_seat, rules_to_proto(rules), "strength", "oracle"
+    bot.bot_seed, bot.rng = bot_seed, random.Random(bot_seed)
     turn = 0
     started = False
     pending: pb.TrickResult | None = None
@@ -116,7 +121,9 @@ def run(
         for i in range(deals):
             deck = deal_deck(seed, i)
             dealer = i % 2
-            pair = [play_deal(make, seat, rules, deck, dealer) for seat in (0, 1)]
+            pair = [
+                play_deal(make, seat, rules, deck, dealer, (seed << 20) + 2 * i + seat) for seat in (0, 1)
+            ]
             pairs.append(sum(2 * h - 20 for h in pair) / 2)  # mine minus the oracle's, per deal
             done += 1
             progress(done / steps)

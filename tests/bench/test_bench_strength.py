@@ -39,6 +39,14 @@ def test_bench_strength_measures_a_bot_against_the_oracle() -> None:
     assert row["ci95"] is None  # one duplicate pair has no spread
 
 
+def test_bench_strength_runs_the_search_bots() -> None:
+    """pimc and ismcts draw from `self.rng`, which the SDK sets on Welcome: the bench sets it too."""
+    result = CliRunner().invoke(cli, ["bench", "strength", "--deals", "1", "--bots", "pimc,ismcts", "--json"])
+    assert result.exit_code == 0, result.output
+    bots = json.loads(result.output)["bots"]
+    assert set(bots) == {"pimc", "ismcts"} and all(isinstance(r["margin"], float) for r in bots.values())
+
+
 def test_bench_strength_names_a_missing_bot() -> None:
     result = CliRunner().invoke(cli, ["bench", "strength", "--bots", "nosuchbot"])
     assert result.exit_code == 2 and "no Python sample bot 'nosuchbot'" in result.output
