@@ -23,6 +23,7 @@ from itertools import combinations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.engine.rng import GOLDEN, MASK64, mix64
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
@@ -45,10 +46,7 @@ def derive_seed(season_seed: int, index: int) -> int:
 
     Used for the matchmaking's random draws and a user-seeded `arena compare`, never for a season's
     match seeds (those are `new_seed()`)."""
-    z = (season_seed + (index + 1) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & ((1 << 64) - 1)
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & ((1 << 64) - 1)
-    return (z ^ (z >> 31)) & MASK63
+    return mix64((season_seed + (index + 1) * GOLDEN) & MASK64) & MASK63
 
 
 def season_options(season: Season) -> dict:

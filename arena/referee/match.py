@@ -21,6 +21,7 @@ from arena.engine.botseed import bot_seed
 from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
+from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee import convert, streams
 from arena.referee import verdicts as V
 from arena.referee.clock import SeatClock, TimeControl
@@ -30,7 +31,6 @@ from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDO
 from arena.referee.streams import SeatStreams, _describe_exit
 from arena.referee.turns import DealTurns
 
-PROTOCOL_VERSION = 1
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
 TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
 REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)

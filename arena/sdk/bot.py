@@ -11,9 +11,8 @@ import grpc
 
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pbg
+from arena.proto.protocol import PROTOCOL_VERSION
 from arena.sdk.view import View
-
-PROTOCOL_VERSION = 1
 
 
 class Bot:

@@ -36,8 +36,8 @@ from google.protobuf.descriptor import Descriptor
 
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pb_grpc
+from arena.proto.protocol import PROTOCOL_VERSION
 
-PROTOCOL_VERSION = 1
 MAX_LINE = 16 * 1024  # a bot's line, like a gRPC message from a bot, is at most 16 KiB
 EXIT_GRACE = 2.0  # seconds the bot gets to exit after its stdin closes
 UINT64_FIELDS = ("turn_id", "bot_seed")  # TurnRequest.turn_id, Welcome.bot_seed
