@@ -111,3 +111,11 @@ def docker_engine():
         yield engine
     finally:
         engine.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that reach the machine's Redis carry the `redis` marker, as PostgreSQL's carry `postgres`
+    (the `database_url` fixture's parameter), so that `make test-fast` runs without either service."""
+    for item in items:
+        if "redis_client" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.redis)
