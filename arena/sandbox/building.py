@@ -74,12 +74,12 @@ def await_build(
         while proc.exit_status() is None and time.monotonic() < deadline:
             time.sleep(poll)
             shown, beat = _report(proc, shown, beat)
-        _report(proc, shown, beat)
     finally:  # Ctrl-C during the build: the build dies with it, and the caller cleans up
         timed_out = proc.exit_status() is None
-        proc.kill()
+        proc.kill()  # which also reads its output to the end
         if restore:
             restore_owner(bundle.path)
+    _report(proc, shown, beat)  # the last lines, once the capture has read them all
     log = proc.output()  # type: ignore[attr-defined]  # every sandboxed process keeps its whole capture
     status = proc.exit_status()
     if timed_out:
