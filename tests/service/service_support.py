@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import tarfile
 import threading
 from dataclasses import dataclass
@@ -59,3 +60,23 @@ def bundle_archive(source: Path, name: str = "bot") -> bytes:
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         tar.add(source, arcname=name, filter=lambda t: None if "__pycache__" in t.name else t)
     return buf.getvalue()
+
+
+def gated_build(gate: Path) -> str:
+    """A build script that prints a line, waits until the test creates `gate` (at most 60 s), and
+    prints another: while the test holds the gate, the build cannot have ended."""
+    return (
+        f"echo first line; i=0; while [ ! -e '{gate}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done;"
+        " echo second line"
+    )
+
+
+def build_bundle(folder: Path, script: str) -> Path:
+    """A Python bundle in `folder` whose build step is `sh -c script` (build the bundle with the
+    local launcher: the script may read the test's files)."""
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(
+        f'name = "built"\nlanguage = "python"\nrun = ["python3", "bot.py"]\nbuild = ["sh", "-c", {json.dumps(script)}]\n'
+    )
+    (folder / "bot.py").write_text("print('never run')\n")
+    return folder
