@@ -34,6 +34,7 @@ from arena.proto import arena_pb2 as pb  # noqa: E402
 from arena.proto import arena_pb2_grpc  # noqa: E402
 from arena.replay.export import record_to_json  # noqa: E402
 from arena.service.core import Service  # noqa: E402
+from arena.service.grpc_servicer import add_arena_service  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.store.models import Season  # noqa: E402
 
@@ -439,6 +440,38 @@ def test_remote_submit_shows_the_build_output_live_and_only_to_its_owner(
     assert shown == [f"build | {i}" for i in range(1, 201)] + [
         "build: more output not shown here; `arena bots show NAME` has the log"
     ], done.stderr
+
+
+def _without_submit_live(servicer, server) -> None:  # noqa: ANN001
+    """The methods of a server from before SubmitBotLive: that call answers UNIMPLEMENTED."""
+
+    async def unimplemented(requests, context):  # noqa: ANN001
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+        yield  # pragma: no cover
+
+    old = {"SubmitBotLive": grpc.stream_stream_rpc_method_handler(unimplemented)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("elfern.arena.v1.Arena", old),))
+    add_arena_service(servicer, server)
+
+
+def test_remote_submit_to_a_server_without_submit_live_uses_submit_bot(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
+    service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="local")
+    token = add_owner(store, "alice")
+    address, stop, thread = serve_in_thread(service, _without_submit_live)
+    try:
+        (tmp_path / "client").mkdir()
+        old = Server(service, address, "", {"alice": token}, tmp_path / "client")
+        bundle = build_bundle(tmp_path / "b", f"echo built # {tmp_path}")
+        done = old.run("bots", "submit", str(bundle), "--name", "oldway", token=token)
+        assert done.returncode == 0 and "submitted oldway@1 (python" in done.stdout, done.stderr
+        assert "build |" not in done.stderr  # no live output from SubmitBot; the log is kept
+        assert "built" in _ok(old.run("bots", "show", "oldway", token=token))
+    finally:
+        stop.set()
+        thread.join(10)
+        store.close()
 
 
 def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_path) -> None:

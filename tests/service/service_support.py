@@ -7,6 +7,7 @@ import io
 import json
 import tarfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +34,16 @@ class Running:
         return [("authorization", f"Bearer {token}")] if token else []
 
 
-def serve_in_thread(service: Service) -> tuple[str, threading.Event, threading.Thread]:
+def serve_in_thread(
+    service: Service, add: Callable[[ArenaService, grpc.aio.Server], None] = add_arena_service
+) -> tuple[str, threading.Event, threading.Thread]:
+    """The service on a loopback port in a thread of its own; `add` registers its methods."""
     ready, stop = threading.Event(), threading.Event()
     box: dict[str, str] = {}
 
     async def main() -> None:
         server = grpc.aio.server()
-        add_arena_service(ArenaService(service), server)
+        add(ArenaService(service), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         box["address"] = f"127.0.0.1:{port}"
