@@ -75,31 +75,37 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
 
 
 class BuildEcho:
-    """Shows a build's output on stderr while it runs, prefixed `build | `, capped at LIVE_LINES
-    lines (the whole log is kept: `arena bots show NAME`), with a line every few quiet seconds."""
-
-    LIVE_LINES = 200
+    """Shows a build's output on stderr while it runs, prefixed `build | `, capped as LiveLines caps
+    it (the whole log is kept: `arena bots show NAME`), with a line every few quiet seconds."""
 
     def __init__(self) -> None:
         import time
 
-        self.lines = 0
+        from arena.sandbox.building import LiveLines
+
+        self.live = LiveLines()
         self.started = time.monotonic()
-        self.partial = ""
 
     def __call__(self, text: str) -> None:
         import time
 
         if not text:
-            click.echo(f"build: still running ({time.monotonic() - self.started:.0f} s)", err=True)
+            self.beat(time.monotonic() - self.started)
             return
-        *whole, self.partial = (self.partial + text).split("\n")
-        for line in whole:
-            self.lines += 1
-            if self.lines <= self.LIVE_LINES:
-                click.echo(f"build | {line[:300]}", err=True)
-            elif self.lines == self.LIVE_LINES + 1:
-                click.echo("build: more output not shown here; `arena bots show NAME` has the log", err=True)
+        for line in self.live.feed(text):
+            self.line(line)
+
+    @staticmethod
+    def beat(seconds: float) -> None:
+        click.echo(f"build: still running ({seconds:.0f} s)", err=True)
+
+    @staticmethod
+    def line(line: str | None) -> None:
+        """One line of the build's output, or None: the rest is not shown live."""
+        if line is None:
+            click.echo("build: more output not shown here; `arena bots show NAME` has the log", err=True)
+        else:
+            click.echo(f"build | {line}", err=True)
 
 
 @bots.command("list")

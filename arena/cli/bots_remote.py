@@ -83,14 +83,19 @@ def _chunks(header: Any, fh: IO[bytes], size: int, label: str) -> Iterator[Any]:
 
 
 def submit_remote(remote: Remote, path_text: str, name: str, owner: str | None) -> None:
-    """Stream the bundle to SubmitBot; print what `arena bots submit` prints locally."""
+    """Stream the bundle to SubmitBotLive; print what `arena bots submit` prints locally, the build's
+    output live included."""
     from arena.proto import arena_pb2 as pb
 
     path = Path(path_text)
     fh, fmt, size = pack(path)
     with fh:
         header = pb.SubmitBotHeader(name=name, format=fmt, size=size, owner=owner or "")
-        done = remote.call("SubmitBot", _chunks(header, fh, size, f"{path.name} ({fmt})"), SUBMIT_DEADLINE)
+        label = f"{path.name} ({fmt})"
+        done = _submit_live(remote, _chunks(header, fh, size, label))
+        if done is None:  # a server without SubmitBotLive: the same upload, its build shown at the end
+            fh.seek(0)
+            done = remote.call("SubmitBot", _chunks(header, fh, size, label), SUBMIT_DEADLINE)
     v = done.version
     if not done.new:
         click.echo(f"{name}@{v.number} unchanged (same content {v.content_hash[:12]}); nothing new submitted")
@@ -101,6 +106,30 @@ def submit_remote(remote: Remote, path_text: str, name: str, owner: str | None) 
     if not v.build_ok:
         tail = "\n".join(done.build_log.strip().splitlines()[-15:])
         raise UserError(f"{name}@{v.number}: build FAILED; it will not play. Build log tail:\n{tail}")
+
+
+def _submit_live(remote: Remote, chunks: Iterator[Any]) -> Any:
+    """Stream the upload to SubmitBotLive, showing the build's output as it arrives the way a local
+    submit shows it (`build | ...`); the SubmitBotResponse, or None from a server without the call."""
+    import grpc
+
+    from arena.cli.bots import BuildEcho
+
+    done = None
+    for event in remote.stream(
+        "SubmitBotLive", chunks, SUBMIT_DEADLINE, allow=(grpc.StatusCode.UNIMPLEMENTED,)
+    ):
+        kind = event.WhichOneof("event")
+        if kind == "output":
+            for line in event.output.splitlines():
+                BuildEcho.line(line)
+        elif kind == "truncated":
+            BuildEcho.line(None)
+        elif kind == "running_seconds":
+            BuildEcho.beat(event.running_seconds)
+        elif kind == "done":
+            done = event.done  # the last message; the stream is read to its end
+    return done
 
 
 def _state_row(b: Any) -> dict:

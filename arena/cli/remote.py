@@ -130,14 +130,19 @@ class Remote:
                 return None
             raise self.error(err, method, timeout) from None
 
-    def stream(self, method: str, request: Any) -> Iterator[Any]:
-        """A server-streamed call (no overall deadline: a live match lasts as long as it lasts)."""
+    def stream(
+        self, method: str, request: Any, timeout: float | None = None, allow: tuple = ()
+    ) -> Iterator[Any]:
+        """A server-streamed call (by default no overall deadline: a live match lasts as long as it
+        lasts). A status in `allow` ends the stream quietly instead of an error."""
         import grpc
 
         try:
-            yield from getattr(self.stub, method)(request, metadata=self.metadata)
+            yield from getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
         except grpc.RpcError as err:
-            raise self.error(err, method, None) from None
+            if err.code() in allow:
+                return
+            raise self.error(err, method, timeout) from None
 
     def error(self, err: Any, method: str, timeout: float | None) -> UserError:
         return UserError(explain(err, self.where.given, self.token, method, timeout))

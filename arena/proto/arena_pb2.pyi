@@ -77,6 +77,18 @@ class SubmitBotResponse(_message.Message):
     build_log: str
     def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., new: _Optional[bool] = ..., build_log: _Optional[str] = ...) -> None: ...
 
+class SubmitBotProgress(_message.Message):
+    __slots__ = ("output", "running_seconds", "truncated", "done")
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    output: str
+    running_seconds: int
+    truncated: bool
+    done: SubmitBotResponse
+    def __init__(self, output: _Optional[str] = ..., running_seconds: _Optional[int] = ..., truncated: _Optional[bool] = ..., done: _Optional[_Union[SubmitBotResponse, _Mapping]] = ...) -> None: ...
+
 class BotVersion(_message.Message):
     __slots__ = ("number", "content_hash", "language", "protocol", "build_ok", "created_at")
     NUMBER_FIELD_NUMBER: _ClassVar[int]

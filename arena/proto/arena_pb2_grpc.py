@@ -49,6 +49,11 @@ class ArenaStub:
                 request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
                 response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
                 _registered_method=True)
+        self.SubmitBotLive = channel.stream_stream(
+                '/elfern.arena.v1.Arena/SubmitBotLive',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotProgress.FromString,
+                _registered_method=True)
         self.ListBots = channel.unary_unary(
                 '/elfern.arena.v1.Arena/ListBots',
                 request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
@@ -174,6 +179,16 @@ class ArenaServicer:
         Upload a bundle (owner: under your own name; admin: any owner). The first message carries the
         header, the rest the bytes; the size cap is enforced while the stream arrives (the server never
         buffers more than the cap). The bundle builds in the sandbox before the call returns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitBotLive(self, request_iterator, context):
+        """SubmitBot, answering while the bundle builds: the build's output as it is written (whole lines,
+        at most 200 of 300 characters, then `truncated`), a heartbeat every 5 quiet seconds, and last
+        the SubmitBotResponse. The same checks as SubmitBot run before any byte is read, so the output
+        goes only to the submitter: the bot's owner, or the admin (docs/security.md, "Bots").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -337,6 +352,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.SubmitBot,
                     request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.FromString,
                     response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'SubmitBotLive': grpc.stream_stream_rpc_method_handler(
+                    servicer.SubmitBotLive,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotProgress.SerializeToString,
             ),
             'ListBots': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBots,
@@ -520,6 +540,33 @@ class Arena:
             '/elfern.arena.v1.Arena/SubmitBot',
             elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
             elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBotLive(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/elfern.arena.v1.Arena/SubmitBotLive',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotChunk.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SubmitBotProgress.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,7 +3,9 @@
 Members are checked one by one as the archive streams, each before it is written, and refused
 with a message naming the member: absolute paths, `..` components, names that are not UTF-8 or are
 too long or too deep, links that point outside the bundle, hard links, devices and FIFOs. The
-member count stops the read at the limit (a tar's headers are read one at a time, never all first);
+member count stops the read at the limit (a tar's headers are read one at a time, never all first;
+a zip's end record and directory headers are checked from its tail before zipfile reads them, see
+`zipdir.py`);
 a failed unpack leaves nothing (the caller unpacks into a temporary folder and removes it). Tar members also pass Python's `data` extraction filter where the interpreter has it
 (3.11.4+); and once everything is written, every link is resolved hop by hop against the real
 extracted tree (`links.check_tree`), which is what catches chains such as `a -> .`, `b -> a/..`.
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from arena.sandbox.errors import BundleError
 from arena.sandbox.links import check_tree
+from arena.sandbox.zipdir import check_directory
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -195,6 +198,7 @@ def _zip_link(archive: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
 
 
 def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
+    check_directory(archive, MAX_MEMBERS, MAX_NAME_BYTES)  # before zipfile reads the whole directory
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:

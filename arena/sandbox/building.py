@@ -20,6 +20,32 @@ _WATCHER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.Con
 HEARTBEAT = 5.0
 
 
+class LiveLines:
+    """A build's output pieces as the whole lines shown live (`arena bots submit`, locally and over
+    SubmitBotLive): at most LIMIT lines, each cut to WIDTH characters; the line after the last shown
+    comes back as None, once (the whole log is kept with the version). Memory stays bounded: a line
+    that never ends is kept to WIDTH characters."""
+
+    LIMIT = 200
+    WIDTH = 300
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.partial = ""
+
+    def feed(self, text: str) -> list[str | None]:
+        *whole, partial = (self.partial + text).split("\n")
+        self.partial = partial[: self.WIDTH]
+        out: list[str | None] = []
+        for line in whole:
+            self.lines += 1
+            if self.lines <= self.LIMIT:
+                out.append(line[: self.WIDTH])
+            elif self.lines == self.LIMIT + 1:
+                out.append(None)
+        return out
+
+
 @contextlib.contextmanager
 def watching_builds(show: Callable[[str], None]) -> Iterator[None]:
     """Within this block, sandboxed builds report their output to `show` while they run."""
@@ -74,12 +100,12 @@ def await_build(
         while proc.exit_status() is None and time.monotonic() < deadline:
             time.sleep(poll)
             shown, beat = _report(proc, shown, beat)
-        _report(proc, shown, beat)
     finally:  # Ctrl-C during the build: the build dies with it, and the caller cleans up
         timed_out = proc.exit_status() is None
-        proc.kill()
+        proc.kill()  # which also reads its output to the end
         if restore:
             restore_owner(bundle.path)
+    _report(proc, shown, beat)  # the last lines, once the capture has read them all
     log = proc.output()  # type: ignore[attr-defined]  # every sandboxed process keeps its whole capture
     status = proc.exit_status()
     if timed_out:

@@ -130,32 +130,40 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return await self._referee.GetMatch(request, context)
 
     # ---- bots ----
+    async def _receive(
+        self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any, tmp: str
+    ) -> tuple[Principal, pb.SubmitBotHeader, Any]:
+        """The caller, the header and the uploaded file of a SubmitBot stream: the name, the owner
+        and the size are checked before any byte is read, the cap while the bytes arrive."""
+        principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+        first = await anext(aiter(request_iterator), None)
+        if first is not None:
+            check_request(first)
+        if first is None or first.WhichOneof("part") != "header":
+            raise InvalidArgument("the first SubmitBotChunk must be the header (name, format)")
+        header = first.header
+        ops_bots.check_name(header.name)
+        await asyncio.to_thread(ops_bots.submitter, self.service, principal, header.name, header.owner)
+        if header.size > self.service.upload_cap:
+            raise ops_bots.ResourceExhausted(
+                f"size {header.size}: over the {self.service.upload_cap // (1024 * 1024)} MiB cap"
+            )
+
+        async def data() -> AsyncIterator[bytes]:
+            async for chunk in request_iterator:
+                check_request(chunk)
+                if chunk.WhichOneof("part") != "data":
+                    raise InvalidArgument("only the first SubmitBotChunk may be a header")
+                yield chunk.data
+
+        path = ops_bots.upload_path(tmp, header.format)
+        await ops_bots.receive_upload(data(), self.service.upload_cap, path)
+        return principal, header, path
+
     async def SubmitBot(self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any) -> Any:
         try:
-            principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
-            first = await anext(aiter(request_iterator), None)
-            if first is not None:
-                check_request(first)
-            if first is None or first.WhichOneof("part") != "header":
-                raise InvalidArgument("the first SubmitBotChunk must be the header (name, format)")
-            header = first.header
-            ops_bots.check_name(header.name)
-            await asyncio.to_thread(ops_bots.submitter, self.service, principal, header.name, header.owner)
-            if header.size > self.service.upload_cap:
-                raise ops_bots.ResourceExhausted(
-                    f"size {header.size}: over the {self.service.upload_cap // (1024 * 1024)} MiB cap"
-                )
-
-            async def data() -> AsyncIterator[bytes]:
-                async for chunk in request_iterator:
-                    check_request(chunk)
-                    if chunk.WhichOneof("part") != "data":
-                        raise InvalidArgument("only the first SubmitBotChunk may be a header")
-                    yield chunk.data
-
             with ops_bots.new_upload_dir() as tmp:
-                path = ops_bots.upload_path(tmp, header.format)
-                await ops_bots.receive_upload(data(), self.service.upload_cap, path)
+                principal, header, path = await self._receive(request_iterator, context, tmp)
                 return await asyncio.to_thread(
                     ops_bots.submit_file, self.service, principal, header.name, path, header.owner
                 )
@@ -163,6 +171,21 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             raise
         except Exception as exc:
             await abort_for(context, exc, "SubmitBot")
+
+    async def SubmitBotLive(
+        self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any
+    ) -> AsyncIterator[pb.SubmitBotProgress]:
+        try:
+            with ops_bots.new_upload_dir() as tmp:
+                principal, header, path = await self._receive(request_iterator, context, tmp)
+                async for event in ops_bots.submit_live(
+                    self.service, principal, header.name, path, header.owner
+                ):
+                    yield event
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            await abort_for(context, exc, "SubmitBotLive")
 
     @rpc
     async def ListBots(self, principal: Principal, request: pb.ListBotsRequest, context: Any) -> Any:

@@ -6,7 +6,9 @@ and match logs go to the bot's owner and the admin (docs/security.md, "Bots").
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -87,6 +89,52 @@ def submit_file(
     done = submit_bundle(service.store, path, name=name, owner=who, launcher=service.launcher)
     v = done.version
     return pb.SubmitBotResponse(version=version_info(v), new=done.new, build_log=v.build_log or "")
+
+
+async def submit_live(
+    service: Service, principal: Principal, name: str, path: Path, owner: str = ""
+) -> AsyncIterator[pb.SubmitBotProgress]:
+    """`submit_file`, yielding the build's output while it runs (the lines LiveLines shows, then
+    `truncated` once), a heartbeat when it is quiet, and last the answer. Its caller has already
+    checked, with `submitter`, that the principal is the bot's owner or the admin."""
+    from arena.sandbox.building import LiveLines, watching_builds
+
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[pb.SubmitBotProgress | None] = asyncio.Queue()
+    live, started = LiveLines(), time.monotonic()
+
+    def send(event: pb.SubmitBotProgress | None) -> None:  # from the build's thread
+        try:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+        except RuntimeError:  # the server's loop has closed under a build still running: nobody listens
+            pass
+
+    def show(text: str) -> None:
+        if not text:
+            send(pb.SubmitBotProgress(running_seconds=int(time.monotonic() - started)))
+            return
+        lines = live.feed(text)
+        shown = "".join(f"{line}\n" for line in lines if line is not None)
+        if shown:
+            send(pb.SubmitBotProgress(output=shown))
+        if None in lines:
+            send(pb.SubmitBotProgress(truncated=True))
+
+    def build() -> pb.SubmitBotResponse:
+        try:
+            with watching_builds(show):
+                return submit_file(service, principal, name, path, owner)
+        finally:
+            send(None)  # after every piece of output: the queue is read in order
+
+    answer = asyncio.ensure_future(asyncio.to_thread(build))
+    try:
+        while (event := await events.get()) is not None:
+            yield event
+        yield pb.SubmitBotProgress(done=await answer)
+    finally:
+        if not answer.done():  # the caller went away: the build finishes (and registers) unwatched
+            answer.add_done_callback(lambda f: f.cancelled() or f.exception())
 
 
 def upload_path(tmp: str, fmt: str) -> Path:

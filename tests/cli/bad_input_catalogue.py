@@ -352,6 +352,18 @@ def _archive_cases() -> list[Case]:
             "{f}: corrupt or truncated archive",
         ),
         ("corrupt zip", "c.zip", _corrupt_zip, "{f}: corrupt or truncated archive"),
+        (
+            "truncated .zip (no end record)",
+            "t.zip",
+            lambda: _zip(_ok_members())[:-30],
+            "{f}: not a readable zip archive (no end of central directory record",
+        ),
+        (
+            "5,001 members (zip, refused from its end record)",
+            "m.zip",
+            lambda: _zip(_ok_members() + [(f"d{i}/", b"") for i in range(4999)]),
+            "{f}: more than 5000 members (its central directory lists 5001)",
+        ),
         ("zip of garbage", "g.zip", lambda: b"PK\x03\x04" + b"\x00" * 200, "{f}: not a readable zip archive"),
         (
             "member name too long",

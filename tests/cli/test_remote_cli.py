@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from service_support import ADMIN, bundle_archive, serve_in_thread  # noqa: E402
+from service_support import ADMIN, build_bundle, bundle_archive, gated_build, serve_in_thread  # noqa: E402
 
 from arena.access.admin import AdminToken  # noqa: E402
 from arena.access.owners import add_owner  # noqa: E402
@@ -34,6 +34,7 @@ from arena.proto import arena_pb2 as pb  # noqa: E402
 from arena.proto import arena_pb2_grpc  # noqa: E402
 from arena.replay.export import record_to_json  # noqa: E402
 from arena.service.core import Service  # noqa: E402
+from arena.service.grpc_servicer import add_arena_service  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.store.models import Season  # noqa: E402
 
@@ -50,8 +51,7 @@ class Server:
     tokens: dict[str, str]
     client_home: Path
 
-    def run(self, *args: str, token: str | None = None, server: str | None = None, **env: str):
-        """`arena ARGS` as a separate process pointed at this server (or at `server`)."""
+    def client_env(self, token: str | None = None, server: str | None = None, **env: str) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
         base.update(
             PYTHONPATH=str(REPO),
@@ -62,13 +62,28 @@ class Server:
         if token:
             base["ARENA_API_TOKEN"] = token
         base.update(env)
+        return base
+
+    def run(self, *args: str, token: str | None = None, server: str | None = None, **env: str):
+        """`arena ARGS` as a separate process pointed at this server (or at `server`)."""
         return subprocess.run(
             [sys.executable, "-m", "arena.cli", *args],
             capture_output=True,
             text=True,
-            env=base,
+            env=self.client_env(token, server, **env),
             cwd=self.client_home,
             timeout=600,
+        )
+
+    def start(self, *args: str, token: str | None = None) -> subprocess.Popen:
+        """`arena ARGS` started, its output read by the test while it runs."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.client_env(token),
+            cwd=self.client_home,
         )
 
     def local(self, *args: str):
@@ -384,6 +399,79 @@ def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> 
     archive.write_bytes(bundle_archive(RANDOM))
     sent = _ok(server.run("bots", "submit", str(archive), "--name", "tarbot", token=server.tokens["bob"]))
     assert "submitted tarbot@1 (python" in sent
+
+
+def test_remote_submit_shows_the_build_output_live_and_only_to_its_owner(
+    server: Server, tmp_path, monkeypatch
+) -> None:
+    """`build | first line` is printed while the build waits at a gate only the test opens, so
+    before the build has ended; another owner's token is refused with one line and sees none of it."""
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+    server.service.launcher = "local"  # the build may see the gate file
+    gate = tmp_path / "gate"
+    bundle = build_bundle(tmp_path / "gated", gated_build(gate))
+    proc = server.start("bots", "submit", str(bundle), "--name", "gated", token=server.tokens["alice"])
+    try:
+        assert proc.stderr is not None
+        before = []
+        while (line := proc.stderr.readline()) and line != "build | first line\n":
+            before.append(line)
+        assert line == "build | first line\n", before
+        assert proc.poll() is None and not gate.exists()  # the build is held: the line came live
+        gate.touch()
+        out, rest = proc.communicate(timeout=120)
+    finally:
+        gate.touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, rest
+    assert rest.splitlines()[0] == "build | second line" and "submitted gated@1 (python" in out
+
+    refused = server.run("bots", "submit", str(bundle), "--name", "gated", token=server.tokens["bob"])
+    _one_line_error(refused, "PERMISSION_DENIED", "belongs to another owner")
+    assert "build |" not in refused.stderr + refused.stdout
+    bob_show = _ok(server.run("bots", "show", "gated", token=server.tokens["bob"]))
+    assert "first line" not in bob_show
+
+    loud = build_bundle(tmp_path / "loud", f"seq 1 250 # {tmp_path}")
+    done = server.run("bots", "submit", str(loud), "--name", "loud", token=server.tokens["alice"])
+    shown = [line for line in done.stderr.splitlines() if line.startswith("build")]
+    assert shown == [f"build | {i}" for i in range(1, 201)] + [
+        "build: more output not shown here; `arena bots show NAME` has the log"
+    ], done.stderr
+
+
+def _without_submit_live(servicer, server) -> None:  # noqa: ANN001
+    """The methods of a server from before SubmitBotLive: that call answers UNIMPLEMENTED."""
+
+    async def unimplemented(requests, context):  # noqa: ANN001
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+        yield  # pragma: no cover
+
+    old = {"SubmitBotLive": grpc.stream_stream_rpc_method_handler(unimplemented)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("elfern.arena.v1.Arena", old),))
+    add_arena_service(servicer, server)
+
+
+def test_remote_submit_to_a_server_without_submit_live_uses_submit_bot(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
+    service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="local")
+    token = add_owner(store, "alice")
+    address, stop, thread = serve_in_thread(service, _without_submit_live)
+    try:
+        (tmp_path / "client").mkdir()
+        old = Server(service, address, "", {"alice": token}, tmp_path / "client")
+        bundle = build_bundle(tmp_path / "b", f"echo built # {tmp_path}")
+        done = old.run("bots", "submit", str(bundle), "--name", "oldway", token=token)
+        assert done.returncode == 0 and "submitted oldway@1 (python" in done.stdout, done.stderr
+        assert "build |" not in done.stderr  # no live output from SubmitBot; the log is kept
+        assert "built" in _ok(old.run("bots", "show", "oldway", token=token))
+    finally:
+        stop.set()
+        thread.join(10)
+        store.close()
 
 
 def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_path) -> None:

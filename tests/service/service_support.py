@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import tarfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,13 +34,16 @@ class Running:
         return [("authorization", f"Bearer {token}")] if token else []
 
 
-def serve_in_thread(service: Service) -> tuple[str, threading.Event, threading.Thread]:
+def serve_in_thread(
+    service: Service, add: Callable[[ArenaService, grpc.aio.Server], None] = add_arena_service
+) -> tuple[str, threading.Event, threading.Thread]:
+    """The service on a loopback port in a thread of its own; `add` registers its methods."""
     ready, stop = threading.Event(), threading.Event()
     box: dict[str, str] = {}
 
     async def main() -> None:
         server = grpc.aio.server()
-        add_arena_service(ArenaService(service), server)
+        add(ArenaService(service), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         box["address"] = f"127.0.0.1:{port}"
@@ -59,3 +64,23 @@ def bundle_archive(source: Path, name: str = "bot") -> bytes:
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         tar.add(source, arcname=name, filter=lambda t: None if "__pycache__" in t.name else t)
     return buf.getvalue()
+
+
+def gated_build(gate: Path) -> str:
+    """A build script that prints a line, waits until the test creates `gate` (at most 60 s), and
+    prints another: while the test holds the gate, the build cannot have ended."""
+    return (
+        f"echo first line; i=0; while [ ! -e '{gate}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done;"
+        " echo second line"
+    )
+
+
+def build_bundle(folder: Path, script: str) -> Path:
+    """A Python bundle in `folder` whose build step is `sh -c script` (build the bundle with the
+    local launcher: the script may read the test's files)."""
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(
+        f'name = "built"\nlanguage = "python"\nrun = ["python3", "bot.py"]\nbuild = ["sh", "-c", {json.dumps(script)}]\n'
+    )
+    (folder / "bot.py").write_text("print('never run')\n")
+    return folder

@@ -153,10 +153,13 @@ def _fire(
     path = f"/{SERVICE.full_name}/{method.name}"
     md = rng.choice(tokens)
     if method.client_streaming:
-        call = channel.stream_unary(path)
         parts = [payload(method, rng) for _ in range(rng.choice([0, 1, 3]))]
         try:
-            call(iter(parts), metadata=md, timeout=DEADLINE)
+            if method.server_streaming:  # SubmitBotLive: read every event
+                for _ in channel.stream_stream(path)(iter(parts), metadata=md, timeout=DEADLINE):
+                    pass
+            else:
+                channel.stream_unary(path)(iter(parts), metadata=md, timeout=DEADLINE)
             codes[grpc.StatusCode.OK] += 1
         except grpc.RpcError as exc:
             codes[exc.code()] += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from service_support import ADMIN, Running, bundle_archive
+from service_support import ADMIN, Running, build_bundle, bundle_archive, gated_build
 
 from arena.access.owners import revoke_owner
 from arena.proto import arena_pb2 as pb
@@ -219,3 +219,54 @@ def test_admin_manages_owners_remotely(arena_service: Running) -> None:
         and not listed["carol"].revoked
         and listed["carol"].token_prefix == fresh[:8]
     )
+
+
+def _live_chunks(name: str, data: bytes, owner: str = ""):
+    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=name, format="tar.gz", owner=owner))
+    yield pb.SubmitBotChunk(data=data)
+
+
+def test_submit_live_streams_the_build_output_while_it_runs_to_its_owner_only(
+    arena_service: Running, tmp_path, monkeypatch
+) -> None:
+    """The first line arrives while the build is held at its gate, so before the build has ended;
+    another owner is refused before any byte of output; the admin submitting for alice sees it."""
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+    arena_service.service.launcher = "local"  # the build may see the gate file
+    stub = arena_service.stub()
+    alice, bob = (Running.auth(arena_service.tokens[n]) for n in ("alice", "bob"))
+    gate = tmp_path / "gate"
+    data = bundle_archive(build_bundle(tmp_path / "gated", gated_build(gate)))
+    events = stub.SubmitBotLive(_live_chunks("gated", data), metadata=alice, timeout=120)
+    first = next(events)
+    assert first.WhichOneof("event") == "output" and first.output == "first line\n"
+    assert not gate.exists()  # the build is still waiting: what came, came live
+    gate.touch()
+    rest = list(events)
+    assert [e.output for e in rest if e.WhichOneof("event") == "output"] == ["second line\n"]
+    assert rest[-1].WhichOneof("event") == "done" and rest[-1].done.version.build_ok
+    assert "first line\nsecond line" in rest[-1].done.build_log
+
+    refused = stub.SubmitBotLive(_live_chunks("gated", data + b"x"), metadata=bob, timeout=60)
+    with pytest.raises(grpc.RpcError) as err:
+        next(refused)  # not one event: the refusal comes before the upload is read
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "another owner" in err.value.details()
+
+    other = bundle_archive(build_bundle(tmp_path / "gated2", gated_build(gate) + "; echo by admin"))
+    seen = list(stub.SubmitBotLive(_live_chunks("gated", other, "alice"), metadata=Running.auth(ADMIN)))
+    assert "".join(e.output for e in seen) == "first line\nsecond line\nby admin\n"
+    assert seen[-1].done.version.number == 2
+
+
+def test_submit_live_caps_the_output_it_streams(arena_service: Running, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+    arena_service.service.launcher = "local"
+    script = f"printf '%0500d\\n' 0; seq 1 250 # {tmp_path}"  # one 500-character line, then 250
+    data = bundle_archive(build_bundle(tmp_path / "loud", script))
+    md = Running.auth(arena_service.tokens["alice"])
+    seen = list(arena_service.stub().SubmitBotLive(_live_chunks("loud", data), metadata=md))
+    lines = "".join(e.output for e in seen).splitlines()
+    assert lines == ["0" * 300] + [str(i) for i in range(1, 200)]  # 200 lines of at most 300 characters
+    assert [e.WhichOneof("event") for e in seen].count("truncated") == 1
+    assert seen[-1].WhichOneof("event") == "done"
+    assert "250\n" in seen[-1].done.build_log  # the whole log is kept with the version
