@@ -20,6 +20,7 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
     worker must see the runner's ARENA_HOME (bundles are named by path).
     """
     import os
+    import secrets
 
     import redis
 
@@ -40,7 +41,11 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
             "--pool=prefork",
             f"--queues={queue or queue_name()}",
             f"--loglevel={loglevel}",
-            f"--hostname=arena{os.getpid()}@%h",  # unique per worker: the runner pings it by this name
+            # Unique per worker process: the runner pings it by this name. The pid alone is not: in
+            # containers every worker is pid 1, and containers that share a network namespace (compose
+            # `network_mode: service:...`, a Kubernetes pod) share its hostname too, so the survivor
+            # answered the pings meant for a SIGKILLed replica and its match was never requeued.
+            f"--hostname=arena{os.getpid()}-{secrets.token_hex(3)}@%h",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
