@@ -11,11 +11,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"engine", "proto", "verdicts", "memo"}
+BOTTOM = {"engine", "proto", "verdicts", "memo", "logs"}
 
 MAY_IMPORT: dict[str, set[str]] = {
     "verdicts": set(),
     "memo": set(),
+    "logs": set(),
     "engine": set(),  # pure: the standard library only
     "proto": set(),
     "analysis": {"engine"},

@@ -87,7 +87,15 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="elfern-arena")
-def cli() -> None:
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default=None,
+    help="How much the arena logs to stderr, one line per event, with the match id where there is one "
+    "(default: warning; info for `serve` and `web`; `worker` has Celery's own --loglevel). "
+    "Also ARENA_LOG_LEVEL.",
+)
+def cli(log_level: str | None) -> None:
     """Elfern Arena: bots play the German card game Elfern for Elo rating.
 
     Start with `arena play BOT_A BOT_B` to play one match, `arena replay show last` to watch it,
@@ -97,6 +105,12 @@ def cli() -> None:
     --server / --api-token): bots, standings, matches, replay, challenge, watch, season and
     `owners list` then talk to that server (docs/remote.md).
     """
+    from arena.logs import LevelError, configure
+
+    try:
+        configure(log_level)
+    except LevelError as exc:  # a bad ARENA_LOG_LEVEL (the option itself is checked by click)
+        raise click.UsageError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ import click
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import SANDBOX_HELP
 from arena.cli.serve_tls import Tls, load_tls
+from arena.logs import configure
 
 if TYPE_CHECKING:
     from arena.access.admin import AdminToken
@@ -192,8 +193,7 @@ def serve(
         ) from None
     if workers:
         check_launcher(launcher)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # a migration's every step is noise here
+    configure(default="info")
     service = Service(_open_store(db_url), admin=token, limiter=RateLimiter(), launcher=launcher)
     try:
         web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None

@@ -107,4 +107,7 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
     )
     click.echo(f"store: {app.state.data.store.engine.url.render_as_string(hide_password=True)}")
     click.echo(f"admin token: from {admin.source}" if admin else "admin token: none (no admin access)")
+    from arena.logs import configure
+
+    configure(default="info")
     uvicorn.run(app, host=host, port=port, log_level="warning")

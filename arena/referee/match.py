@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import secrets
 import time
 import uuid
@@ -19,6 +20,7 @@ from typing import Any
 from arena.engine import IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck
 from arena.engine.botseed import bot_seed
 from arena.engine.commitment import SALT_BYTES, deck_commitment
+from arena.logs import MATCH
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
 from arena.proto.protocol import PROTOCOL_VERSION
@@ -31,6 +33,7 @@ from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDO
 from arena.referee.streams import SeatStreams, _describe_exit
 from arena.referee.turns import DealTurns
 
+log = logging.getLogger(__name__)
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
 TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
 REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)
@@ -116,6 +119,7 @@ class MatchRunner(SeatStreams):
         """Play the match to its end and return the result (also in `self.result` / `self.record`)."""
         task = asyncio.current_task()
         assert task is not None
+        logged = MATCH.set(self.spec.match_id)  # every line logged for this match says which
         watchdog = asyncio.ensure_future(self._watchdog(task))
         try:
             await self._startup()
@@ -138,12 +142,17 @@ class MatchRunner(SeatStreams):
             self._set_failure(i, V.TIMEOUT, f"did not read its messages for {streams.WRITE_STALL:g} s")
             self.end_reason = V.VERDICT
         except Exception as exc:  # a referee bug must still end the match with a result
+            log.exception("referee error; the match ends void")
             self._end_void(f"referee error: {exc!r}", V.ABORTED)
         finally:
             watchdog.cancel()
             self._stop_timer()
-        await self._finish()
-        assert self.result is not None
+        try:
+            await self._finish()
+            assert self.result is not None
+            log.info("over: winner %s, verdicts %s", self.result.winner, " ".join(self.result.verdicts))
+        finally:
+            MATCH.reset(logged)
         return self.result
 
     async def _startup(self) -> None:

@@ -8,6 +8,7 @@ a crash from a disconnect, the late-log drain and the status each call ends with
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -17,6 +18,7 @@ from arena.proto import referee_pb2 as pb
 from arena.referee import verdicts as V
 from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, Seat, cap_text
 
+log = logging.getLogger(__name__)
 EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
 # A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
 # (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
@@ -290,5 +292,9 @@ class SeatStreams:
         if self.on_event is not None:
             try:
                 self.on_event({"event": kind, "match_id": self.spec.match_id, **data})
-            except Exception:  # a display callback must never break a match
-                pass
+            except Exception:  # a display callback must never break a match; said once per match
+                if not getattr(self, "_emit_failed", False):
+                    self._emit_failed = True
+                    log.exception(
+                        "the match's event callback failed on %r (later failures are not logged)", kind
+                    )

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from arena.logs import configure
+
 log = logging.getLogger("arena.players")
 
 IDLE = 1.0  # seconds between looks when there is nothing to play
@@ -57,8 +59,7 @@ def _stop_signal(signum: int, frame: FrameType | None) -> None:
 
 def play_forever(url: str | None, home: str, concurrency: int, launcher: str, parent: int) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)
+    configure(default="info")
     signal.signal(signal.SIGTERM, _stop_signal)
     signal.signal(signal.SIGINT, _stop_signal)  # a Ctrl-C reaches the whole process group: this too
     store = None

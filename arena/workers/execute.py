@@ -10,6 +10,7 @@ import logging
 import time
 from typing import Any
 
+from arena.logs import match_context
 from arena.store.jobs import MatchJob, MatchResult
 
 _LAUNCHERS: dict[str, Any] = {}
@@ -41,13 +42,14 @@ def run_job(job: MatchJob) -> MatchResult:
     from arena.sandbox.bundle import load_bundle
 
     started = time.monotonic()
-    bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
-    live = _live_writer(job.live)  # spectators follow it one trick behind
-    try:
-        outcome = _play(job, bundles, live)
-    finally:
-        if live is not None:
-            live.close()
+    with match_context(job.match_id):  # the worker's lines about this match say which
+        bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
+        live = _live_writer(job.live)  # spectators follow it one trick behind
+        try:
+            outcome = _play(job, bundles, live)
+        finally:
+            if live is not None:
+                live.close()
     return MatchResult(
         winner=outcome.winner,
         void=outcome.void,
