@@ -259,7 +259,10 @@ def corrected_elo(sprt: Sprt, sims: int = 500, seed: int = 1) -> tuple[float, fl
     f = sprt.frozen
     assert f is not None and f.decided_at is not None
     decided = f.decided_at
-    limit = min(max(sprt.max_n or 0, decided), 4 * decided + 100)
+    # Replays need not run past `decided`: whether a replay's outcome is at or below the observed one
+    # is settled by then (below an H1 at `decided` is all but an earlier H1; below an H0 there, an H0
+    # by then), so a longer replay only costs time.
+    limit = decided
     x = np.array(sprt.support)
     seen = np.bincount(np.array(sprt.sequence[:decided]), minlength=len(x)).astype(float)
     _, var = sprt._moments(seen.astype(int).tolist())
