@@ -111,7 +111,7 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
     pairs: bool = True
-    max_n: int | None = None  # the test's length limit (for the stopping-rule correction)
+    max_n: int | None = None  # the test's length limit (recorded; the correction's replays stop at the stop)
     frozen: SprtState | None = field(default=None, init=False)
     game_counts: list[int] = field(default_factory=lambda: [0, 0, 0], init=False)
     sequence: list[int] = field(default_factory=list, init=False)  # bin of each observation, in order

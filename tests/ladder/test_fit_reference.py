@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from arena.bench.ladder import synthetic_season
 from arena.ladder.fit import CG_MIN, ELO_PER_UNIT, INITIAL, fit_ratings, pair_table, virtual_draws
 
 RATING_TOL = 1e-6  # Elo
@@ -68,14 +69,7 @@ def _reference(n: int, a, b, score, anchors: dict[int, float] | None = None) -> 
 
 
 def _season(n: int, m: int, seed: int):
-    rng = np.random.default_rng(seed)
-    true = rng.normal(1500, 200, n)
-    a = rng.integers(0, n, m)
-    b = (a + rng.integers(1, n, m)) % n
-    p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
-    draw = np.minimum(0.1, 2 * np.minimum(p, 1 - p))
-    u = rng.random(m)
-    score = np.where(u < p - draw / 2, 1.0, np.where(u < p + draw / 2, 0.5, 0.0))
+    _, a, b, score = synthetic_season(n, m, seed=seed)
     return a, b, score
 
 
