@@ -204,7 +204,7 @@ def fit_ratings(
         anchored.append(tuple(int(idx[k]) for k in sorted(fixed)))
         whole = len(idx) == n
         with for_size(len(idx)):
-            weights = _with_virtual(games[_block(idx)].copy(), c[idx])
+            weights = _with_virtual(games[_block(idx)], c[idx])
             theta, sub_cov, its = _fit_group(weights, points[idx], totals[idx], fixed, tol, max_iter)
         iterations = max(iterations, its) if g else its
         ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
@@ -232,11 +232,11 @@ def _block(idx: np.ndarray) -> tuple[slice, slice] | tuple[np.ndarray, np.ndarra
 
 
 def _with_virtual(games: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """games + virtual draws, in place: games[i, j] · (1 + c[i] + c[j])."""
+    """games + virtual draws, a new matrix: games[i, j] · (1 + c[i] + c[j])."""
     factor = np.add.outer(c, c)
     factor += 1.0
-    games *= factor
-    return games
+    factor *= games
+    return factor
 
 
 def _fit_group(
