@@ -334,8 +334,8 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
     Baseline, in the same run: the classic minorisation-maximisation iteration over the match list
     in plain Python, to the same data. Target: the fit for 100,000 matches among 200 bots < 2 s.
     Then the steadiness of repeated small fits (one BLAS thread); unless --no-large, the 2,000-bot,
-    1M-game fit alone and with 20 new unrated entries (target < 2 s; baseline: the old
-    pseudo-inverse covariance step alone); unless --no-spread, live Elo's spread against the true
+    1M-game fit alone and with 20 new unrated entries (median of 3 each, with its Newton iterations;
+    target < 2 s; baseline: the old pseudo-inverse covariance step alone); unless --no-spread, live Elo's spread against the true
     one after 4,000 games per bot, paired on the fit against paired on live Elo.
     """
     from arena.bench.ladder import run_ratings
@@ -367,11 +367,16 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
     if "large" in r:
         g = r["large"]
         rows += [
-            (f"large     {g['bots']:,} bots, {g['matches']:,} matches", f"{g['fit_s']} s", f"{g['iterations']} iterations"),
+            (
+                f"large     {g['bots']:,} bots, {g['matches']:,} matches",
+                f"{g['fit_s']} s",
+                f"{g['iterations']} iterations; median of {g['runs']}, range {'-'.join(map(str, g['fit_min_max_s']))} s",
+            ),
             (
                 f"large     + {g['unrated']} unrated entries",
                 f"{g['fit_with_unrated_s']} s",
-                f"{g['iterations_with_unrated']} iterations, others unchanged: {g['unrated_change_nothing']}",
+                f"{g['iterations_with_unrated']} iterations, others unchanged: {g['unrated_change_nothing']}; "
+                f"range {'-'.join(map(str, g['fit_with_unrated_min_max_s']))} s",
             ),
             ("baseline  old pseudo-inverse step alone", f"{g['baseline_pinv_s']} s", "same matrix"),
         ]  # fmt: skip
