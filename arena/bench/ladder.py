@@ -109,7 +109,9 @@ def synthetic_season(bots: int = 200, matches: int = 100_000, seed: int = 2026):
     true = rng.normal(1500, 200, bots)
     a = rng.integers(0, bots, matches)
     b = (a + rng.integers(1, bots, matches)) % bots
-    p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+    from arena.ladder.fit import score_of
+
+    p = score_of(true[a] - true[b])
     draw = np.minimum(0.1, 2 * np.minimum(p, 1 - p))
     u = rng.random(matches)
     score = np.where(u < p - draw / 2, 1.0, np.where(u < p + draw / 2, 0.5, 0.0))

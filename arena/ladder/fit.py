@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,14 @@ from arena.ladder.blas import add_transpose, definite_inverse, for_size
 INITIAL = 1500.0
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # natural log-odds units -> Elo points
 Z95 = 1.959963984540054
+
+
+def score_of(elo: Any) -> Any:
+    """The Elo curve, written once for the arena: the expected score of a side `elo` points stronger
+    (a float, or a numpy array of them). Live Elo, the SPRT and the simulations all use it."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
 PRIOR = 2.0  # virtual drawn games per player (BayesElo's default)
 CG_MIN = 150  # players from which a Newton step is solved by conjugate gradients
 CG_MAX = 300

@@ -24,6 +24,7 @@ from arena.ladder.fit import (  # noqa: F401 - the season fit, re-exported for i
     FitError,
     fit_ratings,
     pair_table,
+    score_of,
     virtual_draws,
 )
 
@@ -34,7 +35,7 @@ K_ESTABLISHED = 20.0
 
 def expected(rating: float, opponent: float) -> float:
     """Expected score of `rating` against `opponent`."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return float(score_of(rating - opponent))
 
 
 def k_factor(rated: int) -> float:

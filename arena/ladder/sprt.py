@@ -31,17 +31,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from arena.ladder.fit import Z95
+from arena.ladder.fit import Z95, score_of
 
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
 TRINOMIAL = (0.0, 0.5, 1.0)
 REGULARISE = 1e-3  # fishtest's count for an empty bin
 MIN_CORRECTED = 10  # observations before the verdict needed for the stopping-rule correction
 PAIR_SD_GUESS = 0.3  # a pair's score sd assumed for the expected length before any data
-
-
-def score_of(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
 def elo_of(score: float) -> float:
