@@ -109,10 +109,8 @@ class WebData(MatchQueries):
     def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str, LosTable | None]:
         """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table),
         and its likelihood-of-superiority table, from one read and one fit."""
-        try:
-            from arena.ladder.standings import standings_with_los
-        except ImportError:
-            return None, "live", None
+        from arena.ladder.standings import standings_with_los
+
         try:
             season, standings, labels, matrix = standings_with_los(self.store, name)
         except (ValueError, LookupError, ArithmeticError):
