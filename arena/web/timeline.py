@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena.engine.cards import card_code, card_label, parse_card
-from arena.engine.deal import EngineError, TrickRecord
 from arena.engine.match import Match
 from arena.engine.rules import Rules
+from arena.engine.types import EngineError, TrickRecord
 from arena.engine.view import View
 
 
