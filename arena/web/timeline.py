@@ -52,6 +52,7 @@ def _step(
         table = []
     drew: list[dict[str, Any]] = []
     if trick is not None and trick.winner_draw is not None:
+        assert trick.loser_draw is not None  # both draw, or neither
         for seat, card in ((trick.winner, trick.winner_draw), (1 - trick.winner, trick.loser_draw)):
             visible = perspective is None or perspective == seat or card == turned
             drew.append({"seat": seat, "card": card_code(card) if visible else None})
