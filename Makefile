@@ -27,8 +27,9 @@ test-fast: setup
 test-cgroup2: setup
 	@bash scripts/test-cgroup2.sh
 
+# ruff check, ruff format --check and mypy arena (scripts/lint.sh); `make test` runs it first
 lint: setup
-	$(VENV)/bin/ruff check arena tests sample_bots
+	@bash scripts/lint.sh
 
 protos: setup
 	$(VENV)/bin/python scripts/gen_protos.py

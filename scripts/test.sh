@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: every test. Two long lanes run beside the rest of the suite, each its own pytest:
+# `make test`: the lint first (scripts/lint.sh: ruff and mypy, about half a minute; a failure stops
+# the run before any test starts), then every test. Two long lanes run beside the rest of the suite,
+# each its own pytest:
 #   machines    the sandbox on a pure cgroup v2 kernel in a VM (tests/sandbox/test_cgroup2_vm.py),
 #               then the private Docker engine's tests (marker docker: the launcher, hostile bots in
 #               containers, the compose stack); normal priority, since both run real clocks;
@@ -10,6 +12,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
+if ! bash scripts/lint.sh; then
+  echo "test: lint failed (see above; \`make lint\` runs it alone); no tests were run" >&2
+  exit 1
+fi
+
 work=$(mktemp -d -t elfern-lanes.XXXXXX)
 declare -A pids=()
 

@@ -60,7 +60,7 @@ def annotate_deal(
     """One deal's analysis object. `plays` may stop early (a match ended by a verdict)."""
     deal = Deal(rules, dealer, deck, index=index)
     moves: list[dict[str, Any]] = []
-    lost = [0, 0]
+    lost: list[float] = [0, 0]  # stays int 0 for a seat that lost nothing exactly
     estimated = [0.0, 0.0]
     for k, card in enumerate(plays):
         seat = deal.to_move
@@ -69,7 +69,7 @@ def annotate_deal(
         legal = deal.legal_cards()
         if deal.stock_count == 0:
             sol = analyse(deal, core)
-            loss = sol.lost(card)
+            loss: float = sol.lost(card)
             move.update(exact=True, values={card_code(c): v for c, v in sorted(sol.values.items())},
                         best=[card_code(c) for c in sol.best], lost=loss)  # fmt: skip
             lost[seat] += loss

@@ -44,7 +44,8 @@ class Estimate:
             return 0.0
         top = self.per_world[self.best[0]]
         diffs = [t - v for t, v in zip(top, self.per_world[card], strict=True)]
-        return statistics.stdev(diffs) / self.samples**0.5
+        root: float = self.samples**0.5
+        return statistics.stdev(diffs) / root
 
 
 def rollout_card(w: World) -> int:

@@ -82,7 +82,8 @@ class Searcher:
         """Leads worth trying first: cards that beat everything the follower holds in their suit
         (highest honours first), then the rest, low cards first."""
         reps = representatives(a, a | b)
-        good, rest = [], []
+        good: list[int] = []
+        rest: list[int] = []
         for c in _bits(reps):
             (good if not b & ABOVE[c] else rest).append(c)
         good.sort(key=lambda c: -HONOUR[c])
@@ -133,7 +134,8 @@ class Searcher:
         legal = legal_follows(b, lead, self.trump, self.must_head)
         reps = representatives(legal, a | b | 1 << lead)
         # Follower's ordering: the cheapest card that takes the trick, then the cheapest loser.
-        takers, losers = [], []
+        takers: list[int] = []
+        losers: list[int] = []
         for f in _bits(reps):
             (takers if wins[lead << 5 | f] else losers).append(f)
         takers.sort(key=lambda f: (HONOUR[f], f))  # a non-honour taker first, then low

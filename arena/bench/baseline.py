@@ -45,6 +45,7 @@ class ListDeal:
         self.outcome: tuple | None = None
 
     def legal_cards(self) -> list[Card]:
+        assert self.to_move is not None, "the deal is over"
         hand = self.hands[self.to_move]
         if self.table is None or len(self.stock) > 0:
             return list(hand)
@@ -57,6 +58,7 @@ class ListDeal:
         if card not in self.legal_cards():
             raise ValueError(f"illegal card {card}")
         seat = self.to_move
+        assert seat is not None  # not done
         self.hands[seat].remove(card)
         self.plays.append(card)
         if self.table is None:

@@ -98,7 +98,12 @@ def _runners(seed: int) -> dict[str, Callable[[int], int]]:
         at["shuffle"] = first + n
         return total
 
-    runners = {"baseline": baseline, "engine": engine, "engine_playout": engine_playout, "shuffle": shuffle}
+    runners: dict[str, Callable[[int], int]] = {
+        "baseline": baseline,
+        "engine": engine,
+        "engine_playout": engine_playout,
+        "shuffle": shuffle,
+    }
     from arena.analysis import core
 
     if core.available():

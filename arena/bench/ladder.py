@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def run_ladder(
     from arena.store import Store
     from arena.workers.execute import make_launcher, run_job
     from arena.workers.match import play_match
-    from arena.workers.pool import run_pool
+    from arena.workers.pool import Progress, run_pool
     from arena.workers.submit import submit_bundle
 
     bots = [b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]
@@ -71,7 +72,7 @@ def run_ladder(
             )
             tick()
         baseline = time.perf_counter() - start
-        result = {
+        result: dict[str, Any] = {
             "bots": bots,
             "matches": matches,
             "launcher": launcher,
@@ -85,12 +86,11 @@ def run_ladder(
             source = SeasonRun(store, name, matches=matches, launcher=launcher)
             start = time.perf_counter()
             base = finished
-            run_pool(
-                source,
-                run_job,
-                concurrency=conc,
-                on_progress=lambda p, base=base: progress(min(1.0, (base + p.done) / steps)),
-            )
+
+            def on_progress(p: Progress, base: int = base) -> None:
+                progress(min(1.0, (base + p.done) / steps))
+
+            run_pool(source, run_job, concurrency=conc, on_progress=on_progress)
             elapsed = time.perf_counter() - start
             finished += matches
             result[f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
@@ -135,6 +135,7 @@ def run_ratings(
         fit = fit_ratings(bots, a, b, score)
         times.append(time.perf_counter() - start)
         progress((i + 1) / (repeats + 4))
+    assert fit is not None, "repeats must be at least 1"
     listed = list(zip(a.tolist(), b.tolist(), score.tolist(), strict=True))
     start = time.perf_counter()
     naive, iterations = naive_fit(bots, listed)

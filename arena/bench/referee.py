@@ -46,10 +46,11 @@ def typical_turn_request(rules: Rules, seed: int = 7) -> pb.TurnRequest:
     built as the referee builds them (with the trick result it carries)."""
     m = Match(rules, seed)
     deal = m.start_deal()
-    requests = []
+    requests: list[pb.TurnRequest] = []
     last = None
     while not deal.done:
         seat = deal.to_move
+        assert seat is not None  # the deal is not done
         view = m.view(seat)
         req = pb.TurnRequest(turn_id=len(requests) + 1, legal_cards=convert.codes(view.legal), move_ms=1000,
                              bank_ms=10000, deadline_ms=11000)  # fmt: skip

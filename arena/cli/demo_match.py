@@ -52,7 +52,9 @@ def play_demo(seed: int, rules: Rules) -> tuple[Match, list[str]]:
     while not m.over:
         deal = m.start_deal()
         while not deal.done:
-            card = players[deal.to_move](deal)
+            seat = deal.to_move
+            assert seat is not None  # the deal is not done
+            card = players[seat](deal)
             m.play(card)
         out = deal.outcome
         assert out is not None

@@ -11,9 +11,11 @@ and `--tls-key` put TLS on the TCP listener and the web.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -272,10 +274,21 @@ def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None
-    ssl_files = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)} if tls else {}
-    config = uvicorn.Config(app, host=host, port=int(port_text), log_level="warning", **ssl_files)
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # the referee's loop owns SIGINT/SIGTERM
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=int(port_text),
+        log_level="warning",
+        ssl_certfile=str(tls.cert) if tls else None,
+        ssl_keyfile=str(tls.key) if tls else None,
+    )
+
+    class WebServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # none of uvicorn's signal handlers: the referee's loop owns SIGINT/SIGTERM
+
+    server = WebServer(config)
     click.echo(f"web: {'https' if tls else 'http'}://{host}:{port_text}/  (API docs at /api/docs)")
     return server
 
@@ -313,6 +326,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     def write_replay(runner: MatchRunner) -> Path:
         """The record to the replays folder; raising tells the server (it logs it, GetMatch says so)."""
         match_id, r = runner.spec.match_id, runner.result
+        assert r is not None and runner.record is not None  # called once the match is over, with its record
         try:
             path = replays.write(match_id, encode_record(runner.record))
         except (UnsafeReplayPath, OSError) as exc:  # the match is over either way; the server goes on

@@ -13,19 +13,12 @@ from arena.engine.cards import (
     parse_card,
 )
 from arena.engine.commitment import CommitmentError, check_commitment, deck_commitment
-from arena.engine.deal import (
-    Deal,
-    DealOutcome,
-    DeckError,
-    EngineError,
-    IllegalMove,
-    StateError,
-    TrickRecord,
-    check_deck,
-)
+from arena.engine.deal import Deal
 from arena.engine.match import DealSummary, Match
 from arena.engine.rng import SplitMix64, deal_deck, dealer_draw
 from arena.engine.rules import Rules, RulesError
+from arena.engine.tables import check_deck
+from arena.engine.types import DealOutcome, DeckError, EngineError, IllegalMove, StateError, TrickRecord
 from arena.engine.view import View
 
 __all__ = [

@@ -75,9 +75,9 @@ class Deal:
         deck = self.deck
         h = rules.hand_size
         get_non, get_dealer = DEAL_GETTERS[h]
-        non_mask = sum(get_non(bits))  # distinct bits: the sum is the union
-        dealer_mask = sum(get_dealer(bits))
-        self.hands = [dealer_mask, non_mask] if dealer == 0 else [non_mask, dealer_mask]
+        non_mask: int = sum(get_non(bits))  # distinct bits: the sum is the union
+        dealer_mask: int = sum(get_dealer(bits))
+        self.hands: list[int] = [dealer_mask, non_mask] if dealer == 0 else [non_mask, dealer_mask]
         stock = deck[2 * h :]
         if rules.trumps:
             # The top stock card is turned and goes face up to the bottom: drawn last.
@@ -128,6 +128,7 @@ class Deal:
         out: tuple[list[int], list[int]] = ([], [])
         for t in self.tricks:
             if t.winner_draw is not None:
+                assert t.loser_draw is not None  # both draw, or neither
                 out[t.winner].append(t.winner_draw)
                 out[1 - t.winner].append(t.loser_draw)
         return out
@@ -151,7 +152,9 @@ class Deal:
         """The legal cards of the seat on move, as a bitmask (0 when the deal is done)."""
         if self.done:
             return 0
-        hand = self.hands[self.to_move]
+        seat = self.to_move
+        assert seat is not None  # None only once the deal is done
+        hand = self.hands[seat]
         lead = self.table
         if lead is None or self._next < self._end:
             return hand  # leading, or following in phase 1: anything
@@ -173,7 +176,8 @@ class Deal:
         # On every move's path: legal_mask's common case and cards_of are inlined, and the list is built
         # by unpacking the three chunks' tuples of cards_of (no intermediate tuples).
         if self.table is None or self._next < self._end:
-            mask = self.hands[self.to_move] if not self.done else 0
+            seat = self.to_move  # None only once the deal is done
+            mask = self.hands[seat] if seat is not None else 0
         else:
             mask = self.legal_mask()
         return [*CARDS_LOW[mask & 0x7FF], *CARDS_MID[mask >> 11 & 0x7FF], *CARDS_HIGH[mask >> 22 & 0x3FF]]
@@ -187,6 +191,7 @@ class Deal:
         if self.done:
             raise StateError("the deal is over: no more cards can be played")
         seat = self.to_move
+        assert seat is not None  # None only once the deal is done
         hands = self.hands
         hand = hands[seat]
         lead = self.table
@@ -210,6 +215,8 @@ class Deal:
         won = PAIR_HONOURS[pair]
         self.honours[winner] += won
         i = self._next
+        winner_draw: int | None
+        loser_draw: int | None
         if i < self._end:
             stock = self._stock
             winner_draw = stock[i]
@@ -322,6 +329,8 @@ class Deal:
         leader, i, pairs = self._pending
         self._pending = None
         records, stock, end, wins = self._records, self._stock, self._end, self._wins
+        winner_draw: int | None
+        loser_draw: int | None
         for pair in pairs:
             winner = 1 - leader if wins[pair] else leader
             if i < end:
@@ -359,12 +368,14 @@ class Deal:
         if type(card) is not int or not 0 <= card < 32:
             return f"{card!r} is not a card; {legal_text}"
         name = card_label(card, deck)
-        if not self.hands[self.to_move] >> card & 1:
+        seat = self.to_move
+        assert seat is not None  # a card is refused only while the deal runs
+        if not self.hands[seat] >> card & 1:
             return f"{name} is not in your hand; {legal_text}"
         lead = self.table
         assert lead is not None  # leading allows every card in hand
         lead_suit = suit_label(lead >> 3, deck)
-        if self.hands[self.to_move] & SUIT_OF_CARD_MASK[lead]:
+        if self.hands[seat] & SUIT_OF_CARD_MASK[lead]:
             if card >> 3 == lead >> 3:
                 return (
                     f"{name}: phase 2 with must_head_phase2: you must beat {card_label(lead, deck)} "

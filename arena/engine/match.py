@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine.deal import Deal, DealOutcome, RandomBits, StateError, TrickRecord
+from arena.engine.deal import Deal
 from arena.engine.rng import deal_deck, dealer_draw
 from arena.engine.rules import Rules
+from arena.engine.types import DealOutcome, RandomBits, StateError, TrickRecord
 from arena.engine.view import View, build_view
 
 

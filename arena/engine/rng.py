@@ -8,6 +8,8 @@ seats swapped) sees the same deck in deal k.
 
 from __future__ import annotations
 
+from typing import Any
+
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
@@ -55,7 +57,7 @@ class SplitMix64:
             if word < limit:
                 return word % n
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         """Fisher-Yates in place: for i = len-1 down to 1, swap items[i] with items[below(i + 1)]."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

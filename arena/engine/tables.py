@@ -86,7 +86,7 @@ def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     return deck_bits(deck)[0]
 
 
-def _deck_error(deck: tuple) -> None:
+def _deck_error(deck: tuple[int, ...]) -> None:
     """Raise the DeckError that says what is wrong with a deck that failed the check."""
     mask = 0
     for c in deck:
@@ -94,7 +94,11 @@ def _deck_error(deck: tuple) -> None:
             raise DeckError(f"the deck holds {c!r}, which is not a card")
         mask |= 1 << c
     seen: set[int] = set()
-    doubled = [c for c in deck if c in seen or seen.add(c)]
+    doubled = []
+    for c in deck:
+        if c in seen:
+            doubled.append(c)
+        seen.add(c)
     missing = cards_of(FULL_DECK & ~mask)
     parts = [f"it has {len(deck)} cards"]
     if missing:

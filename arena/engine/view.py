@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from arena.engine.cards import SUITS, card_code, cards_of
 
@@ -91,12 +91,23 @@ class View:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")).encode()
 
 
+class _Common(TypedDict):
+    """The View fields that are the same before and during a deal."""
+
+    seat: int
+    lines: tuple[int, int]
+    flags: tuple[int, int]
+    multiplier: int
+    pot: int
+    match_winner: int | None
+
+
 def build_view(match: Match, seat: int) -> View:
     """Project the match onto what `seat` may know."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, not {seat!r}")
     deal = match.deal
-    common = {
+    common: _Common = {
         "seat": seat,
         "lines": (match.lines[0], match.lines[1]),
         "flags": match.flags,

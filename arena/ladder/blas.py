@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -19,7 +19,7 @@ SMALL = 4000  # players: below this a fit runs on one BLAS thread (measured: 2,0
 
 
 @functools.cache
-def _openblas() -> tuple[object, object, str] | None:
+def _openblas() -> tuple[Callable[[int], object], Callable[[], int], str] | None:
     """(set_num_threads, get_num_threads, library path) of the OpenBLAS numpy loaded, or None."""
     try:
         with open("/proc/self/maps") as maps:

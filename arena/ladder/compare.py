@@ -100,14 +100,15 @@ class CompareRun:
         m = self.store.match(job.match_id)
         score0 = result.score0
         score_a = None if score0 is None else (score0 if m.version0_id == self.a.id else 1.0 - score0)
+        assert m.pair is not None  # every compare match is one of a pair (start_pair)
         pair = self.results.setdefault(m.pair, {})
         pair[m.id] = score_a
         if len(pair) == 2:
-            scores = list(pair.values())
-            if None in scores:
+            first, second = pair.values()
+            if first is None or second is None:
                 self.voided_pairs += 1
             else:  # after the verdict froze this still counts, but cannot change it
-                self.sprt.add(sum(scores) / 2, games=(scores[0], scores[1]))
+                self.sprt.add((first + second) / 2, games=(first, second))
 
     def renew(self, match_ids: list[int]) -> None:
         with self.store.tx() as s:

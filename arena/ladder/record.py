@@ -62,14 +62,16 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
 
 def _rate(s: Session, m: Match, score0: float | None) -> None:
     # lock both entries in id order so concurrent recorders on PostgreSQL cannot deadlock
-    ids = sorted({m.entry0_id, m.entry1_id})
+    entry0_id, entry1_id = m.entry0_id, m.entry1_id
+    assert entry0_id is not None and entry1_id is not None  # only a match between two entries is rated
+    ids = sorted({entry0_id, entry1_id})
     locked = {
         e.id: e
         for e in s.scalars(
             select(Entry).where(Entry.id.in_(ids)).order_by(Entry.id).with_for_update(of=Entry)
         )
     }
-    e0, e1 = locked[m.entry0_id], locked[m.entry1_id]
+    e0, e1 = locked[entry0_id], locked[entry1_id]
     if score0 is None:
         e0.voids += 1
         e1.voids += 1

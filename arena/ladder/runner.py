@@ -224,6 +224,8 @@ def release_all(store: Store, owner: str, match_ids: list[int]) -> None:
 def active_entries(store: Store, name: str) -> int:
     with store.tx() as s:
         season = s.scalar(select(Season).where(Season.name == name))
+        if season is None:
+            raise SeasonError(f"no season named {name!r}; `arena season list` shows them")
         return (
             s.scalar(
                 select(func.count())

@@ -340,7 +340,7 @@ def pairing_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[in
     from arena.ladder.ratings import PROVISIONAL_GAMES, FitError
     from arena.ladder.standings import season_fit
 
-    key = (str(s.get_bind().url), season.id, season.name, season.created_at)
+    key = (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
     cached = _FIT_CACHE.get(key)
     if (
         cached is None

@@ -46,7 +46,9 @@ def live_spread(
             else live
         )
         cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)]
-        first, second = pick_pairing(cands, rng)
+        pairing = pick_pairing(cands, rng)
+        assert pairing is not None  # every bot has its own owner: any two may meet
+        first, second = pairing
         a, b = first.entry_id, second.entry_id
         p = expected(true[a], true[b])
         score = 1.0 if rng.random() < p else 0.0

@@ -66,7 +66,10 @@ def season_results(s: Session, season_id: int) -> list[tuple[int, int, float]]:
         )
         .order_by(Match.record_seq)
     ).all()
-    return [(a, b, 0.5 if w is None else float(w == 0)) for a, b, w in rows]
+    # a season's matches set both entries together (the query's entry0 filter keeps those)
+    return [
+        (a, b, 0.5 if w is None else float(w == 0)) for a, b, w in rows if a is not None and b is not None
+    ]
 
 
 def anchor_indices(entries: list[Entry], anchors: dict[str, float], rated: set[int]) -> dict[int, float]:
@@ -256,13 +259,14 @@ def verify_ratings(store: Store, name: str) -> list[str]:
             record = decode_record(s.get_one(Replay, m.id).data)
             res = record.result
             score = None if res.void else (0.5 if res.winner < 0 else float(res.winner == 0))
+            assert m.entry0_id is not None and m.entry1_id is not None  # the query's filter: a season's match
             results.append((m.entry0_id, m.entry1_id, score))
         entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id)))
         start = {e.id: e.start_rating for e in entries}
         final, changes = replay_elo(results, start)
         stored: dict[int, dict[int, RatingChange]] = {}
-        for rc in s.scalars(select(RatingChange).where(RatingChange.match_id.in_([m.id for m in matches]))):
-            stored.setdefault(rc.match_id, {})[rc.entry_id] = rc
+        for row in s.scalars(select(RatingChange).where(RatingChange.match_id.in_([m.id for m in matches]))):
+            stored.setdefault(row.match_id, {})[row.entry_id] = row
         for m, change in zip(matches, changes, strict=True):
             got = stored.get(m.id, {})
             if change is None:
@@ -270,6 +274,7 @@ def verify_ratings(store: Store, name: str) -> list[str]:
                     problems.append(f"match {m.id}: replay says void but ratings changed")
                 continue
             for entry_id, c in ((m.entry0_id, change[0]), (m.entry1_id, change[1])):
+                assert entry_id is not None  # as above
                 rc = got.get(entry_id)
                 if rc is None or rc.before != c.before or rc.after != c.after:
                     problems.append(

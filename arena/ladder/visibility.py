@@ -53,13 +53,13 @@ def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:
     seeds = sorted({m.seed for m in done})
     pairs = sorted({(m.season_id, m.pair) for m in done if m.season_id is not None and m.pair is not None})
     open_seeds: set[int] = set()
-    open_pairs: set[tuple[int, int]] = set()
+    open_pairs: set[tuple[int | None, int | None]] = set()
     for chunk in _chunks(seeds):
         open_seeds |= set(s.scalars(select(Match.seed).where(Match.status.in_(OPEN), Match.seed.in_(chunk))))
-    for chunk in _chunks(pairs):
+    for pair_chunk in _chunks(pairs):
         rows = s.execute(
             select(Match.season_id, Match.pair).where(
-                Match.status.in_(OPEN), tuple_(Match.season_id, Match.pair).in_(chunk)
+                Match.status.in_(OPEN), tuple_(Match.season_id, Match.pair).in_(pair_chunk)
             )
         )
         open_pairs |= {(season_id, pair) for season_id, pair in rows}

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -72,7 +72,10 @@ async def _refuse(request_iterator: Any, context: grpc.aio.ServicerContext) -> N
     )
 
 
-_REFUSED = grpc.stream_stream_rpc_method_handler(_refuse)  # any method: it answers before reading
+# any method: it answers before reading
+_REFUSED: grpc.RpcMethodHandler[Any, Any] = grpc.stream_stream_rpc_method_handler(_refuse)
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
 
 
 class _CallBudget(grpc.aio.ServerInterceptor):
@@ -83,9 +86,11 @@ class _CallBudget(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Request, _Response] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         self._socket.calls += 1
         if self._socket.calls > SEAT_CALL_BUDGET:
             self._socket.overspent()

@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.engine import IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck
 from arena.engine.botseed import bot_seed
@@ -79,14 +79,14 @@ class MatchRunner(SeatStreams):
         self.on_event = on_event
         self.clocks = [SeatClock(spec.time_control), SeatClock(spec.time_control)]
         self.events: collections.deque[Event] = collections.deque()
-        self._waiter: asyncio.Future | None = None  # the runner waiting in _next_event
+        self._waiter: asyncio.Future[Event | None] | None = None  # the runner waiting in _next_event
         self._deadline = 0.0  # when that wait ends (time.perf_counter())
         self._timer: asyncio.TimerHandle | None = None  # fires at _timer_at, at or before _deadline
         self._timer_at = 0.0
         self._writing: tuple[int, float] | None = None  # (seat, since) while a write is in progress
         self._stalled: int | None = None  # the seat whose write the watchdog gave up on
         self.recorder = Recorder(spec, self.salt, self.commitment)
-        self.verdicts = [V.OK, V.OK]
+        self.verdicts: list[str] = [V.OK, V.OK]
         self.details = ["", ""]  # public: sentences the arena wrote (MatchResult, ResultRecord.details)
         self.quotes = ["", ""]  # private: the bot's own text a verdict quotes (with its output tail)
         self.end_reason = ""
@@ -295,6 +295,7 @@ class MatchRunner(SeatStreams):
         later = None
         if trick is not None and not deal.done:
             nxt = deal.to_move
+            assert nxt is not None  # the deal is not done
             turns.trick_done(trick, nxt)  # the next mover's view now, the other seat's in _settle
             later = 1 - nxt
         self._unsettled = (turns, seat, card, think, trick, later)
@@ -320,6 +321,7 @@ class MatchRunner(SeatStreams):
         turns, seat, card, think, trick, later = u
         self.recorder.play(seat, convert.CODES[card], think)
         if later is not None:
+            assert trick is not None  # `later` is set only when the move ended a trick
             turns.trick_done(trick, later)
         if self._next_deck is None:  # the next deal's shuffle, here rather than between deals
             index = turns.deal.index + 1
@@ -375,7 +377,7 @@ class MatchRunner(SeatStreams):
         self.details[i] = why + at
         self.quotes[i] = quote
 
-    def _fail_now(self, i: int, verdict: str, why: str, quote: str = "") -> None:
+    def _fail_now(self, i: int, verdict: str, why: str, quote: str = "") -> NoReturn:
         self._set_failure(i, verdict, why, quote)
         raise self._over()
 

@@ -196,7 +196,7 @@ class RefereeServer:
         unix_path: str | Path | None = None,
         tcp: str | None = None,
         management: bool = False,
-        on_finished: Callable[[MatchRunner], None] | None = None,
+        on_finished: Callable[[MatchRunner], Path | None] | None = None,
         admin_token: AdminToken | None = None,
         services: Callable[[grpc.aio.Server], None] | None = None,
         tcp_credentials: grpc.ServerCredentials | None = None,

@@ -8,15 +8,23 @@ a crash from a disconnect, the late-log drain and the status each call ends with
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
 from arena.proto import referee_pb2 as pb
 from arena.referee import verdicts as V
 from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, Seat, cap_text
+
+if TYPE_CHECKING:
+    from arena.engine import Match
+    from arena.referee.handles import BotHandle
+    from arena.referee.match import MatchSpec
+    from arena.referee.recorder import Recorder
 
 log = logging.getLogger(__name__)
 EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT)
@@ -25,7 +33,7 @@ EXIT_GRACE = 1.0  # after a stream drops, how long to wait for the process to ex
 WRITE_STALL = 10.0
 LATE_LOG_GRACE = 1.0  # after MatchResult: how long the referee still reads a seat that has not closed
 # the status a seat's call ends with when its own verdict ended the match (after Error and MatchResult)
-FAULT_STATUS = {
+FAULT_STATUS: dict[str, str] = {
     V.TIMEOUT: "DEADLINE_EXCEEDED",
     V.ILLEGAL_MOVE: "FAILED_PRECONDITION",
     V.PROTOCOL_ERROR: "INVALID_ARGUMENT",
@@ -47,6 +55,29 @@ def _describe_exit(code: int) -> str:
 
 class SeatStreams:
     """Mixin: the runner's plumbing to and from the two seats' streams (one asyncio loop)."""
+
+    # set by MatchRunner.__init__ (declared here for the type checker only)
+    spec: MatchSpec
+    match: Match
+    seats: list[Seat]
+    handles: list[BotHandle | None]
+    events: collections.deque[Event]
+    _waiter: asyncio.Future[Event | None] | None
+    _deadline: float
+    _timer: asyncio.TimerHandle | None
+    _timer_at: float
+    _writing: tuple[int, float] | None
+    _stalled: int | None
+    recorder: Recorder
+    pause_idle: bool
+    on_event: Callable[[dict[str, Any]], None] | None
+    verdicts: list[str]
+    details: list[str]
+    end_reason: str
+
+    if TYPE_CHECKING:
+
+        def _fail_now(self, i: int, verdict: str, why: str, quote: str = "") -> NoReturn: ...
 
     def post(self, event: Event) -> None:
         """Hand an event to the runner (from the stream handlers, on the same loop)."""

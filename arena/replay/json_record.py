@@ -80,7 +80,8 @@ def dumps(record: dict[str, Any]) -> str:
 def _dump_deal(deal: Any) -> str:
     if not isinstance(deal, dict):
         return "  " + _one_line(deal)
-    lines, tail = [], []
+    lines: list[str] = []
+    tail: list[str] = []
     for key, value in deal.items():
         item = f"{json.dumps(key)}: {_one_line(value)}"
         (tail if key in ("honours", "winner", "lines") else lines).append(item)

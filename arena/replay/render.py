@@ -71,6 +71,7 @@ def render(
                 line = (f"  {trick.no:2d}. {who(s1)} {card_label(c1, deck_style)}, {who(s2)} {card_label(c2, deck_style)}"
                         f" -> {who(trick.winner)}" + (f" +{trick.honours}" if trick.honours else ""))  # fmt: skip
                 if trick.winner_draw is not None:
+                    assert trick.loser_draw is not None  # both draw, or neither
                     if seat is None:
                         line += (f"   draws: {who(trick.winner)} {card_label(trick.winner_draw, deck_style)},"
                                  f" {who(1 - trick.winner)} {card_label(trick.loser_draw, deck_style)}")  # fmt: skip

@@ -151,7 +151,8 @@ def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
             if count > MAX_MEMBERS:
                 raise BundleError(f"{archive}: more than {MAX_MEMBERS} members")
             _tar_member(archive, dest, budget, tar, m)
-            tar.members.clear()  # tarfile keeps every header it read; we need none of them again
+            # tarfile keeps every header it read; we need none of them again (typeshed omits `members`)
+            tar.members.clear()  # type: ignore[attr-defined]
 
 
 def _tar_member(archive: Path, dest: Path, budget: _Budget, tar: tarfile.TarFile, m: tarfile.TarInfo) -> None:

@@ -172,7 +172,7 @@ class V2Cgroup:
             path.mkdir()
         except OSError:
             return None
-        kinds = {k for k in ("cpu", "freezer", "kill") if k in host.kinds}
+        kinds: set[str] = {k for k in ("cpu", "freezer", "kill") if k in host.kinds}
         if "memory" in host.kinds and _write(path / "memory.max", memory):
             kinds.add("memory")
             if (path / "memory.swap.max").exists():

@@ -34,7 +34,7 @@ class Bot:
     opponent: str = ""
     bot_seed: int = 0
     rng: random.Random
-    _outbox: queue.SimpleQueue | None = None
+    _outbox: queue.SimpleQueue[pb.BotMessage | None] | None = None
 
     def play(self, view: View) -> str:
         """Return one of `view.legal` (a text code such as "AS")."""
@@ -66,7 +66,7 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> pb.Ma
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
     if not address or not token:
         sys.exit("arena sdk: set ARENA_ADDRESS and ARENA_TOKEN (the arena sets both when it starts your bot)")
-    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
     bot._outbox = outbox
     outbox.put(pb.BotMessage(join=pb.Join(
         token=token, bot_name=bot.name or type(bot).__name__, bot_version=bot.version,

@@ -121,7 +121,7 @@ class Bridge:
         while (message := self.outbox.get()) is not None:
             yield message
 
-    def _read_bot(self, stdout: IO[bytes], call: grpc.Future) -> None:
+    def _read_bot(self, stdout: IO[bytes], call: grpc.RpcContext) -> None:
         """Forward the bot's lines; when its stdout closes before the match ends, cancel."""
         while True:
             raw = stdout.readline(MAX_LINE + 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.proto import referee_pb2 as pb
@@ -94,6 +95,6 @@ class View:
         return [c for c in self.legal if c not in won]
 
 
-def _pair(values) -> tuple[int, int]:
+def _pair(values: Iterable[int]) -> tuple[int, int]:
     vals = list(values) + [0, 0]
     return (vals[0], vals[1])

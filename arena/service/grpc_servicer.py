@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+from google.protobuf.message_factory import GetMessageClass
 
 from arena.access.admin import bearer
 from arena.access.roles import Principal
@@ -44,8 +45,8 @@ def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
         make = kinds[(method.client_streaming, method.server_streaming)]
         handlers[method.name] = make(
             getattr(servicer, method.name),
-            request_deserializer=lenient(method.input_type._concrete_class),
-            response_serializer=method.output_type._concrete_class.SerializeToString,
+            request_deserializer=lenient(GetMessageClass(method.input_type)),
+            response_serializer=GetMessageClass(method.output_type).SerializeToString,
         )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
@@ -58,7 +59,8 @@ def check_request(request: Any) -> None:
 def token_of(context: grpc.aio.ServicerContext) -> str | None:
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
-            return bearer(value if isinstance(value, str) else value.decode("latin-1")) or value
+            text = value if isinstance(value, str) else value.decode("latin-1")
+            return bearer(text) or text
     return None
 
 

@@ -117,7 +117,10 @@ def list_matches(service: Service, req: pb.ListMatchesRequest) -> pb.ListMatches
     limit = min(req.limit or 50, 500)
     with service.store.read() as s:
         query = select(m.Match)
-        names = {sid: name for sid, name in s.execute(select(m.Season.id, m.Season.name))}
+        # keyed by a match's season_id, which is None for a challenge: that gets ""
+        names: dict[int | None, str] = {
+            sid: name for sid, name in s.execute(select(m.Season.id, m.Season.name))
+        }
         if req.season:
             sid = next((k for k, v in names.items() if v == req.season), None)
             if sid is None:
@@ -153,7 +156,7 @@ def get_match(service: Service, match_id: int) -> pb.MatchInfo:
         x = s.get(m.Match, check_id(match_id))
         if x is None:
             raise NotFound(f"no match {match_id}")
-        season = s.get(m.Season, x.season_id).name if x.season_id is not None else ""
+        season = s.get_one(m.Season, x.season_id).name if x.season_id is not None else ""
         return match_info(x, labels_for(s, [x]), revealed=revealed(s, x), season=season)
 
 

@@ -177,7 +177,7 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
                     {"kind": "trick", "deal": d.number, "trick": trick.no, "leader": trick.leader,
                      "cards": cards, "winner": trick.winner}
                 )  # fmt: skip
-        if deal.done:
+        if deal.outcome is not None:  # the deal is done
             winner = deal.outcome.winner
             out.append({"kind": "deal_end", "deal": d.number, "winner": winner, "lines": list(game.lines)})
     return out
@@ -298,7 +298,7 @@ async def watch(
 ) -> AsyncIterator[pb.WatchEvent]:
     """Status first, then the match's events one trick behind, then the final status. `first` is a
     state the caller read just now (to refuse an unknown match before answering), read again if None."""
-    state = first or await asyncio.to_thread(load_state, service, match_id)
+    state = first if first is not None else await asyncio.to_thread(load_state, service, match_id)
     yield pb.WatchEvent(status=state.info)
     shown = state.key()
     feed = Feed(live_path(service.store.home, match_id))

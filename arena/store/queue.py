@@ -16,7 +16,7 @@ import socket
 import time
 import uuid
 
-from sqlalchemy import ColumnElement, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.decks import MATE, deck_mates, redeal
@@ -163,6 +163,7 @@ def renew(s: Session, owner: str, match_ids: list[int], *, ttl: float = LEASE_SE
         .where(Match.id.in_(match_ids), Match.status == "running", Match.lease_owner == owner)
         .values(lease_expires=time.time() + ttl)
     )
+    assert isinstance(result, CursorResult)  # an UPDATE's result (Session.execute is typed as any Result)
     return result.rowcount
 
 

@@ -36,8 +36,8 @@ def sessions_of(request: Request) -> Sessions:
 
 def viewer(request: Request) -> WebSession | None:
     """The request's live session (None when logged out); a rotated or revoked token ends it here."""
-    cached = getattr(request.state, "viewer", False)
-    if cached is not False:
+    if hasattr(request.state, "viewer"):  # looked up already in this request
+        cached: WebSession | None = request.state.viewer
         return cached
     sid = request.cookies.get(COOKIE)
     found = sessions_of(request).get(sid)

@@ -44,7 +44,7 @@ Pair = Annotated[str, Field(max_length=200)]
 UINT32 = 2**32 - 1
 MAX_ID = 2**63 - 1
 
-COMMON = {
+COMMON: dict[int | str, dict[str, Any]] = {
     401: {"description": "No token, a malformed Authorization header, or a wrong, rotated or revoked token"},
     403: {"description": "Someone else's bot, or a call for the admin only"},
     422: {"description": "A bad field: one line naming it"},

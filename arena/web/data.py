@@ -80,7 +80,9 @@ class WebData(MatchQueries):
             season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
             entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
             history = _entry_history(s, [e.id for e in entries])
-            by_label = {(e.version.bot.name, e.version.number): e for e in entries}
+            by_label: dict[tuple[str, int | None], m.Entry] = {
+                (e.version.bot.name, e.version.number): e for e in entries
+            }
             if rows is None:  # no fit available: live Elo from the entries
                 ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
                 rows = [
@@ -156,7 +158,7 @@ class WebData(MatchQueries):
                 if version_ids
                 else []
             )
-            season_names = dict(s.execute(select(m.Season.id, m.Season.name)).all())
+            season_names: dict[int | None, str] = dict(s.execute(select(m.Season.id, m.Season.name)).all())
             sealed = sealed_done_ids(s)
             ratings = [
                 BotRating(

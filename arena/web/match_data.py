@@ -8,8 +8,9 @@ once `arena.ladder.visibility` says the match is revealed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from typing import Any
 
 from sqlalchemy import String, cast, func, or_, select
 from sqlalchemy.orm import Session
@@ -127,7 +128,7 @@ def _rules_dict(pairs: Iterable[str] | dict | None) -> dict:
     return out
 
 
-def summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
+def summaries(s: Session, matches: Sequence[m.Match]) -> list[MatchSummary]:
     version_ids = {v for match in matches for v in (match.version0_id, match.version1_id)}
     versions = {}
     if version_ids:
@@ -138,7 +139,7 @@ def summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
         )
         versions = {vid: (name, number) for vid, number, name in s.execute(q)}
     season_ids = {match.season_id for match in matches if match.season_id is not None}
-    seasons = (
+    seasons: dict[int | None, str] = (  # a challenge's season_id is None: no season
         dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all())
         if season_ids
         else {}
@@ -147,7 +148,7 @@ def summaries(s: Session, matches: list[m.Match]) -> list[MatchSummary]:
     out = []
     for match in matches:
         seats = [versions.get(match.version0_id, ("?", 0)), versions.get(match.version1_id, ("?", 0))]
-        public = {
+        public: dict[str, Any] = {
             "id": match.id,
             "season": seasons.get(match.season_id),
             "kind": match.kind,

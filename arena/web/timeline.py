@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena.engine.cards import card_code, card_label, parse_card
-from arena.engine.deal import EngineError, TrickRecord
 from arena.engine.match import Match
 from arena.engine.rules import Rules
+from arena.engine.types import EngineError, TrickRecord
 from arena.engine.view import View
 
 
@@ -52,6 +52,7 @@ def _step(
         table = []
     drew: list[dict[str, Any]] = []
     if trick is not None and trick.winner_draw is not None:
+        assert trick.loser_draw is not None  # both draw, or neither
         for seat, card in ((trick.winner, trick.winner_draw), (1 - trick.winner, trick.loser_draw)):
             visible = perspective is None or perspective == seat or card == turned
             drew.append({"seat": seat, "card": card_code(card) if visible else None})

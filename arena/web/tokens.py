@@ -48,7 +48,7 @@ class OwnerTokens:
 
     def check(self, owner: str, token: str | None) -> bool:
         """True when `token` is the owner's; constant-time."""
-        return bool(token) and hmac.compare_digest(self.token(owner).encode(), token.strip().encode())
+        return bool(token and hmac.compare_digest(self.token(owner).encode(), token.strip().encode()))
 
 
 def _home_secret(home: str | Path | None) -> bytes:

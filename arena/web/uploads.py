@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import HTTPException, Request
 from python_multipart.exceptions import MultipartParseError
@@ -21,6 +22,9 @@ from starlette.requests import ClientDisconnect
 
 from arena.service import ops_bots
 from arena.service.errors import InvalidArgument, ResourceExhausted
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 FILE_FIELD = "bundle"
 OVERHEAD = 64 * 1024  # bytes of multipart framing and text fields allowed on top of the cap
@@ -81,7 +85,7 @@ class _Parts:
         self.file_done = False
         self.text = bytearray()
 
-    def callbacks(self) -> dict:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_part_begin": self.part_begin,
             "on_header_field": lambda d, s, e: setattr(self, "_name", self._name + d[s:e]),

@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import time
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
 
@@ -87,9 +88,7 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
     log.info("stopped; matches in flight went back to the queue")
 
 
-def start_players(
-    url: str | None, home: str | Path, concurrency: int, launcher: str
-) -> multiprocessing.Process:
+def start_players(url: str | None, home: str | Path, concurrency: int, launcher: str) -> BaseProcess:
     """Start the players' process; call from the thread that lives as long as the server (the main one:
     PR_SET_PDEATHSIG fires when the thread that started the child ends)."""
     ctx = multiprocessing.get_context("spawn")
@@ -102,7 +101,7 @@ def start_players(
     return proc
 
 
-def stop_players(proc: multiprocessing.Process, grace: float = STOP_GRACE) -> int | None:
+def stop_players(proc: BaseProcess, grace: float = STOP_GRACE) -> int | None:
     """SIGTERM, wait up to `grace` seconds for the leases to be released, else SIGKILL; the exit code."""
     if proc.is_alive():
         proc.terminate()

@@ -14,7 +14,10 @@ target_metadata = Base.metadata
 def run() -> None:
     connection = config.attributes.get("connection")
     if connection is None:
-        engine = create_engine(config.get_main_option("sqlalchemy.url"))
+        url = config.get_main_option("sqlalchemy.url")
+        if url is None:
+            raise RuntimeError("alembic: no connection handed over and no sqlalchemy.url configured")
+        engine = create_engine(url)
         with engine.connect() as conn:
             context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
             with context.begin_transaction():
