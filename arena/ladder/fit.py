@@ -242,7 +242,8 @@ def _block(idx: np.ndarray) -> tuple[slice, slice] | tuple[np.ndarray, np.ndarra
     if len(idx) and idx[-1] - idx[0] == len(idx) - 1:
         run = slice(int(idx[0]), int(idx[-1]) + 1)
         return run, run
-    return np.ix_(idx, idx)
+    rows, cols = np.ix_(idx, idx)
+    return rows, cols
 
 
 def _with_virtual(games: np.ndarray, c: np.ndarray) -> np.ndarray:
