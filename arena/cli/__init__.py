@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bench": ("arena.cli.bench", "bench", "Benchmarks that print figures against a same-run baseline."),
     "replay": ("arena.cli.replay", "replay", "Verify, show and export match records."),
     "play": ("arena.cli.play", "play", "Play one match between two bot bundles and write its replay."),
+    "new": ("arena.cli.new", "new", "Write a ready starter bot for a language into a new folder."),
     "serve": ("arena.cli.serve", "serve", "Run the gRPC referee server on a Unix socket and/or TCP."),
     "sandbox": ("arena.cli.sandbox", "sandbox", "Check what the bot sandbox enforces on this machine."),
     "web": ("arena.cli.web", "web", "Serve standings, bots, matches and the replay viewer in a browser."),
