@@ -92,9 +92,9 @@ class LazyGroup(click.Group):
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
     default=None,
-    help="How much the arena logs to stderr, one line per event, with the match id where there is one "
-    "(default: warning; info for `serve` and `web`; `worker` has Celery's own --loglevel). "
-    "Also ARENA_LOG_LEVEL.",
+    help="Log to stderr at this level, one line per event, with the match id where there is one "
+    "(default: info for `serve` and `web`, no logging set up for other commands; `worker` has Celery's "
+    "own --loglevel). Also ARENA_LOG_LEVEL.",
 )
 def cli(log_level: str | None) -> None:
     """Elfern Arena: bots play the German card game Elfern for Elo rating.
@@ -106,12 +106,17 @@ def cli(log_level: str | None) -> None:
     --server / --api-token): bots, standings, matches, replay, challenge, watch, season and
     `owners list` then talk to that server (docs/remote.md).
     """
-    from arena.logs import LevelError, configure
+    import os
 
-    try:
-        configure(log_level)
-    except LevelError as exc:  # a bad ARENA_LOG_LEVEL (the option itself is checked by click)
-        raise click.UsageError(str(exc)) from None
+    from arena.logs import ENV, LevelError, configure
+
+    # Only when asked: a short command's one-line errors stay alone on stderr (a library retrying a
+    # lost broker logs at ERROR), while `serve`, `web` and the pool's workers always set it up.
+    if log_level or os.environ.get(ENV):
+        try:
+            configure(log_level)
+        except LevelError as exc:  # a bad ARENA_LOG_LEVEL (the option itself is checked by click)
+            raise click.UsageError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
