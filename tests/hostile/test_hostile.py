@@ -79,6 +79,10 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     tc = TimeControl(
         **{k: v * scale for k, v in {"startup": 20.0, "move": 0.5, "bank": 1.0, **tc_kw}.items()}
     )
+    # A CPU budget is CPU time, which emulation inflates as it does wall time (a bot's start-up
+    # alone took over 2 s of CPU in the TCG VM, and the opponent hit the cap before it joined).
+    if "cpu_seconds" in limit_kw:
+        limit_kw = {**limit_kw, "cpu_seconds": round(limit_kw["cpu_seconds"] * scale)}
     limits = Limits(**{"memory": 256 * MiB, "pids": 64, **limit_kw})
     budget = tc.startup + tc.move + tc.bank + 20.0 * scale  # generous: a hostile bot ends on its first turn
     started = time.monotonic()
