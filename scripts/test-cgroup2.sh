@@ -2,7 +2,8 @@
 # `make test-cgroup2`: boot Debian's kernel with cgroup_no_v1=all (a pure cgroup v2 host) over this
 # checkout with virtme-ng, and run the cgroup v2 lane inside it (scripts/cgroup2-guest.sh): the v2
 # sandbox tests, the hostile suite and one short season. The VM gets no network device (virtme-ng's
-# default `-net none`), 2 vCPUs and ARENA_VM_MEMORY (default 2G). docs/sandbox.md, "cgroup v2 lane".
+# default `-net none`), 2 vCPUs and ARENA_VM_MEMORY (default 2G; 6G for the full lane, whose
+# unprivileged check lets a memory bomb reach RLIMIT_AS's 4 GiB). docs/sandbox.md, "cgroup v2 lane".
 #
 # Exit 0 when the lane passed, 1 when it failed, 0 with "skipped:" when /dev/kvm is absent.
 # ARENA_VM_ACCEL=kvm|tcg forces the accelerator; ARENA_CGROUP2_LANE=full|lean the test selection.
@@ -59,7 +60,10 @@ mkdir -p "$LOGS"
 find "$LOGS" -maxdepth 1 -name 'run-*' -mtime +2 -exec rm -rf {} + 2>/dev/null || true
 OUT=$(mktemp -d "$LOGS/run-XXXXXX")
 chmod 755 "$OUT"
-echo "test-cgroup2: $(basename "$KERNEL") with cgroup_no_v1=all, accel $ACCEL, lane $LANE, 2 vCPUs, ${ARENA_VM_MEMORY:-2G}"
+# Without a delegated cgroup (the full lane's check as an ordinary user) memory is capped by RLIMIT_AS
+# alone, 4 GiB: a smaller guest meets its own OOM killer first, and the bomb gets no verdict.
+MEMORY=${ARENA_VM_MEMORY:-$([ "$LANE" = full ] && echo 6G || echo 2G)}
+echo "test-cgroup2: $(basename "$KERNEL") with cgroup_no_v1=all, accel $ACCEL, lane $LANE, 2 vCPUs, $MEMORY"
 [ "$ACCEL" = tcg ] && echo "test-cgroup2: no vmx/svm on this CPU (/dev/kvm is $(ls /sys/module | grep -m1 -E '^kvm_(pvm|intel|amd)$' || echo kvm)): booting under TCG"
 # The guest runs a copy: bash reads a script as it goes, so an edit during a run would change it.
 cp scripts/cgroup2-guest.sh "$OUT/guest.sh"
@@ -75,7 +79,7 @@ fi
 start=$(date +%s)
 set +e
 PATH="$VENV_BIN:$PATH" timeout "${ARENA_VM_TIMEOUT:-900}" vng --run "$KERNEL" "${flags[@]}" \
-  --append "$append" --memory "${ARENA_VM_MEMORY:-2G}" --cpus 2 \
+  --append "$append" --memory "$MEMORY" --cpus 2 \
   --rwdir "$OUT" --cwd "$REPO" \
   --exec "ARENA_REPO=$REPO ARENA_TEST_TIME_SCALE=${ARENA_TEST_TIME_SCALE:-1} bash $OUT/guest.sh $OUT $LANE $PY" </dev/null >"$OUT/console.log" 2>&1
 vm_rc=$?
