@@ -1,0 +1,260 @@
+"""`arena bench` for the system around the game: the sandbox's launch, the referee's round trip,
+the server's memory, a season's throughput and the ratings fit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from arena.cli.bench_report import emit, with_progress
+
+
+@click.command("sandbox")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="Launches per launcher and program (medians are printed).",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(1, 50),
+    default=2,
+    show_default=True,
+    help="Deals per match in the fair-clock scenarios.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def sandbox(rounds: int, deals: int, as_json: bool) -> None:
+    """Launch overhead of each available launcher against a bare process start, and the time a bot
+    is charged per move with 1 and 2 concurrent matches, without and with pausing the idle bot.
+
+    See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
+    """
+    from arena.bench.sandbox import run
+
+    def work(progress: Callable[[float], None]) -> dict:
+        return run(rounds, deals, lambda part, f: progress(f / 2 if part == "launch" else 0.5 + f / 2))
+
+    r = with_progress("sandbox benchmark", work, as_json)
+    rows = []
+    for program in ("pass", "import grpc, arena.sdk"):
+        figures = r["launch"][program]
+        bare = figures["bare"]["median_ms"]
+        rows.append((f"{program}: bare process", f"{bare:.1f} ms", "baseline"))
+        for name in r["launch"]["launchers"]:
+            f = figures[name]
+            rows.append(
+                (
+                    f"{program}: {name}",
+                    f"{f['median_ms']:.1f} ms",
+                    f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)",
+                )
+            )
+    for name, ms in r["launch"]["cleanup_ms"].items():
+        rows.append((f"kill + cleanup: {name}", f"{ms:.1f} ms", ""))
+    for c in r["fair_clocks"]:
+        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {'on' if c['pause_idle'] else 'off'}"
+        note = f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}" + (
+            f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""
+        )
+        rows.append((label, f"{c['charged_ms']:.1f} ms", note))
+    emit(
+        r,
+        as_json,
+        f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
+        rows,
+    )
+
+
+@click.command("referee")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 100),
+    default=11,
+    show_default=True,
+    help="Baseline/referee pairs, interleaved (medians are printed).",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="Deals per referee match (32 moves each); the baseline does as many round trips.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def referee(rounds: int, deals: int, as_json: bool) -> None:
+    """The referee's per-move round trip with two trivial bots against a bare gRPC ping-pong of
+    same-size messages over the same kind of Unix socket, measured in the same run.
+
+    Target: the referee adds at most 25% over the bare round trip. See arena/bench/referee.py.
+    """
+    from arena.bench.referee import run
+
+    r = with_progress("referee benchmark", lambda progress: run(rounds, deals, progress), as_json)
+    rows = [
+        ("bare gRPC ping-pong, per round trip", f"{r['baseline_ms_per_round_trip']:.3f} ms",
+         f"server CPU {r['baseline_cpu_us_per_round_trip']} us"),
+        ("referee, per move (2 trivial bots)", f"{r['referee_ms_per_move']:.3f} ms",
+         f"referee CPU {r['referee_cpu_us_per_move']} us"),
+        ("ratio (medians)", f"{r['ratio']:.2f}x",
+         f"paired rounds: median {r['median_paired_ratio']:.2f}x, middle half "
+         f"{r['paired_ratio_quartiles'][0]:.2f}-{r['paired_ratio_quartiles'][1]:.2f}x; "
+         f"best rounds: {r['best_ratio']:.2f}x"),
+        ("referee loop CPU beyond the echo's", f"{r['referee_extra_cpu_us_per_move']} us", "per move"),
+    ]  # fmt: skip
+    emit(r, as_json,
+         f"referee benchmark: {rounds} rounds of {r['moves_per_round']} moves, TurnRequest {r['turn_request_bytes']} B, "
+         f"load average {r['load_average'][0]}", rows,
+         f"target <= {r['target_ratio']}x: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
+
+
+@click.command("serve")
+@click.option(
+    "--matches", type=click.IntRange(1, 1_000_000), default=20_000, show_default=True,
+    help="Short matches (one deal) to play through CreateMatch.",
+)  # fmt: skip
+@click.option(
+    "--baseline", type=click.IntRange(1), default=1000, show_default=True,
+    help="The RSS after this many matches is the same-run baseline.",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def serve(matches: int, baseline: int, as_json: bool) -> None:
+    """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
+    first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
+    matches (the baseline), at the peak and after all. Target: within 10% of the baseline after
+    20,000 matches. See arena/bench/serve.py.
+    """
+    from arena.bench.serve import run
+
+    r = with_progress("serve benchmark", lambda progress: run(matches, baseline, progress=progress), as_json)
+    rows = [
+        ("RSS before any match", f"{r['rss_before_mib']} MiB", ""),
+        (f"RSS after {r['baseline_matches']:,} matches", f"{r['rss_baseline_mib']} MiB", "the baseline"),
+        ("RSS at the peak", f"{r['rss_peak_mib']} MiB", ""),
+        (f"RSS after {r['matches']:,} matches", f"{r['rss_after_mib']} MiB",
+         f"{(r['growth'] - 1) * 100:+.1f}% vs the baseline"),
+    ]  # fmt: skip
+    emit(r, as_json,
+         f"serve benchmark: {r['matches']:,} one-deal matches through CreateMatch, "
+         f"{r['matches_per_second']} matches/s, {r['replays_written']:,} replays written", rows,
+         f"target <= +{(r['target'] - 1) * 100:.0f}%: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
+
+
+@click.command("ladder")
+@click.option(
+    "--matches",
+    type=click.IntRange(2, 500),
+    default=20,
+    show_default=True,
+    help="Matches per measurement (baseline, concurrency 1, concurrency 2).",
+)
+@click.option(
+    "--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
+    """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
+
+    Baseline, in the same run: the same number of matches through `play_match` directly, one at a
+    time, with no store, matchmaking or pool.
+    """
+    from arena.bench.ladder import run_ladder
+    from arena.workers.execute import bwrap_available
+
+    launcher = launcher or ("bwrap" if bwrap_available() else "local")
+    r = with_progress("ladder benchmark", lambda progress: run_ladder(matches, launcher, progress), as_json)
+    emit(
+        r,
+        as_json,
+        f"ladder benchmark: {r['matches']} matches each, bots {', '.join(r['bots'])}, {r['launcher']} sandbox, "
+        f"{r['cores']} cores",
+        [
+            ("baseline  play_match in a loop", f"{r['baseline_matches_per_min']} matches/min", ""),
+            (
+                "ladder    concurrency 1",
+                f"{r['ladder_c1_matches_per_min']} matches/min",
+                f"{r['c1_vs_baseline']}x baseline",
+            ),
+            (
+                "ladder    concurrency 2",
+                f"{r['ladder_c2_matches_per_min']} matches/min",
+                f"{r['c2_vs_c1']}x c1",
+            ),
+        ],  # fmt: skip
+    )
+
+
+@click.command("ratings")
+@click.option("--bots", type=click.IntRange(2, 2000), default=200, show_default=True)
+@click.option("--matches", type=click.IntRange(10, 10_000_000), default=100_000, show_default=True)
+@click.option("--large/--no-large", default=True, show_default=True, help="Also the 2,000-bot, 1M-game fit.")
+@click.option(
+    "--spread/--no-spread", default=True, show_default=True, help="Also the live-Elo spread simulation."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -> None:
+    """Time to fit season ratings (ML Bradley-Terry with intervals) against a naive iterative fit.
+
+    Baseline, in the same run: the classic minorisation-maximisation iteration over the match list
+    in plain Python, to the same data. Target: the fit for 100,000 matches among 200 bots < 2 s.
+    Then the steadiness of repeated small fits (one BLAS thread); unless --no-large, the 2,000-bot,
+    1M-game fit alone and with 20 new unrated entries (median of 3 each, with its Newton iterations;
+    target < 2 s; baseline: the old pseudo-inverse covariance step alone); unless --no-spread, live Elo's spread against the true
+    one after 4,000 games per bot, paired on the fit against paired on live Elo.
+    """
+    from arena.bench.ladder import run_ratings
+    from arena.bench.ratings import run_all
+
+    def work(progress: Callable[[float], None]) -> dict:
+        r = run_ratings(bots, matches, progress=lambda f: progress(f / 2))
+        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread, bots, matches))
+        return r
+
+    r = with_progress("ratings benchmark", work, as_json)
+    st = r["steadiness"]
+    rows = [
+        ("baseline  MM iteration, plain Python", f"{r['naive_s']} s", f"{r['naive_iterations']} iterations"),
+        (
+            "fit       Newton + covariance (numpy)",
+            f"{r['fit_s']} s",
+            f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
+        ),
+        ("agreement max |fit - baseline|", f"{r['max_abs_diff_elo']} Elo", ""),
+        ("accuracy  RMSE vs true strengths", f"{r['rmse_vs_true_elo']} Elo", f"mean ±95% {r['mean_ci95_elo']}"),
+        (
+            f"steadiness {st['runs']} fits min/median/max",
+            f"{st['min_s']} / {st['median_s']} / {st['max_s']} s",
+            "one BLAS thread",
+        ),
+    ]  # fmt: skip
+    footer = f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}"
+    if "large" in r:
+        g = r["large"]
+        rows += [
+            (
+                f"large     {g['bots']:,} bots, {g['matches']:,} matches",
+                f"{g['fit_s']} s",
+                f"{g['iterations']} iterations; median of {g['runs']}, range {'-'.join(map(str, g['fit_min_max_s']))} s",
+            ),
+            (
+                f"large     + {g['unrated']} unrated entries",
+                f"{g['fit_with_unrated_s']} s",
+                f"{g['iterations_with_unrated']} iterations, others unchanged: {g['unrated_change_nothing']}; "
+                f"range {'-'.join(map(str, g['fit_with_unrated_min_max_s']))} s",
+            ),
+            ("baseline  old pseudo-inverse step alone", f"{g['baseline_pinv_s']} s", "same matrix"),
+        ]  # fmt: skip
+        footer += f"; large fit < {g['target_s']} s: {'met' if g['target_met'] else 'NOT met'}"
+    if "spread" in r:
+        p = r["spread"]
+        rows.append(
+            (
+                f"live spread/true, {p['bots']} bots x {p['games_per_bot']:,} games",
+                f"{p['spread_ratio_fit_paired']}",
+                f"paired on the fit; on live Elo {p['spread_ratio_live_paired']}",
+            )
+        )
+        footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
+    emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)
