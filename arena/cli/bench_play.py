@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import click
 
-from arena.cli.bench_report import emit, with_progress
+from arena.cli.bench_report import emit, json_option, with_progress
 
 
 @click.command("engine")
 @click.option("--seconds", type=click.FloatRange(0.2, 600), default=3.0, show_default=True,
               help="CPU seconds to spend in total, shared by the variants.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def engine(seconds: float, as_json: bool) -> None:
     """Random legal deals per second: the engine against a list-based baseline, on one core.
 
@@ -63,7 +63,7 @@ def engine(seconds: float, as_json: bool) -> None:
                    "pimc, ismcts.")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. trumps=true.")
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
     """Each sample bot's honours margin per deal against the omniscient oracle, on the same duplicate deals.
 
@@ -110,7 +110,7 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
 @click.option("--positions", type=click.IntRange(10, 100_000), default=400, show_default=True,
               help="Fresh 6-card endgames to solve (the same ones for every variant).")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random endgames.")
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def solver(positions: int, seed: int, as_json: bool) -> None:
     """Exact phase-2 solves per second: the solver against a plain minimax on the same positions.
 

@@ -36,3 +36,7 @@ def emit(result: dict, as_json: bool, title: str, rows: list[tuple[str, str, str
         click.echo(f"  {name.ljust(width)}  {value.rjust(figure)}  {note}".rstrip())
     if footer:
         click.echo(footer)
+
+
+#: The --json flag every bench command takes.
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")

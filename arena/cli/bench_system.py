@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from arena.cli.bench_report import emit, with_progress
+from arena.cli.bench_report import emit, json_option, with_progress
 
 
 @click.command("sandbox")
@@ -25,7 +25,7 @@ from arena.cli.bench_report import emit, with_progress
     show_default=True,
     help="Deals per match in the fair-clock scenarios.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     """Launch overhead of each available launcher against a bare process start, and the time a bot
     is charged per move with 1 and 2 concurrent matches, without and with pausing the idle bot.
@@ -83,7 +83,7 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     show_default=True,
     help="Deals per referee match (32 moves each); the baseline does as many round trips.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def referee(rounds: int, deals: int, as_json: bool) -> None:
     """The referee's per-move round trip with two trivial bots against a bare gRPC ping-pong of
     same-size messages over the same kind of Unix socket, measured in the same run.
@@ -119,7 +119,7 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
     "--baseline", type=click.IntRange(1), default=1000, show_default=True,
     help="The RSS after this many matches is the same-run baseline.",
 )  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def serve(matches: int, baseline: int, as_json: bool) -> None:
     """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
     first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
@@ -153,7 +153,7 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
 @click.option(
     "--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
@@ -193,7 +193,7 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
 @click.option(
     "--spread/--no-spread", default=True, show_default=True, help="Also the live-Elo spread simulation."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@json_option
 def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -> None:
     """Time to fit season ratings (ML Bradley-Terry with intervals) against a naive iterative fit.
 

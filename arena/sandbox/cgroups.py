@@ -31,6 +31,15 @@ def write_file(path: Path, value: str | int) -> bool:
         return False
 
 
+def signal_pids(pids: list[int], sig: int) -> None:
+    """Send `sig` to each of a group's tasks; one that is gone, or not ours to signal, is skipped."""
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def read_file(path: Path) -> str:
     """A cgroup control file's text; empty when it cannot be read (the group is gone)."""
     try:

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag
+from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag, signal_pids
 from arena.sandbox.cgroups import read_file as _read
 from arena.sandbox.cgroups import write_file as _write
 
@@ -176,11 +176,7 @@ class V1Cgroup:
         return "freezer" in self.dirs and _write(self.dirs["freezer"] / "freezer.state", "THAWED")
 
     def signal_all(self, sig: int) -> None:
-        for pid in self.pids():
-            try:
-                os.kill(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+        signal_pids(self.pids(), sig)
 
     def kill_all(self, timeout: float = 5.0) -> bool:
         """SIGKILL every task, freezing first so that nothing forks in between; True when empty."""

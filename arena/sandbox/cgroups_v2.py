@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag
+from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag, signal_pids
 from arena.sandbox.cgroups import read_file as _read
 from arena.sandbox.cgroups import write_file as _write
 
@@ -230,11 +230,7 @@ class V2Cgroup:
         return "freezer" in self.kinds and _write(self.path / "cgroup.freeze", 0)
 
     def signal_all(self, sig: int) -> None:
-        for pid in self.pids():
-            try:
-                os.kill(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+        signal_pids(self.pids(), sig)
 
     def kill_all(self, timeout: float = 5.0) -> bool:
         """`cgroup.kill` (one atomic SIGKILL for the whole leaf); without it, freeze + SIGKILL."""
