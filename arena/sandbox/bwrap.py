@@ -238,7 +238,11 @@ class BwrapLauncher:
             "--core=0",
         ]
         if self.privileged:
-            cmd.append(f"--nproc={limits.pids}")  # per uid, and each bot has its own uid
+            # Per uid, and each bot has its own uid. With a pids cgroup it is only a backstop above
+            # pids.max, so that the cgroup refuses first and the verdict is PIDS_LIMIT: a task left
+            # under the same uid by a dead run would otherwise make RLIMIT_NPROC refuse first, unnamed.
+            has_pids = cg is not None and cg.has("pids")
+            cmd.append(f"--nproc={2 * limits.pids if has_pids else limits.pids}")
         elif cg is None or not cg.has("pids"):
             # RLIMIT_NPROC counts every task of this (shared) uid: allow what runs now plus the bot's share.
             cmd.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.pids}")
