@@ -39,6 +39,7 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
         launcher=launcher,
         salt=m.salt,
         names=((v0.bot.name, str(v0.number)), (v1.bot.name, str(v1.number))),
+        attempt=m.attempts or 0,
     )
 
 

@@ -26,7 +26,6 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.errors import NotFound, ResourceExhausted
 from arena.store import models as m
-from arena.workers.live import LiveReader, live_path
+from arena.workers.live import ATTEMPT, LiveReader, live_path
 
 POLL = 0.25  # seconds between looks at a running match's live file
 STATUS_EVERY = 1.0  # seconds between looks at the match's row
@@ -52,7 +51,6 @@ class State:
     info: pb.MatchInfo
     embargoed: bool  # a match dealing the same cards is open, or a retry kept watched decks
     attempts: int  # claims so far: a new one restarts the match
-    started: datetime | None
 
     @property
     def final(self) -> bool:
@@ -71,7 +69,7 @@ def load_state(service: Service, match_id: int) -> State:
         if match is None:
             raise NotFound(f"no match {match_id}")
         embargoed = deck_mate_open(s, match) or decks_replayed(s, match)
-        return State(info, embargoed, match.attempts or 0, match.started_at)
+        return State(info, embargoed, match.attempts or 0)
 
 
 class StateCache:
@@ -251,41 +249,39 @@ def with_tallies(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class Feed:
-    """The events of one attempt at a match, as far as they are known to the server."""
+    """The events of one attempt at a match, as far as they are known to the server.
+
+    The live file names the attempt it belongs to in its first line (`LiveWriter`): until the worker
+    of this attempt replaces an earlier attempt's file, the feed shows nothing. (Comparing the file's
+    mtime with the claim's time misjudged a file written just after a claim: the kernel stamps files
+    from a coarse clock, so its mtime could fall before the precise claim time.)"""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.reader = LiveReader(path)
         self.events: list[dict[str, Any]] = []  # with each trick's tally (`with_tallies`)
-        self.ended = False  # the live file says the match is over
+        self.attempt: int | None = None  # the attempt the file being read belongs to
         self._won = [0, 0]
         self.generation = 0  # bumped when the file was replaced and is read again from its start
 
-    def poll(self, started: datetime | None) -> list[dict[str, Any]]:
-        if not self._fresh(started):  # an earlier attempt's file, until the worker replaces it
-            return []
+    def poll(self, attempt: int) -> list[dict[str, Any]]:
+        """The events so far if the file is attempt number `attempt`'s, else none."""
         new = self.reader.poll()
         if self.reader.restarted:
-            self.events, self.ended, self._won = [], False, [0, 0]
+            self.events, self.attempt, self._won = [], None, [0, 0]
             self.generation += 1
         for ev in new:
-            if ev.get("kind") == "deal":
+            kind = ev.get("kind")
+            if kind == ATTEMPT:
+                self.attempt = ev.get("attempt")
+            if kind == "deal":
                 self._won = [0, 0]
-            if ev.get("kind") == "trick" and ev.get("winner") in (0, 1):
+            if kind == "trick" and ev.get("winner") in (0, 1):
                 self._won[ev["winner"]] += 1
                 ev = {**ev, "tricks_won": list(self._won)}
-            if ev.get("kind") in KINDS:
+            if kind in KINDS:
                 self.events.append(ev)
-            elif ev.get("kind") == "match_end":
-                self.ended = True
-        return self.events
-
-    def _fresh(self, started: datetime | None) -> bool:
-        try:
-            mtime = self.path.stat().st_mtime
-        except FileNotFoundError:
-            return False
-        return started is None or mtime >= started.replace(tzinfo=UTC).timestamp()
+        return self.events if self.attempt == attempt else []
 
 
 async def watch(
@@ -356,8 +352,8 @@ def _available(service: Service, match_id: int, state: State, feed: Feed) -> lis
     if status == "done":
         if not state.info.revealed:  # pragma: no cover - done and unrevealed means embargoed
             return []
-        return _recorded(service, match_id, state) or feed.poll(state.started)
-    return feed.poll(state.started)  # running, or failed (its last trick stays held)
+        return _recorded(service, match_id, state) or feed.poll(state.attempts)
+    return feed.poll(state.attempts)  # running, or failed (its last trick stays held)
 
 
 def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any]]]:

@@ -20,6 +20,7 @@ class MatchJob:
     # the registered (name, version) per seat: what the record and the opponent are told
     names: tuple[tuple[str, str], tuple[str, str]] = (("", ""), ("", ""))
     live: str = ""  # where to append the match's public live events (arena.workers.live); "" for none
+    attempt: int = 0  # the match row's claim count: the live file names it (an earlier attempt's is stale)
 
 
 @dataclass(frozen=True)

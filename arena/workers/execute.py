@@ -44,7 +44,7 @@ def run_job(job: MatchJob) -> MatchResult:
     started = time.monotonic()
     with match_context(job.match_id):  # the worker's lines about this match say which
         bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
-        live = _live_writer(job.live)  # spectators follow it one trick behind
+        live = _live_writer(job.live, job.attempt)  # spectators follow it one trick behind
         try:
             outcome = _play(job, bundles, live)
         finally:
@@ -63,7 +63,7 @@ def run_job(job: MatchJob) -> MatchResult:
     )
 
 
-def _live_writer(path: str) -> Any:
+def _live_writer(path: str, attempt: int) -> Any:
     """The live feed's writer, or None: a worker that cannot write it (a read-only home on another
     host) still plays the match; spectators then see it once it is recorded."""
     from arena.workers.live import LiveWriter
@@ -71,7 +71,7 @@ def _live_writer(path: str) -> Any:
     if not path:
         return None
     try:
-        return LiveWriter(path)
+        return LiveWriter(path, attempt)
     except OSError as exc:
         logging.getLogger("arena.workers").warning("no live feed for %s: %s", path, exc)
         return None

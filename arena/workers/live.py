@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 LIVE_DIR = "live"
+ATTEMPT = "attempt"  # the kind of a file's first line: which attempt at the match wrote it
 
 
 def live_path(home: str | Path, match_id: int) -> Path:
@@ -47,9 +48,12 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class LiveWriter:
-    """An `on_event` callback that appends public events to a match's live file."""
+    """An `on_event` callback that appends public events to a match's live file.
 
-    def __init__(self, path: str | Path) -> None:
+    The file starts with a line naming the attempt (the match row's `attempts` after the claim), so a
+    reader tells this attempt's file from an earlier attempt's that a dead worker left behind."""
+
+    def __init__(self, path: str | Path, attempt: int) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.path.parent, 0o700)
@@ -59,6 +63,7 @@ class LiveWriter:
             pass
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file = os.fdopen(fd, "w", buffering=1)  # line-buffered: each event is visible at once
+        self._file.write(json.dumps({"kind": ATTEMPT, "attempt": attempt}) + "\n")
 
     def __call__(self, ev: dict[str, Any]) -> None:
         out = public_event(ev)

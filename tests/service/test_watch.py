@@ -218,13 +218,15 @@ def test_failed_restarted_deleted_and_idle_matches_end(store, tmp_path) -> None:
     service = Service(store=store)
     a, b, c, d = (queue_challenge(store) for _ in range(4))
 
-    def claim_it(mid: int) -> None:
+    def claim_it(mid: int) -> int:
+        """Claim as a worker would; the attempt number its live file must name."""
         with store.tx() as s:
-            assert claim(s, "fake-worker", ids=[mid]) is not None
+            claimed = claim(s, "fake-worker", ids=[mid])
+            assert claimed is not None
+            return claimed.attempts
 
     # failed: everything but the last trick written so far, then the final status, then the end
-    claim_it(a)
-    w = LiveWriter(live_path(store.home, a))
+    w = LiveWriter(live_path(store.home, a), claim_it(a))
     _referee_events(w, 1, [("AS", "7S"), ("KS", "8S"), ("QS", "9S")], end=False)
 
     def fail() -> None:
@@ -237,8 +239,7 @@ def test_failed_restarted_deleted_and_idle_matches_end(store, tmp_path) -> None:
     assert out[-1].status.status == "failed" and not out[-1].status.revealed
 
     # restarted: the worker broke, the match went back to the queue and began again from deal 1
-    claim_it(b)
-    w = LiveWriter(live_path(store.home, b))
+    w = LiveWriter(live_path(store.home, b), claim_it(b))
     _referee_events(w, 1, [("AS", "7S"), ("KS", "8S")], end=False)
 
     def requeue_and_restart() -> None:
@@ -246,8 +247,7 @@ def test_failed_restarted_deleted_and_idle_matches_end(store, tmp_path) -> None:
             release(s, "fake-worker", b)
 
     def second_attempt() -> None:
-        claim_it(b)
-        w2 = LiveWriter(live_path(store.home, b))  # the new attempt replaces the file
+        w2 = LiveWriter(live_path(store.home, b), claim_it(b))  # the new attempt replaces the file
         _referee_events(w2, 1, [("TD", "7D"), ("JD", "8D"), ("QD", "9D")], end=False)
 
     def delete() -> None:
@@ -271,10 +271,13 @@ def test_failed_restarted_deleted_and_idle_matches_end(store, tmp_path) -> None:
     assert [as_tuple(x) for x in out] == [("status", "queued", False), ("status", "queued", False)]
 
     # an earlier attempt's file is not this attempt's feed: nothing until the worker replaces it
-    w = LiveWriter(live_path(store.home, d))
+    claim_it(d)
+    with store.tx() as s:
+        release(s, "fake-worker", d)
+    w = LiveWriter(live_path(store.home, d), 1)
     _referee_events(w, 1, [("AS", "7S"), ("KS", "8S"), ("QS", "9S")], end=True)
     w.close()
-    claim_it(d)
+    assert claim_it(d) == 2
     out = _collect(service, d, {}, idle_limit=0.2)
     assert [as_tuple(x) for x in out] == [("status", "running", False), ("status", "running", False)]
 
@@ -325,7 +328,7 @@ def test_a_retry_that_kept_watched_decks_streams_only_its_status(store, tmp_path
         assert claim(s, "fake-worker", ids=[second]) is not None
     with store.tx() as s:
         seed = s.get_one(Match, second).seed
-    _referee_events(LiveWriter(live_path(store.home, second)), 1, [("AS", "7S"), ("KS", "8S")], end=False)
+    _referee_events(LiveWriter(live_path(store.home, second), 1), 1, [("AS", "7S"), ("KS", "8S")], end=False)
 
     def break_off() -> None:
         with store.tx() as s:
@@ -334,7 +337,7 @@ def test_a_retry_that_kept_watched_decks_streams_only_its_status(store, tmp_path
     def retry() -> None:
         with store.tx() as s:
             assert claim(s, "fake-worker", ids=[second]) is not None
-        w = LiveWriter(live_path(store.home, second))
+        w = LiveWriter(live_path(store.home, second), 2)
         _referee_events(w, 1, [("AS", "7S"), ("KS", "8S"), ("QS", "9S"), ("JS", "TS")], end=False)
 
     # no news for the idle limit ends the stream with the current status: nothing else came out

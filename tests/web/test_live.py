@@ -273,7 +273,7 @@ def test_the_live_page_without_a_match_worker(web: Web) -> None:
     mid = queue_challenge(web.store)
     with web.store.tx() as s:
         assert claim(s, "fake-worker", ids=[mid]) is not None
-    w = LiveWriter(live_path(web.store.home, mid))
+    w = LiveWriter(live_path(web.store.home, mid), 1)
     w({"event": "deal_start", "deal": 1, "dealer": 0})
     for i, cards in enumerate((["AS", "7S"], ["KS", "8S"], ["QS", "9S"]), 1):
         w({"event": "trick", "deal": 1, "trick": i, "leader": 0, "cards": cards, "winner": 0})
