@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from arena.ladder.blas import add_transpose, definite_inverse, for_size
+from arena.ladder.newton import as_information, information, newton_step
 
 INITIAL = 1500.0
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # natural log-odds units -> Elo points
@@ -42,10 +43,6 @@ def score_of(elo: Any) -> Any:
 
 
 PRIOR = 2.0  # virtual drawn games per player (BayesElo's default)
-CG_MIN = 150  # players from which a Newton step is solved by conjugate gradients
-CG_MAX = 300
-CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see _newton_step)
-ROWS = 16  # rows of the information computed at once (16 × 2,000 doubles: 256 KB, in cache)
 BOUND_P = 0.025  # a perfect score's bound: the rating at which it had this chance (95% two-sided)
 
 
@@ -278,12 +275,12 @@ def _fit_group(
     biggest = math.inf
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad = _information(games, points, theta)
+        h, grad = information(games, points, theta)
         step = np.zeros(m)
         if fixed:
-            step[free] = _newton_step(h[np.ix_(free, free)], h.sum(axis=1)[free], grad[free], 0.0)
+            step[free] = _step(h[np.ix_(free, free)], h.sum(axis=1)[free], grad[free], 0.0)
         else:
-            step = _newton_step(h, h.sum(axis=1), grad, 1.0 / m)
+            step = _step(h, h.sum(axis=1), grad, 1.0 / m)
         biggest = float(np.abs(step).max(initial=0.0))
         if not math.isfinite(biggest):
             raise FitError("the season fit diverged (a non-finite Newton step)")
@@ -299,12 +296,12 @@ def _fit_group(
             f"the season fit did not converge in {max_iter} Newton iterations "
             f"(last step {biggest * ELO_PER_UNIT:.3g} Elo)"
         )
-    h = _information(games, points, theta)[0]
+    h = information(games, points, theta)[0]
     if fixed:
         cov = np.zeros((m, m))
-        cov[np.ix_(free, free)] = _definite_inverse(_as_information(h, 0.0)[np.ix_(free, free)])
+        cov[np.ix_(free, free)] = _definite_inverse(as_information(h, 0.0)[np.ix_(free, free)])
     else:
-        cov = _definite_inverse(_as_information(h, 1.0 / m))
+        cov = _definite_inverse(as_information(h, 1.0 / m))
         cov -= 1.0 / m
     var = np.diag(cov)[free]
     if not (np.isfinite(var).all() and (var > 0).all()):
@@ -312,65 +309,9 @@ def _fit_group(
     return theta, cov, iterations
 
 
-def _information(games: np.ndarray, points: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Fisher information's pair weights h[i, j] = games · p (1 − p), p = P(i beats j), and the
-    gradient of the log-likelihood at theta (the information is diag(h·1) − h; kept in that form,
-    it costs no extra n² pass). A few rows at a time, so that each row's passes stay in cache."""
-    e = np.exp(theta - theta.max())
-    h = np.empty_like(games)
-    grad = points.copy()
-    buffer = np.empty((min(ROWS, len(e)), len(e)))
-    for r0 in range(0, len(e), ROWS):
-        r1 = min(len(e), r0 + ROWS)
-        p, hr = buffer[: r1 - r0], h[r0:r1]
-        np.add.outer(e[r0:r1], e, out=p)
-        np.divide(e[r0:r1, None], p, out=p)  # p[i, j] = e_i / (e_i + e_j) = P(i beats j)
-        np.multiply(p, games[r0:r1], out=hr)
-        grad[r0:r1] -= hr.sum(axis=1)
-        np.multiply(hr, p, out=p)
-        np.subtract(hr, p, out=hr)  # games · p − games · p² = games · p (1 − p)
-    return h, grad
-
-
-def _as_information(h: np.ndarray, shift: float) -> np.ndarray:
-    """diag(h·1) − h + shift·J, in place."""
-    total = h.sum(axis=1)
-    np.subtract(shift, h, out=h)
-    h[np.diag_indices_from(h)] += total
-    return h
-
-
-def _newton_step(h: np.ndarray, diag: np.ndarray, grad: np.ndarray, shift: float) -> np.ndarray:
-    """Solve (diag(diag) − h + shift·J) x = grad. Large systems by conjugate gradients with a
-    diagonal preconditioner (each iteration one matrix-vector product: a ladder's comparison graph
-    is well connected, so a dozen suffice), to a residual of CG_RTOL of the gradient (inexact
-    Newton: far from the answer an exact step is wasted work, and near it the residual is that
-    small a share of a gradient that is itself tiny; for 2,000 bots the same 5 iterations, 11
-    products instead of 56, ratings within 1e-11 Elo of the exact steps'). Small systems, or a CG
-    that stalls, directly."""
-    m = len(grad)
-    if m >= CG_MIN:
-        pre = diag + shift
-        x = grad / pre
-        r = grad - (diag * x - h @ x + shift * x.sum())
-        z = r / pre
-        d = z.copy()
-        rz = float(r @ z)
-        goal = CG_RTOL**2 * float(grad @ grad)
-        for _ in range(CG_MAX):
-            if float(r @ r) <= goal:
-                return x
-            q = diag * d - h @ d + shift * d.sum()
-            alpha = rz / float(d @ q)
-            x += alpha * d
-            r -= alpha * q
-            z = r / pre
-            rz, before = float(r @ z), rz
-            d = z + (rz / before) * d
-    info = np.subtract(shift, h)
-    info[np.diag_indices_from(info)] += diag
+def _step(h: np.ndarray, diag: np.ndarray, grad: np.ndarray, shift: float) -> np.ndarray:
     try:
-        return np.linalg.solve(info, grad)
+        return newton_step(h, diag, grad, shift)
     except np.linalg.LinAlgError as exc:
         raise FitError(f"the season fit's Newton step failed ({exc})") from None
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from arena.bench.ladder import synthetic_season
-from arena.ladder.fit import CG_MIN, ELO_PER_UNIT, INITIAL, fit_ratings, pair_table, virtual_draws
+from arena.ladder.fit import ELO_PER_UNIT, INITIAL, fit_ratings, pair_table, virtual_draws
+from arena.ladder.newton import CG_MIN
 
 RATING_TOL = 1e-6  # Elo
 COV_TOL = 1e-6  # Elo², on variances of tens to hundreds
