@@ -204,14 +204,18 @@ class LeakCrawl:
         fetches += self.grpc.global_calls(rpc_identity, values["bot"], [SEASON])
         for start in range(0, len(fetches), PROBE_EVERY):  # the long tail, with looks at embargoed matches
             self._read(identity, fetches[start : start + PROBE_EVERY])
-            self._probe_embargoed(identity)
+            self._probe(identity, "embargoed")
+            if not self.observed[(SPECTATOR.name, "running")]:
+                self._probe(SPECTATOR, "running")
 
-    def _probe_embargoed(self, identity: Identity) -> None:
-        """Read the pages of a match that is embargoed right now (done, its twin not): the window lasts
-        one match, and a round's long tail of lists and forms would otherwise let it pass unread."""
+    def _probe(self, identity: Identity, state: str) -> None:
+        """Read the pages of a match that is in `state` right now and not yet seen so: an embargo lasts
+        one match, and a round's long tail of lists and forms would otherwise let it pass unread; the
+        spectator's rounds take turns with the owners', and on a loaded machine every match could run
+        during the others' rounds (a spectator that never saw a running match makes the crawl vacuous)."""
         now = snapshot(self.world.store)
-        seen = self.observed[(identity.name, "embargoed")]
-        hot = [mid for mid, m in sorted(now.rows.items()) if now.state(m) == "embargoed" and mid not in seen]
+        seen = self.observed[(identity.name, state)]
+        hot = [mid for mid, m in sorted(now.rows.items()) if now.state(m) == state and mid not in seen]
         for mid in hot[:2]:
             self._read(identity, [self._web(identity, u) for u in self._match_urls(mid)[:4]])
 
