@@ -180,7 +180,8 @@ def test_challenges_are_owned_unrated_and_rate_limited(arena_service: Running, r
     with pytest.raises(grpc.RpcError) as err:
         stub.Challenge(pb.ChallengeRequest(my_bot="b1", opponent="a1"), metadata=bob)
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert dict(err.value.trailing_metadata())["retry-after"] == "3600"
+    wait = int(dict(err.value.trailing_metadata())["retry-after"])
+    assert 3000 < wait <= 3600  # the running service's bucket refills meanwhile (by seconds, when loaded)
 
 
 def test_anonymous_floods_are_limited_per_address(arena_service: Running) -> None:

@@ -75,6 +75,11 @@ def session_csrf(client: TestClient) -> str:
     return csrf_in(page.text)
 
 
+def STOPPED() -> float:  # noqa: N802 - a constant, as a clock
+    """A rate limiter's clock that never moves: a test's waits come out exact, however slow the machine."""
+    return 0.0
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

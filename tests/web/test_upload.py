@@ -13,6 +13,7 @@ import pytest
 from account_support import (
     ADMIN,
     RANDOM_BOT,
+    STOPPED,
     Site,
     bearer,
     login,
@@ -149,7 +150,9 @@ def test_api_upload_statuses(site: Site) -> None:
 
 def test_uploads_are_rate_limited(tmp_path) -> None:
     site = make_site(
-        f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, limiter=RateLimiter({"upload": Budget(1, 3600.0)})
+        f"sqlite:///{tmp_path / 'arena.db'}",
+        tmp_path,
+        limiter=RateLimiter({"upload": Budget(1, 3600.0)}, clock=STOPPED),  # no refill: exactly an hour
     )
     alice = bearer(site.tokens["alice"])
     files = {"bundle": ("bot.tar.gz", tar_gz())}
