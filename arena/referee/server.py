@@ -24,7 +24,7 @@ from arena.proto.lenient import Undecodable
 from arena.referee.handles import BotHandle
 from arena.referee.management import add_management
 from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
-from arena.referee.session import GONE, Event, Seat
+from arena.referee.session import Seat
 from arena.referee.tooling import HEALTH_SERVICE, HealthServicer, add_tooling
 
 MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
@@ -144,10 +144,9 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         try:
             await seat.finished.wait()
         finally:
-            reader.cancel()
             if not seat.finished.is_set():  # the client went away (cancelled RPC)
-                seat.gone = True
-                runner.post(Event(GONE, seat.index, "dropped its connection"))
+                await runner.stream_gone(seat, reader)
+            reader.cancel()
         if seat.end_status is not None and not seat.gone:  # how the match ended for this seat
             code, details = seat.end_status
             if code != "OK":

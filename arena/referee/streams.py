@@ -40,6 +40,9 @@ FAULT_STATUS: dict[str, str] = {
     V.DISCONNECT: "FAILED_PRECONDITION",
 }
 CUT_WAIT = 0.1  # after an EOF: how long to wait for the cancellation that tells a cut call from a half-close
+# A stream that ended by other means than its reader (a cancelled call, a failed write) waits at most this
+# long for its reader to end; a dead call's reads end at once, so this only bounds a reader that is stuck.
+READER_GRACE = 1.0
 
 
 def _describe_exit(code: int) -> str:
@@ -100,11 +103,35 @@ class SeatStreams:
     async def read_loop(self, seat: Seat, context: Any) -> None:
         """Read one seat's stream until it ends; Logs are handled here, the rest becomes Events.
         It keeps reading after the match's result is sent, until the bot closes or `_finish` stops
-        waiting, so that the Log lines a bot sent before it got its MatchResult are all kept."""
+        waiting, so that the Log lines a bot sent before it got its MatchResult are all kept.
+        Its last report (BAD or GONE) is posted before `reader_done` is set, in one step."""
         try:
             await self._read(seat, context)
         finally:
             seat.reader_done.set()
+
+    async def stream_gone(self, seat: Seat, reader: asyncio.Future[None]) -> None:
+        """The seat's call ended under its handler (the client cancelled it): post GONE, but only once
+        the reader has reported what the bot sent before it went, so that a protocol violation is
+        always ahead of the stream's end in the queue."""
+        seat.gone = True
+        try:
+            await asyncio.wait([reader], timeout=READER_GRACE)
+        finally:
+            seat.reader_done.set()  # a reader cancelled before it ever ran never sets it itself
+            self.post(Event(GONE, seat.index, "dropped its connection"))
+
+    async def _reader_ended(self, seat: Seat) -> None:
+        """Wait for the seat's reader to end: everything the bot sent before its stream ended has then
+        been reported (a violation sets `bad_reason`), whichever of the reader and the runner ran first."""
+        if seat.context is None or seat.reader_done.is_set():
+            return
+        try:
+            await asyncio.wait_for(seat.reader_done.wait(), READER_GRACE)
+        except TimeoutError:
+            log.warning(
+                "seat %d: its reader had not ended %g s after its stream did", seat.index, READER_GRACE
+            )
 
     async def _read(self, seat: Seat, context: Any) -> None:
         idx = seat.index
@@ -173,7 +200,7 @@ class SeatStreams:
         seat = self.seats[i]
         if not seat.half_closed:  # a half-closed stream can still be written: it hears how it ended
             seat.gone = True
-        await asyncio.sleep(0.01)  # let the seat's reader report a protocol violation first
+        await self._reader_ended(seat)  # a violation the bot sent before it went is then known
         if seat.half_closed and not seat.gone:
             # gRPC ends a call whose message is over its receive limit with an EOF and then a
             # cancellation, like a bot that cancels; a real half-close is an EOF alone
