@@ -54,12 +54,12 @@ def test_a_violation_read_after_the_call_was_cancelled_is_still_a_protocol_error
     runner = start(referee)
     seat = runner.seats[0]
     held = threading.Event()
-    read_loop = runner.read_loop
+    read_loop = runner.streams.read_loop
 
     async def late_reader(s: Seat, context: Any) -> None:
         await read_loop(s, LateStream(context, seat, held) if s is seat else context)
 
-    runner.read_loop = late_reader  # the servicer starts each seat's reader through the runner
+    runner.streams.read_loop = late_reader  # type: ignore[method-assign]  # the servicer starts each reader here
     a, b = Wire(addr), Wire(addr)
     a.join(runner.tokens[0])
     b.join(runner.tokens[1])
