@@ -34,17 +34,27 @@ def record_to_json(record: replay_pb2.MatchRecord) -> dict[str, Any]:
     if record.commitment:  # the deck commitment and its salt, revealed now the match is over
         out["commitment"] = record.commitment
         out["salt"] = record.salt
-    if r.end_reason and r.end_reason != "COMPLETED":
-        failed = [s for s, v in enumerate(r.verdicts) if v != "OK"]
-        status = r.verdicts[failed[0]] if failed else r.end_reason
-        out["verdict"] = {
-            "status": status,
-            "verdicts": list(r.verdicts),
-            # the public sentences only (older records appended the bot's output after a newline)
-            "details": [line.split("\n")[0] for line in r.details],
-            "end_reason": r.end_reason,
-        }
-        if len(failed) == 1:
-            out["verdict"]["seat"] = failed[0]
+    verdict = early_end(record)
+    if verdict is not None:
+        out["verdict"] = verdict
         out["winner"] = None if r.winner < 0 else r.winner
     return out
+
+
+def early_end(record: replay_pb2.MatchRecord) -> dict[str, Any] | None:
+    """The elfern/1 `verdict` object of a match that did not complete (None for one that did)."""
+    r = record.result
+    if not r.end_reason or r.end_reason == "COMPLETED":
+        return None
+    failed = [s for s, v in enumerate(r.verdicts) if v != "OK"]
+    status = r.verdicts[failed[0]] if failed else r.end_reason
+    verdict: dict[str, Any] = {
+        "status": status,
+        "verdicts": list(r.verdicts),
+        # the public sentences only (older records appended the bot's output after a newline)
+        "details": [line.split("\n")[0] for line in r.details],
+        "end_reason": r.end_reason,
+    }
+    if len(failed) == 1:
+        verdict["seat"] = failed[0]
+    return verdict

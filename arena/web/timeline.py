@@ -17,7 +17,10 @@ from arena.engine.match import Match
 from arena.engine.rules import Rules
 from arena.engine.types import EngineError, StateError, TrickRecord
 from arena.engine.view import View
-from arena.replay.walk import DealEnd, DealSource, DealStart, Played, Walk
+from arena.proto import replay_pb2
+from arena.replay.export import early_end
+from arena.replay.record import rules_of
+from arena.replay.walk import DealEnd, DealSource, DealStart, Played, Walk, record_deals
 
 
 class TimelineError(ValueError):
@@ -171,7 +174,42 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
             deck = [parse_card(c) for c in raw.get("deck") or []]
             yield deck, raw.get("dealer"), (parse_card(code) for code in raw.get("plays") or [])
 
-    walk = Walk(match, sources())
+    return _timeline(match, names, deals, sources(), perspective, record.get("verdict"), record.get("winner"))
+
+
+def record_timeline(
+    record: replay_pb2.MatchRecord, names: list[str], perspective: int | None
+) -> dict[str, Any]:
+    """The same from a binary record, in one walk of it (the web's viewer; no elfern/1 form first).
+    A record that does not re-simulate raises the engine's error instead of stopping the timeline."""
+    if perspective not in (None, 0, 1):
+        raise TimelineError(f"perspective must be 0, 1 or omniscient, not {perspective!r}")
+    match = Match(rules_of(record), record.seed)
+    deals: list[dict[str, Any]] = []
+
+    def sources() -> Iterator[DealSource]:
+        for number, (deck, dealer, plays) in enumerate(record_deals(record), 1):
+            deals.append({"number": number, "dealer": dealer, "steps": [], "tricks": []})
+            yield deck, dealer, plays
+
+    verdict = early_end(record)
+    winner = None if verdict is None or record.result.winner < 0 else record.result.winner
+    return _timeline(match, names, deals, sources(), perspective, verdict, winner, strict=True)
+
+
+def _timeline(
+    match: Match,
+    names: list[str],
+    deals: list[dict[str, Any]],
+    sources: Iterator[DealSource],
+    perspective: int | None,
+    verdict: Any,
+    winner: Any,
+    strict: bool = False,
+) -> dict[str, Any]:
+    """Walk the deals (`sources` adds each deal's entry to `deals` as the walk reaches it) into steps."""
+    rules = match.rules
+    walk = Walk(match, sources)
     error: str | None = None
     deal: Deal | None = None
     turned: int | None = None
@@ -191,6 +229,8 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
             elif isinstance(step, DealEnd):
                 _summarise(deals[-1], step.deal, names, match)
     except (EngineError, ValueError) as exc:
+        if strict:
+            raise
         if walk.play is None:
             error = f"deal {walk.deal}: {exc}"
         else:
@@ -202,7 +242,6 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
             )
             error = f"deal {walk.deal}, play {walk.play}: {why}"
             _summarise(deals[-1], deal, names, match)
-    verdict = record.get("verdict")
     if verdict and deals and deals[-1]["steps"] and not error:
         status = verdict.get("status") if isinstance(verdict, dict) else str(verdict)
         seat = verdict.get("seat") if isinstance(verdict, dict) else None
@@ -216,7 +255,7 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
         "perspective": perspective,
         "deals": deals,
         "lines": list(match.lines),
-        "winner": match.winner if match.over else record.get("winner"),
+        "winner": match.winner if match.over else winner,
         "over": match.over,
         "error": error,
     }
