@@ -4,7 +4,9 @@ Two layers need it and may not import each other: the store names a submitted ve
 (`BotVersion.content_hash`, the folder of its stored copy, `arena.proto` `BotVersion.content_hash`),
 and the sandbox keys the staged copy of a bundle with a build step by it. So it lives at the bottom.
 The bytes hashed are the store's since the first release; changing them would orphan every stored
-copy and make a re-submission of unchanged files a new version.
+copy and make a re-submission of unchanged files a new version. (The sandbox used a hash of its own
+before, `d-` and 24 hex digits in the bundle cache: those staged copies are no longer read, a bundle
+with a build step is built once more when it is first loaded, and the old folders may be deleted.)
 
 Nothing here follows a link: a symlink is hashed as its target text, files are opened with O_NOFOLLOW.
 """
