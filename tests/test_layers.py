@@ -11,16 +11,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"engine", "proto", "verdicts", "memo", "logs"}
+BOTTOM = {"engine", "proto", "verdicts", "memo", "logs", "bundlehash"}
 
 MAY_IMPORT: dict[str, set[str]] = {
     "verdicts": set(),
     "memo": set(),
     "logs": set(),
+    "bundlehash": set(),
     "engine": set(),  # pure: the standard library only
     "proto": set(),
     "analysis": {"engine"},
-    "sandbox": {"verdicts"},
+    "sandbox": {"verdicts", "bundlehash"},
     "replay": BOTTOM,
     "store": BOTTOM,
     "access": BOTTOM | {"store"},

@@ -3,8 +3,6 @@ and logs over the management API, printed in the same shapes as the local comman
 
 from __future__ import annotations
 
-import os
-import stat
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -23,19 +21,10 @@ MANIFEST = "bot.toml"
 
 def bundle_files(root: Path) -> list[Path]:
     """Regular files and symlinks under `root`, sorted, links not followed, the SKIP folders left out:
-    the entries a local submission of the same folder hashes (arena.store.bundles.content_hash)."""
-    from arena.store.bundles import SKIP
+    the entries a local submission of the same folder hashes (arena.bundlehash.tree_hash)."""
+    from arena.bundlehash import tree_entries
 
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP and d not in links)
-        for name in filenames + links:
-            entry = Path(dirpath) / name
-            mode = os.lstat(entry).st_mode
-            if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
-                out.append(entry)
-    return sorted(out)
+    return [path for path, _ in tree_entries(root)]
 
 
 def pack(path: Path) -> tuple[IO[bytes], str, int]:

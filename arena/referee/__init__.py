@@ -3,10 +3,12 @@
 Imports engine and proto only (layers); bot processes are seen through the `BotHandle` protocol.
 """
 
+from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee.clock import TimeControl, TimeControlError
 from arena.referee.handles import BotHandle
-from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
+from arena.referee.match import MatchRunner
 from arena.referee.session import LogLimits
+from arena.referee.spec import MatchSpec
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -150,7 +150,7 @@ class BotSocket:
         if seat.bad_reason or self.runner.state == "OVER":
             return
         seat.bad_reason = f"opened more than {SEAT_CALL_BUDGET} calls on its socket (a bot needs one stream)"
-        self.runner.post(Event(BAD, seat.index, seat.bad_reason))
+        self.runner.queue.post(Event(BAD, seat.index, seat.bad_reason))
 
     async def start(self) -> None:
         server = grpc.aio.server(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
+
 from arena.engine import Match, Rules, TrickRecord, View, card_code
 from arena.engine.cards import SUITS, cards_of
 from arena.proto import referee_pb2 as pb
+from arena.proto.view_fields import CARD, CARDS, INT, NUMBER, PAIR, SUIT, VIEW_FIELDS
 
 CODES = tuple(card_code(c) for c in range(32))  # card -> its code, without building the string per call
 CARD_OF_CODE = {
@@ -18,18 +22,11 @@ def codes(cards) -> list[str]:
 
 
 def rules_to_proto(rules: Rules) -> pb.Rules:
-    return pb.Rules(
-        scoring=rules.scoring,
-        hand_size=rules.hand_size,
-        trumps=rules.trumps,
-        must_head_phase2=rules.must_head_phase2,
-        standoff=rules.standoff,
-        next_dealer=rules.next_dealer,
-        dealer_after_tie=rules.dealer_after_tie,
-        flags=rules.flags,
-        max_deals=rules.max_deals or 0,
-        deck=rules.deck,
-    )
+    """The message's fields are the Rules dataclass's, by name (the inverse of `replay.record.rules_of`);
+    only `max_deals`, None for no limit, travels as 0."""
+    fields = {f.name: getattr(rules, f.name) for f in pb.Rules.DESCRIPTOR.fields}
+    fields["max_deals"] = rules.max_deals or 0
+    return pb.Rules(**fields)
 
 
 def trick_to_proto(t: TrickRecord) -> pb.Trick:
@@ -46,31 +43,36 @@ def view_to_proto(v: View, deals_played: int, tricks: list[pb.Trick] | None = No
     return out
 
 
+def _writer(wire: str, attr: str, kind: str) -> Callable[[pb.View, View], None]:
+    """What writes one row of VIEW_FIELDS from an engine View into a wire View."""
+    get = operator.attrgetter(attr)
+    if kind == INT:
+        return lambda out, v: setattr(out, wire, get(v))
+    if kind == NUMBER:
+        return lambda out, v: setattr(out, wire, get(v) + 1)
+    if kind == PAIR:
+        return lambda out, v: getattr(out, wire).extend(get(v))
+    if kind == CARDS:
+        return lambda out, v: getattr(out, wire).extend([_CODES[c] for c in get(v)])
+    table = {CARD: _CODES, SUIT: SUITS}[kind]
+
+    def optional(out: pb.View, v: View) -> None:
+        value = get(v)
+        if value is not None:
+            setattr(out, wire, table[value])
+
+    return optional
+
+
+_WRITERS = tuple(_writer(*row) for row in VIEW_FIELDS)
+
+
 def fill_view(out: pb.View, v: View, deals_played: int, tricks: list[pb.Trick] | None = None) -> None:
-    """Write a View into `out` in place (this runs on every move). `tricks`, when given, are this
-    deal's finished tricks already converted; the runner keeps them."""
-    out.seat = v.seat
-    out.deal_number = v.deal_index + 1
-    out.trick_number = v.trick_no
-    out.phase = v.phase
-    out.dealer = v.dealer
-    out.leader = v.leader
-    out.hand.extend([_CODES[c] for c in v.hand])
-    out.honours.extend(v.honours)
-    out.stock_size = v.stock_count
-    out.drawn.extend([_CODES[c] for c in v.drawn])
-    out.opponent_hand_size = v.opponent_hand_size
-    out.lines.extend(v.lines)
-    out.flags.extend(v.flags)
-    out.multiplier = v.multiplier
-    out.pot = v.pot
+    """Write a View into `out` in place, one row of `VIEW_FIELDS` at a time. `tricks`, when given, are
+    this deal's finished tricks already converted."""
+    for write in _WRITERS:
+        write(out, v)
     out.deals_played = deals_played
-    if v.table is not None:
-        out.lead_card = _CODES[v.table]
-    if v.trump_card is not None:
-        out.trump_card = _CODES[v.trump_card]
-    if v.trump_suit is not None:
-        out.trump_suit = SUITS[v.trump_suit]
     if tricks is None or len(tricks) != len(v.tricks):
         tricks = [
             pb.Trick(number=i, leader=ld, lead_card=_CODES[a], follow_card=_CODES[b], winner=w,

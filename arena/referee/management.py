@@ -28,7 +28,7 @@ from arena.proto.codec import encode_record
 from arena.proto.lenient import Undecodable, lenient
 from arena.referee.clock import TimeControl
 from arena.referee.convert import rules_to_proto
-from arena.referee.match import MatchSpec
+from arena.referee.spec import MatchSpec
 
 if TYPE_CHECKING:
     from arena.referee.server import RefereeServer

@@ -8,55 +8,34 @@ can still fail (disconnect, flood) at once, and the on-move seat's clock is a pl
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import secrets
 import time
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from arena.engine import IllegalMove, Match, Rules, TrickRecord, card_code, deal_deck
-from arena.engine.botseed import bot_seed
+from arena.engine import IllegalMove, Match, TrickRecord, card_code, deal_deck
 from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.logs import MATCH
 from arena.proto import referee_pb2 as pb
 from arena.proto import replay_pb2 as rpb
-from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee import convert, streams
 from arena.referee import verdicts as V
-from arena.referee.clock import SeatClock, TimeControl
+from arena.referee.clock import SeatClock
 from arena.referee.handles import BotHandle
+from arena.referee.outcome import MatchOver, Outcome
 from arena.referee.recorder import Recorder
-from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, LogLimits, Seat
-from arena.referee.streams import SeatStreams, _describe_exit
+from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, SHUTDOWN, Event, EventQueue, Seat
+from arena.referee.spec import REMOTE, MatchSpec, welcome
+from arena.referee.streams import SeatStreams
 from arena.referee.turns import DealTurns
 
 log = logging.getLogger(__name__)
 MAX_STALE = 100  # stale actions tolerated before PROTOCOL_ERROR
-TAIL_LINES = 12  # bot output lines quoted in a verdict's private detail
-REMOTE = "remote"  # the recorded name of a seat nobody registered (the Join's name is never used)
 CARD_FORM = "a rank 7 8 9 T J Q K A then a suit C D H S, upper case, like 'TS' or '9H'"
 
 
-@dataclass(frozen=True)
-class MatchSpec:
-    rules: Rules = field(default_factory=Rules)
-    seed: int = 0
-    time_control: TimeControl = field(default_factory=TimeControl)
-    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    # (name, version) per seat as the caller registered them: the only names recorded and shown
-    names: tuple[tuple[str, str], tuple[str, str]] | None = None
-    log_limits: LogLimits = field(default_factory=LogLimits)
-    salt: bytes | None = None  # the deck commitment's 16 bytes (docs/shuffle.md); None: drawn here
-
-
-class _MatchOver(Exception):
-    """Unwinds the runner once the result is known."""
-
-
-class MatchRunner(SeatStreams):
+class MatchRunner:
     """One match between two seats. Create, hand out `tokens`, then `await run()`."""
 
     def __init__(
@@ -74,22 +53,17 @@ class MatchRunner(SeatStreams):
             seat.name, seat.version = (name, version) if name else (REMOTE, "")
         self.salt = spec.salt if spec.salt is not None else secrets.token_bytes(SALT_BYTES)
         self.commitment = deck_commitment(spec.seed, spec.match_id, self.salt)  # fixed before any deal
-        self.handles = list(handles)
+        self._handles = list(handles)  # the one list the streams read too: see the `handles` setter
         self.pause_idle = pause_idle
         self.on_event = on_event
+        self._emit_failed = False
         self.clocks = [SeatClock(spec.time_control), SeatClock(spec.time_control)]
-        self.events: collections.deque[Event] = collections.deque()
-        self._waiter: asyncio.Future[Event | None] | None = None  # the runner waiting in _next_event
-        self._deadline = 0.0  # when that wait ends (time.perf_counter())
-        self._timer: asyncio.TimerHandle | None = None  # fires at _timer_at, at or before _deadline
-        self._timer_at = 0.0
-        self._writing: tuple[int, float] | None = None  # (seat, since) while a write is in progress
-        self._stalled: int | None = None  # the seat whose write the watchdog gave up on
+        self.queue = EventQueue()  # the stream handlers post, the runner waits
         self.recorder = Recorder(spec, self.salt, self.commitment)
-        self.verdicts: list[str] = [V.OK, V.OK]
-        self.details = ["", ""]  # public: sentences the arena wrote (MatchResult, ResultRecord.details)
-        self.quotes = ["", ""]  # private: the bot's own text a verdict quotes (with its output tail)
-        self.end_reason = ""
+        self.streams = SeatStreams(
+            spec, self.match, self.seats, self._handles, self.recorder, self.queue, self._fail_now
+        )
+        self.outcome = Outcome(self._handles)  # each seat's verdict and detail, the end reason
         self.turn_id = 0
         self.pending: tuple[int, int] | None = None  # (seat, turn_id) awaiting an answer
         self._next_deck: tuple[int, list[int]] | None = None  # (deal index, its deck), shuffled ahead
@@ -109,10 +83,23 @@ class MatchRunner(SeatStreams):
             return (0, 0, 0)
         return (deal.index + 1, deal.trick_no, self.turn_id)
 
-    # -- API for the stream handlers (server.py) -----------------------------------------------------
+    # -- API for the stream handlers (server.py) and play_match --------------------------------------
     @property
     def tokens(self) -> tuple[str, str]:
         return (self.seats[0].token, self.seats[1].token)
+
+    @property
+    def handles(self) -> list[BotHandle | None]:
+        return self._handles
+
+    @handles.setter
+    def handles(self, handles: Sequence[BotHandle | None]) -> None:
+        """The bots launched once their sockets were up (play_match): the list is kept, its items set."""
+        self._handles[:] = handles
+
+    def shutdown(self) -> None:
+        """End the match now (void, SHUTDOWN); safe to call at any time."""
+        self.queue.post(Event(SHUTDOWN))
 
     # -- the match -------------------------------------------------------------------------------------
     async def run(self) -> pb.MatchResult:
@@ -120,7 +107,7 @@ class MatchRunner(SeatStreams):
         task = asyncio.current_task()
         assert task is not None
         logged = MATCH.set(self.spec.match_id)  # every line logged for this match says which
-        watchdog = asyncio.ensure_future(self._watchdog(task))
+        watchdog = asyncio.ensure_future(self.streams.watchdog(task))
         try:
             await self._startup()
             self.state = "PLAYING"
@@ -128,25 +115,26 @@ class MatchRunner(SeatStreams):
             await self._welcome()
             while not self.match.over:
                 await self._play_deal()
-            self.end_reason = V.COMPLETED
-        except _MatchOver:
+            self.outcome.end_reason = V.COMPLETED
+        except MatchOver:
             pass
         except asyncio.CancelledError:
-            if self._stalled is None:  # cancelled from outside: end void, tell the bots, re-raise
-                self._end_void("the match task was cancelled", V.ABORTED)
+            if self.streams.stalled is None:  # cancelled from outside: end void, tell the bots, re-raise
+                self.outcome.end_void("the match task was cancelled", V.ABORTED)
                 await self._finish()
                 raise
             task.uncancel()
-            i = self._stalled
+            i = self.streams.stalled
             self.seats[i].gone = True
-            self._set_failure(i, V.TIMEOUT, f"did not read its messages for {streams.WRITE_STALL:g} s")
-            self.end_reason = V.VERDICT
+            why = f"did not read its messages for {streams.WRITE_STALL:g} s"
+            self.outcome.set_failure(i, V.TIMEOUT, why, "", self.where)
+            self.outcome.end_reason = V.VERDICT
         except Exception as exc:  # a referee bug must still end the match with a result
             log.exception("referee error; the match ends void")
-            self._end_void(f"referee error: {exc!r}", V.ABORTED)
+            self.outcome.end_void(f"referee error: {exc!r}", V.ABORTED)
         finally:
             watchdog.cancel()
-            self._stop_timer()
+            self.queue.stop_timer()
         try:
             await self._finish()
             assert self.result is not None
@@ -165,10 +153,10 @@ class MatchRunner(SeatStreams):
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 break
-            ev = await self._next_event(min(remaining, 0.05))
+            ev = await self.queue.next(min(remaining, 0.05))
             if ev is None:
                 for s in self.seats:
-                    if not s.joined and s.index not in failed and self._exited(s.index) is not None:
+                    if not s.joined and s.index not in failed and self.streams.exited(s.index) is not None:
                         self._set_startup_failed(s.index, limit)
                         failed.add(s.index)
                 continue
@@ -179,34 +167,19 @@ class MatchRunner(SeatStreams):
                 self._set_startup_failed(s.index, limit)
                 failed.add(s.index)
         if failed:
-            raise self._over()
+            raise self.outcome.over()
         self.recorder.players(self.seats)
 
     def _set_startup_failed(self, i: int, limit: float) -> None:
-        code = self._exited(i)
-        seat = self.seats[i]
-        if code is not None:
-            why = f"the bot exited ({_describe_exit(code)}) before it joined"
-        else:
-            why = f"the bot did not join within the start-up budget of {limit:g} s"
-        if seat.join_error:
-            why += f"; its Join was refused: {seat.join_error}"
-        self._set_failure(i, V.STARTUP_FAILED, why)
+        self.outcome.startup_failed(i, self.streams.exited(i), limit, self.seats[i].join_error)
 
     def _welcome_msg(self, s: Seat) -> pb.RefereeMessage:
-        other = self.seats[1 - s.index]
-        return pb.RefereeMessage(welcome=pb.Welcome(
-            match_id=self.spec.match_id, seat=s.index, rules=convert.rules_to_proto(self.spec.rules),
-            time_control=self.spec.time_control.to_proto(), opponent_name=other.name,
-            opponent_version=other.version, protocol_version=PROTOCOL_VERSION,
-            log_limits=self.spec.log_limits.to_proto(), commitment=self.commitment,
-            bot_seed=bot_seed(self.spec.seed, s.index),  # one-way: docs/shuffle.md §6
-        ))  # fmt: skip
+        return welcome(self.spec, s, self.seats[1 - s.index], self.commitment)
 
     async def _welcome(self) -> None:
         for s in self.seats:
             s.welcomed = True
-            await self._send(s.index, self._welcome_msg(s))
+            await self.streams.send(s.index, self._welcome_msg(s))
 
     async def _play_deal(self) -> None:
         m = self.match
@@ -248,10 +221,10 @@ class MatchRunner(SeatStreams):
         if self._owed[seat]:
             await self._pay(seat)
         if self.pause_idle:
-            self._pause(1 - seat)
-            self._resume(seat)
+            self.streams.pause(1 - seat)
+            self.streams.resume(seat)
         handed = time.perf_counter()
-        await self._send(seat, req)
+        await self.streams.send(seat, req)
         sent = time.perf_counter()
         self._settle()
         if self._owed[1 - seat]:
@@ -259,7 +232,7 @@ class MatchRunner(SeatStreams):
         deadline = sent + clock.deadline
         self.pending = (seat, tid)
         while True:
-            ev = await self._next_event(deadline - time.perf_counter())
+            ev = await self.queue.next(deadline - time.perf_counter())
             if ev is None:
                 allowed, bank = clock.deadline, clock.bank
                 clock.charge(allowed + 1.0)
@@ -307,9 +280,9 @@ class MatchRunner(SeatStreams):
         while owed:
             msg = owed.pop(0)
             if final:
-                await self._send(i, msg, timeout=1.0, final=True)
+                await self.streams.send(i, msg, timeout=1.0, final=True)
             else:
-                await self._send(i, msg)
+                await self.streams.send(i, msg)
 
     def _settle(self) -> None:
         """The last move's bookkeeping: its replay entry and the finished trick in the other seat's
@@ -344,106 +317,77 @@ class MatchRunner(SeatStreams):
                 if pending and pending[0] == ev.seat
                 else "no turn of yours is open"
             )
-            await self._send(ev.seat, pb.RefereeMessage(error=pb.Error(
+            await self.streams.send(ev.seat, pb.RefereeMessage(error=pb.Error(
                 code="STALE_TURN", fatal=False, turn_id=ev.turn_id,
                 message=f"Action for turn {ev.turn_id} rejected: {expect}",
             )))  # fmt: skip
         elif ev.kind == GONE:
-            verdict, why = await self._classify_gone(ev.seat, ev.detail)
+            verdict, why = await self.streams.classify_gone(ev.seat, ev.detail)
             self._fail_now(ev.seat, verdict, why)
         elif ev.kind == BAD:
             self._fail_now(ev.seat, V.PROTOCOL_ERROR, ev.detail)
         elif ev.kind == SHUTDOWN:
-            self._end_void("the referee shut down", V.SHUTDOWN)
-            raise _MatchOver
+            self.outcome.end_void("the referee shut down", V.SHUTDOWN)
+            raise MatchOver
         elif ev.kind == LOG_DROPPED:
             seat = self.seats[ev.seat]
             if seat.welcomed:
-                await self._send(ev.seat, self._log_dropped(seat))
+                await self.streams.send(ev.seat, self.streams.log_dropped(seat))
             else:  # never before its Welcome: it goes with the seat's first turn
-                self._owed[ev.seat].append(self._log_dropped(seat))
+                self._owed[ev.seat].append(self.streams.log_dropped(seat))
 
     # -- verdicts and the end ------------------------------------------------------------------------
-    def _set_failure(self, i: int, verdict: str, why: str, quote: str = "") -> None:
-        """`why` is public, so it is the arena's own words; anything that quotes the bot goes in `quote`."""
-        h = self.handles[i]
-        if h is not None:
-            sandbox_verdict = h.failure_verdict()
-            if sandbox_verdict:
-                verdict = sandbox_verdict
-        deal, trick, turn = self.where
-        at = f" (deal {deal}, trick {trick}, turn {turn})" if turn else ""
-        self.verdicts[i] = verdict
-        self.details[i] = why + at
-        self.quotes[i] = quote
-
     def _fail_now(self, i: int, verdict: str, why: str, quote: str = "") -> NoReturn:
-        self._set_failure(i, verdict, why, quote)
-        raise self._over()
-
-    def _over(self) -> _MatchOver:
-        self.end_reason = V.VERDICT
-        return _MatchOver()
-
-    def _end_void(self, why: str, reason: str = V.SHUTDOWN) -> None:
-        self.end_reason = reason
-        self.details = [why, why]
+        """`why` is public, so it is the arena's own words; anything that quotes the bot goes in `quote`."""
+        self.outcome.set_failure(i, verdict, why, quote, self.where)
+        raise self.outcome.over()
 
     async def _finish(self) -> None:
         self._settle()  # a move applied before the match stopped is still recorded
-        failed = [i for i in (0, 1) if self.verdicts[i] != V.OK]
-        if self.end_reason == V.COMPLETED:
-            winner, void = (-1 if self.match.winner is None else self.match.winner), False
-        elif len(failed) == 1:
-            winner, void = 1 - failed[0], False
-        else:
-            winner, void = -1, True
-        private = list(self.quotes)
-        for i in failed:  # the tail of the bot's output helps its author most, and only its author
-            h = self.handles[i]
-            tail = h.output_tail(TAIL_LINES) if h is not None else ""
-            if tail.strip():
-                private[i] += ("\n" if private[i] else "") + "last output of the bot:\n" + tail
-        m = self.match
-        # what the bots receive carries the public sentences only: a seat never sees its opponent's text
-        self.result = pb.MatchResult(
-            winner=winner, void=void, verdicts=self.verdicts, details=self.details, lines=list(m.lines),
-            flags=list(m.flags), deals_played=len(m.deals), end_reason=self.end_reason,
-        )  # fmt: skip
+        out = self.outcome
+        result = self.result = out.result(self.match)
+        private = out.private()
         if not self.recorder.record.players:
             self.recorder.players(self.seats)
-        where = self.where if failed else (0, 0, 0)
-        self.record = self.recorder.finish(self.result, private, where, self.seats, self.clocks)
-        for i in (0, 1):
-            self._resume(i)
+        where = self.where if out.failed else (0, 0, 0)
+        self.record = self.recorder.finish(result, private, where, self.seats, self.clocks)
+        if self.pause_idle:
+            for i in (0, 1):
+                self.streams.resume(i)
         for s in self.seats:
-            s.end_status = self._end_status(s.index)
+            s.end_status = out.end_status(s.index)
             if s.context is None or s.gone:
                 continue
             try:
                 if not s.welcomed:  # a seat that joined learns its seat, even if the match never began
                     s.welcomed = True
-                    await self._send(s.index, self._welcome_msg(s), timeout=1.0, final=True)
+                    await self.streams.send(s.index, self._welcome_msg(s), timeout=1.0, final=True)
                 await self._pay(s.index, final=True)
-                if self.verdicts[s.index] != V.OK:  # its own Error may quote what it sent itself
-                    why = self.details[s.index] + (
-                        f"; {self.quotes[s.index]}" if self.quotes[s.index] else ""
-                    )
-                    await self._send(s.index, pb.RefereeMessage(error=pb.Error(
-                        code=self.verdicts[s.index], message=why.split("\n")[0], fatal=True,
-                        turn_id=self.where[2],
-                    )), timeout=1.0, final=True)  # fmt: skip
-                await self._send(
-                    s.index, pb.RefereeMessage(match_result=self.result), timeout=1.0, final=True
+                error = out.error(s.index, self.where[2])
+                if error is not None:
+                    await self.streams.send(s.index, error, timeout=1.0, final=True)
+                await self.streams.send(
+                    s.index, pb.RefereeMessage(match_result=result), timeout=1.0, final=True
                 )
-            except _MatchOver:
+            except MatchOver:
                 pass
-        await self._drain()  # late Log lines land in the same record; its counters are redone below
-        self.record = self.recorder.finish(self.result, private, where, self.seats, self.clocks)
+        await self.streams.drain()  # late Log lines land in the same record; its counters are redone below
+        self.record = self.recorder.finish(result, private, where, self.seats, self.clocks)
         self.state = "OVER"
         for s in self.seats:
             s.finished.set()
         self.done.set()
-        self._emit("match_end", winner=winner, void=void, verdicts=list(self.verdicts), lines=list(m.lines))
+        self._emit("match_end", winner=result.winner, void=result.void, verdicts=list(out.verdicts),
+                   lines=list(self.match.lines))  # fmt: skip
 
-    # -- plumbing -------------------------------------------------------------------------------------
+    # -- the spectators' feed -------------------------------------------------------------------------
+    def _emit(self, kind: str, **data: Any) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event({"event": kind, "match_id": self.spec.match_id, **data})
+            except Exception:  # a display callback must never break a match; said once per match
+                if not self._emit_failed:
+                    self._emit_failed = True
+                    log.exception(
+                        "the match's event callback failed on %r (later failures are not logged)", kind
+                    )

@@ -14,7 +14,7 @@ from arena.referee.convert import codes, rules_to_proto
 from arena.referee.session import Seat
 
 if TYPE_CHECKING:
-    from arena.referee.match import MatchSpec
+    from arena.referee.spec import MatchSpec
 
 
 class Recorder:

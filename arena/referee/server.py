@@ -21,10 +21,12 @@ from grpc_health.v1 import health_pb2
 from arena.access.admin import AdminToken
 from arena.proto import arena_pb2, referee_pb2, referee_pb2_grpc
 from arena.proto.lenient import Undecodable
+from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee.handles import BotHandle
 from arena.referee.management import add_management
-from arena.referee.match import PROTOCOL_VERSION, MatchRunner, MatchSpec
-from arena.referee.session import GONE, Event, Seat
+from arena.referee.match import MatchRunner
+from arena.referee.session import Seat
+from arena.referee.spec import MatchSpec
 from arena.referee.tooling import HEALTH_SERVICE, HealthServicer, add_tooling
 
 MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
@@ -139,15 +141,14 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         except JoinRefused as exc:
             await context.abort(exc.code, exc.message)
         seat.receive_cap = self._receive_cap
-        runner.attach(seat, context, first.join)
-        reader = asyncio.ensure_future(runner.read_loop(seat, context))
+        runner.streams.attach(seat, context, first.join)
+        reader = asyncio.ensure_future(runner.streams.read_loop(seat, context))
         try:
             await seat.finished.wait()
         finally:
-            reader.cancel()
             if not seat.finished.is_set():  # the client went away (cancelled RPC)
-                seat.gone = True
-                runner.post(Event(GONE, seat.index, "dropped its connection"))
+                await runner.streams.stream_gone(seat, reader)
+            reader.cancel()
         if seat.end_status is not None and not seat.gone:  # how the match ended for this seat
             code, details = seat.end_status
             if code != "OK":

@@ -1,8 +1,10 @@
-"""One seat of one match: its token, its stream, its counters and its Log limiter."""
+"""One seat of one match (its token, its stream, its counters and its Log limiter), and the queue of
+events the stream handlers post to the match's runner."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -44,6 +46,67 @@ class Event:
     turn_id: int = 0
     card: str = ""
     t: float = 0.0  # perf_counter() when the message arrived
+
+
+class EventQueue:
+    """A match's one queue: the stream handlers post, the runner waits with `next`. This is on every
+    move's path, so a wait is a bare future (no asyncio.Queue or asyncio.timeout()), and one timer,
+    re-armed when it fires early, serves many waits."""
+
+    def __init__(self) -> None:
+        self.events: collections.deque[Event] = collections.deque()
+        self.waiter: asyncio.Future[Event | None] | None = None  # the runner waiting in next()
+        self._deadline = 0.0  # when that wait ends (time.perf_counter())
+        self._timer: asyncio.TimerHandle | None = None  # fires at _timer_at, at or before _deadline
+        self._timer_at = 0.0
+
+    def post(self, event: Event) -> None:
+        """Hand an event to the runner (from the stream handlers, on the same loop)."""
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(event)
+        else:
+            self.events.append(event)
+
+    async def next(self, timeout: float) -> Event | None:
+        """The next event, or None after `timeout` seconds."""
+        if self.events:
+            return self.events.popleft()
+        if timeout <= 0:
+            return None
+        loop = asyncio.get_running_loop()
+        deadline = self._deadline = time.perf_counter() + timeout
+        timer = self._timer
+        if timer is None or deadline < self._timer_at:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_later(timeout, self._tick)
+            self._timer_at = deadline
+        waiter = self.waiter = loop.create_future()
+        try:
+            return await waiter
+        finally:
+            self.waiter = None
+
+    def _tick(self) -> None:
+        """The wait timer fired: end the wait if its deadline has passed, else sleep again until it.
+        Each move's deadline is later than the last one's when the clocks are alike, so one timer
+        serves many moves instead of one set and cancelled per move."""
+        self._timer = None
+        waiter = self.waiter
+        if waiter is None or waiter.done():
+            return
+        left = self._deadline - time.perf_counter()
+        if left > 0:
+            self._timer = asyncio.get_running_loop().call_later(left, self._tick)
+            self._timer_at = self._deadline
+        else:
+            waiter.set_result(None)
+
+    def stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 @dataclass

@@ -1,14 +1,17 @@
 """A match record as text, trick by trick: omniscient, or as one seat saw it.
 
-The record is re-simulated with the engine, so what a seat "saw" comes from the engine's own
+The record is re-simulated by `walk.Walk`, so what a seat "saw" comes from the engine's own
 hidden view (hands, draws), never from the record's deck directly.
 """
 
 from __future__ import annotations
 
-from arena.engine import EngineError, Match, card_label, parse_card
+from collections.abc import Callable, Iterable
+
+from arena.engine import Deal, EngineError, Match, TrickRecord, card_label
 from arena.proto import replay_pb2
 from arena.replay.record import rules_of
+from arena.replay.walk import DealEnd, DealStart, Played, Walk, record_deals
 
 
 def render(
@@ -37,65 +40,36 @@ def render(
         + (f"   (as seat {seat} saw it)" if seat is not None else "   (everything shown)"),
     ]
     m = Match(rules, record.seed)
-    for d in record.deals:
-        show = only_deal is None or only_deal == d.number
-        try:
-            deal = m.start_deal(deck=[parse_card(c) for c in d.deck], dealer=d.dealer)
-        except EngineError as exc:
+    walk = Walk(m, record_deals(record))
+    show = False
+    pending: list[tuple[int, int, int]] = []  # (seat, card, think_us)
+    try:
+        for step in walk:
+            if isinstance(step, DealStart):
+                d, deal = record.deals[step.number - 1], step.deal
+                show = only_deal is None or only_deal == d.number
+                pending = []
+                if show:
+                    out += _deal_head(m, d, deal, seat, who, lab, deck_style)
+            elif isinstance(step, Played):
+                p = record.deals[step.number - 1].plays[step.k - 1]
+                pending.append((p.seat, step.card, p.think_us))
+                trick = step.trick
+                if trick is None:
+                    continue
+                if show:
+                    out += _trick_lines(m, trick, pending, seat, who, lab, deck_style)
+                pending = []
+            elif isinstance(step, DealEnd):
+                if show:
+                    out += _deal_tail(m, step.deal, pending, seat, who, deck_style)
+    except EngineError as exc:
+        d = record.deals[walk.deal - 1]
+        if walk.play is None:
             out.append(f"deal {d.number}: the record does not re-simulate: {exc}")
-            break
-        if show:
-            out.append("")
-            out.append(f"deal {d.number}: dealer {who(d.dealer)}, leader {who(1 - d.dealer)}; lines "
-                       f"{m.lines[0]}-{m.lines[1]}" + (f", multiplier {deal.multiplier}" if deal.multiplier > 1 else "")
-                       + (f", pot {deal.pot}" if deal.pot else ""))  # fmt: skip
-            if deal.trump_card is not None:
-                out.append(f"  trump card: {card_label(deal.trump_card, deck_style)}")
-            for s in (0, 1) if seat is None else (seat,):
-                out.append(f"  {who(s)} hold{'s' if seat is None else ''}: {lab(m.view(s).hand)}")
-            if seat is None:
-                out.append(f"  stock (draw order): {lab(deal.stock)}")
-        pending: list[tuple[int, int, int]] = []  # (seat, card, think_us)
-        for p in d.plays:
-            try:
-                card = parse_card(p.card)
-                trick = m.play(card)
-            except EngineError as exc:
-                out.append(f"  the record does not re-simulate at {p.card}: {exc}")
-                return out
-            pending.append((p.seat, card, p.think_us))
-            if trick is None:
-                continue
-            if show:
-                (s1, c1, t1), (s2, c2, t2) = pending
-                line = (f"  {trick.no:2d}. {who(s1)} {card_label(c1, deck_style)}, {who(s2)} {card_label(c2, deck_style)}"
-                        f" -> {who(trick.winner)}" + (f" +{trick.honours}" if trick.honours else ""))  # fmt: skip
-                if trick.winner_draw is not None:
-                    assert trick.loser_draw is not None  # both draw, or neither
-                    if seat is None:
-                        line += (f"   draws: {who(trick.winner)} {card_label(trick.winner_draw, deck_style)},"
-                                 f" {who(1 - trick.winner)} {card_label(trick.loser_draw, deck_style)}")  # fmt: skip
-                    else:
-                        mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
-                        line += f"   you drew {card_label(mine, deck_style)}"
-                line += f"   [{t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
-                out.append(line)
-                if seat is not None and not deal.done:
-                    out.append(f"      your hand: {lab(m.view(seat).hand)}")
-            pending = []
-        if show and pending:
-            s1, c1, _ = pending[0]
-            out.append(f"      {who(s1)} led {card_label(c1, deck_style)}; the match ended before the answer")
-        if show and deal.done and deal.outcome is not None:
-            o = deal.outcome
-            res = (
-                "standoff (10-10)"
-                if o.winner is None
-                else f"{who(o.winner)} win{'s' if seat is None else ''} {max(o.lines)} line(s)"
-            )
-            out.append(
-                f"  honours {o.honours[0]}-{o.honours[1]}: {res}; match lines {m.lines[0]}-{m.lines[1]}"
-            )
+        else:
+            out.append(f"  the record does not re-simulate at {d.plays[walk.play - 1].card}: {exc}")
+            return out
     r = record.result
     out.append("")
     if r.void:
@@ -121,6 +95,75 @@ def render(
             out.append(f"  [seat {x.seat} deal {x.deal} trick {x.trick}] {x.text}")
         if len(logs) > 200:
             out.append(f"  ... {len(logs) - 200} more")
+    return out
+
+
+Who = Callable[[int], str]
+Labels = Callable[[Iterable[int]], str]
+
+
+def _deal_head(
+    m: Match, d: replay_pb2.DealRecord, deal: Deal, seat: int | None, who: Who, lab: Labels, deck_style: str
+) -> list[str]:
+    """A deal's first lines: dealer, leader, lines so far, the trump card and the hands (and stock)."""
+    out = [""]
+    out.append(f"deal {d.number}: dealer {who(d.dealer)}, leader {who(1 - d.dealer)}; lines "
+               f"{m.lines[0]}-{m.lines[1]}" + (f", multiplier {deal.multiplier}" if deal.multiplier > 1 else "")
+               + (f", pot {deal.pot}" if deal.pot else ""))  # fmt: skip
+    if deal.trump_card is not None:
+        out.append(f"  trump card: {card_label(deal.trump_card, deck_style)}")
+    for s in (0, 1) if seat is None else (seat,):
+        out.append(f"  {who(s)} hold{'s' if seat is None else ''}: {lab(m.view(s).hand)}")
+    if seat is None:
+        out.append(f"  stock (draw order): {lab(deal.stock)}")
+    return out
+
+
+def _trick_lines(
+    m: Match,
+    trick: TrickRecord,
+    pending: list[tuple[int, int, int]],
+    seat: int | None,
+    who: Who,
+    lab: Labels,
+    deck_style: str,
+) -> list[str]:
+    """One trick: its two cards, its winner and honours, the draws as `seat` saw them, the think times."""
+    (s1, c1, t1), (s2, c2, t2) = pending
+    line = (f"  {trick.no:2d}. {who(s1)} {card_label(c1, deck_style)}, {who(s2)} {card_label(c2, deck_style)}"
+            f" -> {who(trick.winner)}" + (f" +{trick.honours}" if trick.honours else ""))  # fmt: skip
+    if trick.winner_draw is not None:
+        assert trick.loser_draw is not None  # both draw, or neither
+        if seat is None:
+            line += (f"   draws: {who(trick.winner)} {card_label(trick.winner_draw, deck_style)},"
+                     f" {who(1 - trick.winner)} {card_label(trick.loser_draw, deck_style)}")  # fmt: skip
+        else:
+            mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
+            line += f"   you drew {card_label(mine, deck_style)}"
+    line += f"   [{t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
+    out = [line]
+    deal = m.deal
+    if seat is not None and deal is not None and not deal.done:
+        out.append(f"      your hand: {lab(m.view(seat).hand)}")
+    return out
+
+
+def _deal_tail(
+    m: Match, deal: Deal, pending: list[tuple[int, int, int]], seat: int | None, who: Who, deck_style: str
+) -> list[str]:
+    """A lead the match ended before the answer to, and the deal's result."""
+    out = []
+    if pending:
+        s1, c1, _ = pending[0]
+        out.append(f"      {who(s1)} led {card_label(c1, deck_style)}; the match ended before the answer")
+    if deal.done and deal.outcome is not None:
+        o = deal.outcome
+        res = (
+            "standoff (10-10)"
+            if o.winner is None
+            else f"{who(o.winner)} win{'s' if seat is None else ''} {max(o.lines)} line(s)"
+        )
+        out.append(f"  honours {o.honours[0]}-{o.honours[1]}: {res}; match lines {m.lines[0]}-{m.lines[1]}")
     return out
 
 

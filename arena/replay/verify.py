@@ -1,4 +1,4 @@
-"""Re-simulate elfern/1 records with the engine and report the first thing that does not hold.
+"""Re-simulate elfern/1 records (`walk.Walk`) and report the first thing that does not hold.
 
 Numbering in messages is 1-based: `deal 2, play 5` is the fifth card of the second deal. A binary
 replay (arena.proto.codec) is read too: it is exported to elfern/1 first. A record that carries a deck
@@ -8,6 +8,7 @@ commitment must match it (docs/shuffle.md), which proves its decks were fixed be
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from arena.engine import (
 )
 from arena.proto.codec import MAGIC, RecordError, decode_record
 from arena.replay.json_record import DEAL_KEYS, FORMAT, RecordFileError, load
+from arena.replay.walk import DealEnd, DealSource, Walk
 
 NO_COMMITMENT = "no deck commitment to check"  # the note on an arena record that predates commitments
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -97,9 +99,24 @@ def replay_json(record: Any) -> Verified:
         note = NO_COMMITMENT
 
     m = Match(rules, seed if seed is not None else 0)
-    for n, entry in enumerate(deals, start=1):
-        last = n == len(deals)
-        _replay_deal(m, n, entry, seed, partial_ok=verdict is not None and last)
+    walk = Walk(m, _sources(m, deals, seed))
+    try:
+        for step in walk:
+            if isinstance(step, DealEnd):
+                partial_ok = verdict is not None and step.number == len(deals)
+                _check_deal_end(m, step.number, deals[step.number - 1], partial_ok)
+    except IllegalMove as exc:
+        deal = m.deal
+        assert deal is not None  # the card was refused inside a deal
+        raise RecordFailure(
+            f"seat {deal.to_move} cannot play it: {exc.reason}", walk.deal, walk.play
+        ) from None
+    except (DeckError, StateError) as exc:
+        if walk.play is not None:  # only a deal's start refuses a deck or a dealer; a play never gets here
+            raise
+        raise RecordFailure(
+            f"wrong dealer: {exc}" if isinstance(exc, StateError) else str(exc), walk.deal
+        ) from None
 
     if verdict is None and not m.over:
         raise RecordFailure(_unfinished(m))
@@ -176,7 +193,15 @@ def _short(value: Any) -> str:
 _MISSING = object()
 
 
-def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: bool) -> None:
+def _sources(m: Match, deals: list[Any], seed: int | None) -> Iterator[DealSource]:
+    """The record's deals for the walk, each checked as the walk reaches it (so errors come in play order)."""
+    for n, entry in enumerate(deals, start=1):
+        deck, dealer = _deal_entry(m, n, entry, seed)
+        yield deck, dealer, _plays(m, n, entry)
+
+
+def _deal_entry(m: Match, n: int, entry: Any, seed: int | None) -> tuple[list[int], int]:
+    """Deal n's deck and dealer, once they are shown to be the ones the rules and the seed give."""
     if m.over:
         who = "a draw" if m.winner is None else f"seat {m.winner} won"
         raise RecordFailure(
@@ -211,13 +236,11 @@ def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: boo
                 f"seat {dealer} deals, but with seed {seed} the draw ({m.dealer_reason}) makes seat {m.dealer} deal",
                 n,
             )
-    try:
-        deal = m.start_deal(deck=deck, dealer=dealer)
-    except DeckError as exc:
-        raise RecordFailure(str(exc), n) from None
-    except StateError as exc:
-        raise RecordFailure(f"wrong dealer: {exc}", n) from None
+    return deck, dealer
 
+
+def _plays(m: Match, n: int, entry: dict[str, Any]) -> Iterator[int]:
+    """Deal n's cards, each a card code, and none after the deal's 32nd."""
     plays = entry["plays"]
     if not isinstance(plays, list):
         raise RecordFailure(f'"plays" must be a list of card codes, not {_kind(plays)}', n)
@@ -226,15 +249,20 @@ def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: boo
             card = parse_card(code) if isinstance(code, str) else _bad_card(code)
         except CardError as exc:
             raise RecordFailure(str(exc), n, k) from None
+        deal = m.deal
+        assert deal is not None  # the walk started the deal before it asks for a card
         if deal.done:
             raise RecordFailure(
                 f"too many plays: the deal ended with play 32, but {len(plays)} are recorded", n, k
             )
-        seat = deal.to_move
-        try:
-            m.play(card)
-        except IllegalMove as exc:
-            raise RecordFailure(f"seat {seat} cannot play it: {exc.reason}", n, k) from None
+        yield card
+
+
+def _check_deal_end(m: Match, n: int, entry: dict[str, Any], partial_ok: bool) -> None:
+    """A deal the plays finished has the recorded honours, winner and lines; one they did not is
+    the last of a match a verdict ended."""
+    deal = m.deal
+    assert deal is not None
     if not deal.done:
         if partial_ok:
             for key in ("honours", "winner", "lines"):
@@ -242,9 +270,9 @@ def _replay_deal(m: Match, n: int, entry: Any, seed: int | None, partial_ok: boo
                     raise RecordFailure(f'an unfinished deal has no "{key}" (write null or leave it out)', n)
             return
         raise RecordFailure(
-            f"too few plays: {len(plays)} recorded, a deal has 32 (seat {deal.to_move} is to play next)",
+            f"too few plays: {len(entry['plays'])} recorded, a deal has 32 (seat {deal.to_move} is to play next)",
             n,
-            len(plays) + 1,
+            len(entry["plays"]) + 1,
         )
     out = deal.outcome
     assert out is not None

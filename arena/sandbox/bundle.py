@@ -22,6 +22,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.bundlehash import TreeTooLarge, tree_hash
 from arena.sandbox.archive import (
     MAX_BUNDLE_BYTES,
     MAX_MEMBERS,
@@ -189,35 +190,6 @@ def record_build(bundle: Bundle, log: str) -> None:
     bundle.build_record.write_text(json.dumps({"ok": True, "log": log}))
 
 
-def _tree_digest(root: Path, max_bytes: int) -> str:
-    """Content hash of a directory (paths, exec bits, file bytes, link targets); enforces the caps."""
-    digest = hashlib.sha256()
-    total = members = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fname in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
-            full = os.path.join(dirpath, fname)
-            rel = os.path.relpath(full, root)
-            members += 1
-            if members > MAX_MEMBERS:
-                raise BundleError(f"{root}: more than {MAX_MEMBERS} files; bundles must stay small")
-            st = os.lstat(full)
-            digest.update(rel.encode() + b"\0")
-            if os.path.islink(full):
-                digest.update(b"L" + os.readlink(full).encode() + b"\0")
-                continue
-            digest.update(b"X" if st.st_mode & 0o111 else b"F")
-            total += st.st_size
-            if total > max_bytes:
-                raise BundleError(
-                    f"{root}: larger than {max_bytes // (1024 * 1024)} MiB; remove build outputs or data"
-                )
-            with os.fdopen(os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(chunk)
-    return digest.hexdigest()[:24]
-
-
 def _file_digest(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -297,7 +269,10 @@ def load_bundle(path: str | Path, max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
         raise BundleError(f"{path}: not a bot bundle directory (expected a folder with {MANIFEST})")
     check_tree(source, source)  # before any byte of the folder is read: no link may lead out of it
     bundle = _parse_manifest(source, source)
-    digest = _tree_digest(source, max_bytes)
+    try:  # the store's hash of the same files; every file counts here, as the copy takes them all
+        digest = tree_hash(source, (), max_bytes=max_bytes, max_members=MAX_MEMBERS)
+    except TreeTooLarge as exc:
+        raise BundleError(str(exc)) from None
     if bundle.build:
         staged = _stage("d-" + digest, lambda dest: shutil.copytree(source, dest, symlinks=True))
         check_tree(staged, source)

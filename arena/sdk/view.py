@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from arena.proto import referee_pb2 as pb
+from arena.proto.view_fields import CARD, CARDS, INT, NUMBER, PAIR, SUIT, VIEW_FIELDS
 from arena.sdk import cards as C
 
 
@@ -50,16 +52,16 @@ class View:
 
     @classmethod
     def from_request(cls, req: pb.TurnRequest) -> View:
+        """The View's fields are the wire View's, one row of `VIEW_FIELDS` each; the rest comes from
+        the TurnRequest (turn id, legal cards, clocks)."""
         v = req.view
+        fields: dict[str, Any] = {wire: _READ[kind](getattr(v, wire)) for wire, _, kind in VIEW_FIELDS}
+        fields["multiplier"] = fields["multiplier"] or 1  # 0: a referee that did not send it
         return cls(
-            turn_id=req.turn_id, seat=v.seat, deal_number=v.deal_number, trick_number=v.trick_number,
-            phase=v.phase, dealer=v.dealer, leader=v.leader, hand=tuple(v.hand), legal=tuple(req.legal_cards),
-            lead_card=v.lead_card or None,
+            turn_id=req.turn_id, legal=tuple(req.legal_cards),
             tricks=tuple(Trick(t.number, t.leader, t.lead_card, t.follow_card, t.winner, t.honours) for t in v.tricks),
-            honours=_pair(v.honours), stock_size=v.stock_size, trump_card=v.trump_card or None,
-            trump_suit=v.trump_suit or None, drawn=tuple(v.drawn), opponent_hand_size=v.opponent_hand_size,
-            lines=_pair(v.lines), flags=_pair(v.flags), multiplier=v.multiplier or 1, pot=v.pot,
             deals_played=v.deals_played, move_seconds=req.move_ms / 1000, bank_seconds=req.bank_ms / 1000,
+            **fields,
         )  # fmt: skip
 
     # -- conveniences --------------------------------------------------------------------------------
@@ -98,3 +100,17 @@ class View:
 def _pair(values: Iterable[int]) -> tuple[int, int]:
     vals = list(values) + [0, 0]
     return (vals[0], vals[1])
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _or_none(value: str) -> str | None:
+    return value or None
+
+
+# how each kind of VIEW_FIELDS row is read off the wire
+_READ: dict[str, Callable[[Any], Any]] = {
+    INT: _same, NUMBER: _same, PAIR: _pair, CARDS: tuple, CARD: _or_none, SUIT: _or_none,
+}  # fmt: skip

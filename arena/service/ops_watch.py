@@ -152,9 +152,10 @@ async def watch_capped(
 
 def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     """The public events of a finished, revealed match, re-simulated from its record."""
-    from arena.engine import Match, card_code, parse_card
+    from arena.engine import Match, card_code
     from arena.proto.codec import decode_record
     from arena.replay.record import rules_of
+    from arena.replay.walk import DealEnd, DealStart, MatchEnd, Played, Walk, record_deals
     from arena.store import StoreError
 
     try:
@@ -164,19 +165,21 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     record = decode_record(data)
     game = Match(rules_of(record), record.seed)
     out: list[dict[str, Any]] = []
-    for d in record.deals:
-        deal = game.start_deal(deck=[parse_card(c) for c in d.deck], dealer=d.dealer)
-        out.append({"kind": "deal", "deal": d.number, "dealer": d.dealer})
-        for p in d.plays:
-            trick = game.play(parse_card(p.card))
-            if trick is not None:
-                cards = [card_code(trick.lead), card_code(trick.follow)]
-                out.append(
-                    {"kind": "trick", "deal": d.number, "trick": trick.no, "leader": trick.leader,
-                     "cards": cards, "winner": trick.winner}
-                )  # fmt: skip
-        if deal.outcome is not None:  # the deal is done
-            winner = deal.outcome.winner
+    for step in Walk(game, record_deals(record)):
+        if isinstance(step, MatchEnd):
+            break
+        d = record.deals[step.number - 1]
+        if isinstance(step, DealStart):
+            out.append({"kind": "deal", "deal": d.number, "dealer": d.dealer})
+        elif isinstance(step, Played) and step.trick is not None:
+            trick = step.trick
+            cards = [card_code(trick.lead), card_code(trick.follow)]
+            out.append(
+                {"kind": "trick", "deal": d.number, "trick": trick.no, "leader": trick.leader,
+                 "cards": cards, "winner": trick.winner}
+            )  # fmt: skip
+        elif isinstance(step, DealEnd) and step.deal.outcome is not None:  # the deal is done
+            winner = step.deal.outcome.winner
             out.append({"kind": "deal_end", "deal": d.number, "winner": winner, "lines": list(game.lines)})
     return out
 

@@ -14,10 +14,9 @@ from fastapi.responses import JSONResponse, Response
 
 from arena.web.access import is_admin, owned_seats, owns, presented, refuse
 from arena.web.data import WebData
-from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, private_bytes, public_bytes
+from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, match_timeline, private_bytes, public_bytes
 from arena.web.reveal import MatchFacts
 from arena.web.schemas import BotOut, LogsOut, MatchOut, MatchPage, SeasonOut, StandingsOut
-from arena.web.timeline import build_timeline
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -150,6 +149,12 @@ def public_record_of(request: Request, match_id: int) -> tuple[MatchFacts, bytes
     return facts, public_bytes(stored_record(request, facts), facts.seats)
 
 
+def public_timeline(request: Request, match_id: int, perspective: int | None) -> dict[str, Any]:
+    """The viewer's timeline of a revealed match's public record (one walk of the record)."""
+    facts, data = public_record_of(request, match_id)
+    return match_timeline(data, facts.seats, perspective)
+
+
 def public_json(request: Request, match_id: int) -> dict[str, Any]:
     """The public elfern/1 record of a revealed match, seats named as registered."""
     facts, data = public_record_of(request, match_id)
@@ -232,4 +237,4 @@ def private_record(
     description="`view=omni` shows every card; `view=0` or `view=1` shows only what that seat knew.",
 )
 def timeline(request: Request, match_id: MatchId, view: View = "omni") -> dict[str, Any]:
-    return build_timeline(public_json(request, match_id), perspective_of(view))
+    return public_timeline(request, match_id, perspective_of(view))

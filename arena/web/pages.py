@@ -15,11 +15,10 @@ from markupsafe import Markup
 
 from arena.web.access import is_admin, owns
 from arena.web.analysis import stored_analysis
-from arena.web.api import MatchId, perspective_of, public_json
+from arena.web.api import MatchId, perspective_of, public_json, public_timeline
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
-from arena.web.timeline import build_timeline
 
 router = APIRouter(include_in_schema=False)
 PAGE = 50
@@ -106,7 +105,7 @@ def match_page(
         return _render(request, "match.html", match=match, timeline=None, title=f"Match {match_id}")
     if view not in ("omni", "0", "1"):
         view = "omni"
-    timeline = build_timeline(public_json(request, match_id), perspective_of(view))
+    timeline = public_timeline(request, match_id, perspective_of(view))
     deals = timeline["deals"]
     deal = _clamp(deal, 1, max(1, len(deals)))
     steps = deals[deal - 1]["steps"] if deals else []

@@ -9,7 +9,8 @@ the record or the bot called itself.
 The elfern/1 conversion is the replay layer's (`arena.replay.export.record_to_json`, which
 re-simulates the record with the engine). This module turns its failures into an HTTP error and
 caches the last few conversions, since a viewer page without JavaScript asks for the same match
-again at every step.
+again at every step. The viewer's timeline is built from the binary record in one walk of it
+(`arena.web.timeline.record_timeline`), cached the same way.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from arena.proto.codec import decode_record, encode_record
 from arena.replay.export import record_to_json
 from arena.replay.privacy import private_record, public_record
 from arena.web.reveal import first_line
+from arena.web.timeline import record_timeline
 
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
 
 _RECORDS: Memo[str, dict[str, Any]] = Memo(64)
+_TIMELINES: Memo[tuple[str, int | None], dict[str, Any]] = Memo(64)
 
 Seats = Sequence[tuple[str, int, str]]  # (registered name, version number, owner) per seat
 
@@ -90,3 +93,17 @@ def labelled_record(data: bytes, seats: Seats) -> dict[str, Any]:
     """The public elfern/1 record with the seats named `name@version` as registered."""
     record = match_record(public_bytes(data, seats))
     return {**record, "seats": [f"{name}@{number}" for name, number, _ in seats]}
+
+
+def match_timeline(data: bytes, seats: Seats, perspective: int | None) -> dict[str, Any]:
+    """The viewer's timeline of a public record, seats named `name@version` (shared: do not modify):
+    one walk of the record, cached; HTTP 422 if it cannot be read or does not re-simulate."""
+    names = [f"{name}@{number}" for name, number, _ in seats]
+
+    def build() -> dict[str, Any]:
+        try:
+            return record_timeline(_decode(data), names, perspective)
+        except (ValueError, KeyError, EngineError) as exc:
+            raise HTTPException(422, f"the stored replay cannot be read: {exc}") from None
+
+    return _TIMELINES.get((hashlib.sha256(data).hexdigest() + "\0".join(names), perspective), build)

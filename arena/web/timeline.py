@@ -1,4 +1,4 @@
-"""Turn an `elfern/1` record into the replay viewer's steps by re-simulating it with the engine.
+"""Turn an `elfern/1` record into the replay viewer's steps, re-simulated by `arena.replay.walk.Walk`.
 
 Step 0 of a deal is the table right after dealing; step k is the table after the k-th card. What a
 step shows comes only from the engine's `view(seat)` (docs/rules.md §8): the omniscient view joins both
@@ -8,13 +8,19 @@ hidden-information rules. A record that stops being legal stops the timeline the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from arena.engine.cards import card_code, card_label, parse_card
+from arena.engine.deal import Deal
 from arena.engine.match import Match
 from arena.engine.rules import Rules
-from arena.engine.types import EngineError, TrickRecord
+from arena.engine.types import EngineError, StateError, TrickRecord
 from arena.engine.view import View
+from arena.proto import replay_pb2
+from arena.replay.export import early_end
+from arena.replay.record import rules_of
+from arena.replay.walk import DealEnd, DealSource, DealStart, Played, Walk, record_deals
 
 
 class TimelineError(ValueError):
@@ -108,6 +114,43 @@ def _deal_over(
     return text
 
 
+def _summarise(out: dict[str, Any], deal: Deal, names: list[str], match: Match) -> None:
+    """A deal's tricks and result (or, for a deal the record stops inside, the state it stopped in)."""
+    out["tricks"] = [
+        {
+            "no": t.no,
+            "leader": t.leader,
+            "cards": [card_code(t.lead), card_code(t.follow)],
+            "winner": t.winner,
+            "honours": t.honours,
+        }
+        for t in deal.tricks
+    ]
+    out["complete"] = deal.done
+    if deal.outcome is not None:
+        o = deal.outcome
+        out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
+        out.update(
+            honours=list(o.honours),
+            winner=o.winner,
+            value=o.value,
+            lines=list(o.lines),
+            multiplier=o.multiplier,
+            pot=o.pot,
+            totals=list(match.lines),
+        )
+    else:
+        out.update(
+            honours=list(deal.honours),
+            winner=None,
+            value=0,
+            lines=[0, 0],
+            multiplier=deal.multiplier,
+            pot=deal.pot,
+            totals=list(match.lines),
+        )
+
+
 def build_timeline(record: dict[str, Any], perspective: int | None = None) -> dict[str, Any]:
     """The viewer's data for a whole match, from one seat's view (0, 1) or omniscient (None)."""
     if perspective not in (None, 0, 1):
@@ -124,66 +167,81 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
     seed = record.get("seed") or 0
     match = Match(rules, int(seed) if isinstance(seed, int) else 0)
     deals: list[dict[str, Any]] = []
-    error: str | None = None
-    for number, raw in enumerate(record.get("deals") or [], 1):
-        out: dict[str, Any] = {"number": number, "dealer": raw.get("dealer"), "steps": [], "tricks": []}
-        deals.append(out)
-        try:
+
+    def sources() -> Iterator[DealSource]:
+        for number, raw in enumerate(record.get("deals") or [], 1):
+            deals.append({"number": number, "dealer": raw.get("dealer"), "steps": [], "tricks": []})
             deck = [parse_card(c) for c in raw.get("deck") or []]
-            deal = match.start_deal(deck=deck, dealer=raw.get("dealer"))
-        except (EngineError, ValueError) as exc:
-            error = f"deal {number}: {exc}"
-            break
-        out["dealer"] = deal.dealer
-        turned = match.view(0).trump_card  # the face-up trump is public until drawn (docs/rules.md §7)
-        out["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
-        for k, code in enumerate(raw.get("plays") or [], 1):
-            try:
-                card = parse_card(code)
-                seat = deal.to_move
-                if seat is None:
-                    raise EngineError("the deal is over but the record plays on")
-                trick = match.play(card)
-            except (EngineError, ValueError) as exc:
-                error = f"deal {number}, play {k}: {exc}"
-                break
-            out["steps"].append(_step(match, perspective, trick, (seat, card), names, rules.deck, turned))
-        out["tricks"] = [
-            {
-                "no": t.no,
-                "leader": t.leader,
-                "cards": [card_code(t.lead), card_code(t.follow)],
-                "winner": t.winner,
-                "honours": t.honours,
-            }
-            for t in deal.tricks
-        ]
-        out["complete"] = deal.done
-        if deal.outcome is not None:
-            o = deal.outcome
-            out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
-            out.update(
-                honours=list(o.honours),
-                winner=o.winner,
-                value=o.value,
-                lines=list(o.lines),
-                multiplier=o.multiplier,
-                pot=o.pot,
-                totals=list(match.lines),
-            )
+            yield deck, raw.get("dealer"), (parse_card(code) for code in raw.get("plays") or [])
+
+    return _timeline(match, names, deals, sources(), perspective, record.get("verdict"), record.get("winner"))
+
+
+def record_timeline(
+    record: replay_pb2.MatchRecord, names: list[str], perspective: int | None
+) -> dict[str, Any]:
+    """The same from a binary record, in one walk of it (the web's viewer; no elfern/1 form first).
+    A record that does not re-simulate raises the engine's error instead of stopping the timeline."""
+    if perspective not in (None, 0, 1):
+        raise TimelineError(f"perspective must be 0, 1 or omniscient, not {perspective!r}")
+    match = Match(rules_of(record), record.seed)
+    deals: list[dict[str, Any]] = []
+
+    def sources() -> Iterator[DealSource]:
+        for number, (deck, dealer, plays) in enumerate(record_deals(record), 1):
+            deals.append({"number": number, "dealer": dealer, "steps": [], "tricks": []})
+            yield deck, dealer, plays
+
+    verdict = early_end(record)
+    winner = None if verdict is None or record.result.winner < 0 else record.result.winner
+    return _timeline(match, names, deals, sources(), perspective, verdict, winner, strict=True)
+
+
+def _timeline(
+    match: Match,
+    names: list[str],
+    deals: list[dict[str, Any]],
+    sources: Iterator[DealSource],
+    perspective: int | None,
+    verdict: Any,
+    winner: Any,
+    strict: bool = False,
+) -> dict[str, Any]:
+    """Walk the deals (`sources` adds each deal's entry to `deals` as the walk reaches it) into steps."""
+    rules = match.rules
+    walk = Walk(match, sources)
+    error: str | None = None
+    deal: Deal | None = None
+    turned: int | None = None
+    try:
+        for step in walk:
+            if isinstance(step, DealStart):
+                deal = step.deal
+                deals[-1]["dealer"] = deal.dealer
+                # the face-up trump is public until drawn (docs/rules.md §7)
+                turned = match.view(0).trump_card
+                deals[-1]["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
+            elif isinstance(step, Played):
+                played = (step.seat, step.card)
+                deals[-1]["steps"].append(
+                    _step(match, perspective, step.trick, played, names, rules.deck, turned)
+                )
+            elif isinstance(step, DealEnd):
+                _summarise(deals[-1], step.deal, names, match)
+    except (EngineError, ValueError) as exc:
+        if strict:
+            raise
+        if walk.play is None:
+            error = f"deal {walk.deal}: {exc}"
         else:
-            out.update(
-                honours=list(deal.honours),
-                winner=None,
-                value=0,
-                lines=[0, 0],
-                multiplier=deal.multiplier,
-                pot=deal.pot,
-                totals=list(match.lines),
+            assert deal is not None  # a play is reached only after its deal started
+            why = (
+                "the deal is over but the record plays on"
+                if isinstance(exc, StateError) and deal.done
+                else exc
             )
-        if error:
-            break
-    verdict = record.get("verdict")
+            error = f"deal {walk.deal}, play {walk.play}: {why}"
+            _summarise(deals[-1], deal, names, match)
     if verdict and deals and deals[-1]["steps"] and not error:
         status = verdict.get("status") if isinstance(verdict, dict) else str(verdict)
         seat = verdict.get("seat") if isinstance(verdict, dict) else None
@@ -197,7 +255,7 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
         "perspective": perspective,
         "deals": deals,
         "lines": list(match.lines),
-        "winner": match.winner if match.over else record.get("winner"),
+        "winner": match.winner if match.over else winner,
         "over": match.over,
         "error": error,
     }

@@ -114,3 +114,24 @@ def test_not_an_elfern_record():
         build_timeline(make_record(), 2)
     with pytest.raises(TimelineError, match="bad rules"):
         build_timeline({"format": "elfern/1", "rules": {"scoring": "fast"}})
+
+
+@pytest.mark.parametrize("crash_at", [None, (2, 9)])
+@pytest.mark.parametrize("perspective", [None, 0, 1])
+def test_the_viewer_walks_the_binary_record_once_and_shows_what_its_elfern1_form_shows(crash_at, perspective):
+    """The page's timeline comes from one walk of the stored record (no elfern/1 conversion first),
+    and it is the timeline of that record's elfern/1 form, a verdict's early end included."""
+    from conftest import play_record
+
+    from arena.proto.codec import encode_record
+    from arena.web.records import labelled_record, match_timeline, public_bytes
+
+    record = play_record(Rules.from_dict({"flags": 2}), 11, ("ann", "ben"), crash_at)[0]
+    seats = [("ann", 1, "o1"), ("ben", 2, "o2")]
+    data = public_bytes(encode_record(record), seats)
+    walked = match_timeline(data, seats, perspective)
+    assert walked == build_timeline(labelled_record(data, seats), perspective)
+    assert walked["seats"] == ["ann@1", "ben@2"] and walked["error"] is None
+    assert walked["over"] == (crash_at is None)
+    if crash_at is not None:
+        assert "The match ended here by a verdict (" in walked["deals"][-1]["steps"][-1]["note"]
