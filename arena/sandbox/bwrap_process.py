@@ -151,7 +151,7 @@ class BwrapProcess:
         if counters["pids_refused"] > 0:
             return PIDS_LIMIT
         if status is not None and status != 0:
-            tail = self._capture.tail(40)
+            tail = self._capture.tail(40, exited=True)
             # memory.failcnt is not used: it also counts page-cache reclaim that harmed nobody.
             if any(marker in tail for marker in OOM_MARKERS):
                 return MEMORY_LIMIT
@@ -167,7 +167,7 @@ class BwrapProcess:
         return self.exit_status()
 
     def output_tail(self, max_lines: int = 20) -> str:
-        return self._capture.tail(max_lines)
+        return self._capture.tail(max_lines, exited=self.exit_status() is not None)
 
     def output(self) -> str:
         return self._capture.text()

@@ -14,6 +14,7 @@ from typing import IO
 
 FLOOD_FACTOR = 16
 FLOOD_PAUSE = 0.01
+SETTLE = 0.5  # seconds to wait, once, for the reader to reach EOF after the bot exited
 
 
 class OutputCapture:
@@ -23,6 +24,7 @@ class OutputCapture:
         self._buf = bytearray()
         self._lock = threading.Lock()
         self.total = 0
+        self._settled = False
         self._thread = threading.Thread(target=self._drain, name="bot-output", daemon=True)
         self._thread.start()
 
@@ -55,7 +57,18 @@ class OutputCapture:
             data = bytes(self._buf)
         return data.decode("utf-8", errors="replace")
 
-    def tail(self, max_lines: int = 20) -> str:
+    def settle(self) -> None:
+        """Once the bot has exited, let the reader take what is left in the pipe (its last words: a
+        crash's message, an OOM marker) before anyone judges by the tail; bounded, and only once, since
+        a child the bot left behind may hold the pipe open."""
+        if not self._settled:
+            self._settled = True
+            self._thread.join(SETTLE)
+
+    def tail(self, max_lines: int = 20, exited: bool = False) -> str:
+        """The last lines; `exited`: the bot is gone, so first `settle`."""
+        if exited:
+            self.settle()
         lines = self.text().splitlines()
         return "\n".join(lines[-max_lines:])
 

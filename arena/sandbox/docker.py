@@ -206,7 +206,7 @@ class DockerProcess:
         return None
 
     def output_tail(self, max_lines: int = 20) -> str:
-        return self._capture.tail(max_lines)
+        return self._capture.tail(max_lines, exited=self.exit_status() is not None)
 
     def output(self) -> str:
         return self._capture.text()

@@ -44,7 +44,7 @@ class LocalProcess:
         return None
 
     def output_tail(self, max_lines: int = 20) -> str:
-        return self._capture.tail(max_lines)
+        return self._capture.tail(max_lines, exited=self._proc.poll() is not None)
 
     def output(self) -> str:
         return self._capture.text()
