@@ -41,15 +41,22 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     rows = []
     for program in ("pass", "import grpc, arena.sdk"):
         figures = r["launch"][program]
-        bare = figures["bare"]["median_ms"]
-        rows.append((f"{program}: bare process", f"{bare:.1f} ms", "baseline"))
+        bare = figures["bare"]
+        rows.append(
+            (
+                f"{program}: bare process",
+                f"{bare['median_ms']:.1f} ms",
+                f"baseline; CPU {bare['cpu_ms']:.1f} ms",
+            )
+        )
         for name in r["launch"]["launchers"]:
             f = figures[name]
             rows.append(
                 (
                     f"{program}: {name}",
                     f"{f['median_ms']:.1f} ms",
-                    f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)",
+                    f"{f['overhead_ms']:+.1f} ms ({f['ratio']:.2f}x bare); "
+                    f"CPU {f['cpu_ms']:.1f} ms ({f['cpu_overhead_ms']:+.1f} ms)",
                 )
             )
     for name, ms in r["launch"]["cleanup_ms"].items():
@@ -258,3 +265,33 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
         )
         footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
     emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)
+
+
+@click.command("startup")
+@click.option(
+    "--rounds", type=click.IntRange(1, 100), default=10, show_default=True,
+    help="Matches per runtime, alternated (medians are printed).",
+)  # fmt: skip
+@json_option
+def startup(rounds: int, as_json: bool) -> None:
+    """A Python bot's start-up until its Join, from its own cgroup's CPU: the lean runtime prefix
+    against the whole virtualenv (the runtime before it), alternated match by match in one run.
+
+    See arena/bench/startup.py and docs/sandbox.md ("The runtime").
+    """
+    from arena.bench.startup import VARIANTS, run
+
+    r = with_progress("start-up benchmark", lambda progress: run(rounds, progress), as_json)
+    rows = []
+    for name in VARIANTS:
+        v = r["variants"][name]
+        note = (
+            "baseline"
+            if VARIANTS[name]
+            else f"{r['join_cpu_ratio']:.2f}x CPU, {r['join_wall_ratio']:.2f}x wall"
+        )
+        rows.append((f"{name}: CPU per bot until Join", f"{v['join_cpu_ms']:.1f} ms", note))
+        rows.append((f"{name}: wall, launch to both joined", f"{v['join_wall_ms']:.1f} ms", ""))
+        rows.append((f"{name}: CPU per bot, whole match", f"{v['bot_cpu_ms']:.1f} ms", "one deal"))
+    emit(r, as_json, f"start-up benchmark: {rounds} one-deal bwrap matches per runtime, {r['bot']} vs itself",
+         rows, f"saved per bot: {r['join_cpu_saved_ms']:.1f} ms CPU")  # fmt: skip
