@@ -10,8 +10,9 @@
 2. Fair clocks: real sandboxed matches between a "worker" bot, which burns a fixed amount of CPU
    per move (measured with process_time, so its work is constant), and a "ponderer", which also
    spins in a background thread while its opponent thinks. The figure is the time the referee
-   charged the worker per move, with 1 and with 2 concurrent matches, without and with pausing the
-   bot that is not on move (MatchRunner(pause_idle=True) -> BotProcess.pause/resume).
+   charged the worker per move, with 1 and with 2 concurrent matches, without pausing the bot that
+   is not on move, pausing it on every move (`always`: the design before), and pausing it once it
+   has pondered (`pondering`: MatchRunner(pause_idle=True) -> BwrapProcess.pause/resume today).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class Ponderer(Bot):
 
 run(Ponderer())
 """
+PAUSE_MODES = ("off", "always", "pondering")  # the idle bot: never, on every move, once it pondered
 PROGRAMS = {"pass": "pass\n", "import grpc, arena.sdk": "import grpc, arena.sdk\n"}
 
 
@@ -185,15 +187,18 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
 
     launcher = HandleKeeper(BwrapLauncher())
     rows: list[dict[str, Any]] = []
-    scenarios = [(opp, n, pause) for opp in ("worker", "ponderer") for pause in (False, True) for n in (1, 2)]
+    scenarios = [(opp, n, pause) for opp in ("worker", "ponderer") for pause in PAUSE_MODES for n in (1, 2)]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         Path(tmp).chmod(0o755)
         worker = load_bundle(_write_bundle(Path(tmp) / "worker", "worker", WORKER))
         ponderer = load_bundle(_write_bundle(Path(tmp) / "ponderer", "ponderer", PONDERER))
         tc = TimeControl(startup=30, move=5, bank=60)
-        for i, (opp, n, pause) in enumerate(scenarios):
+        for i, (opp, n, mode) in enumerate(scenarios):
+            pause = mode != "off"
+            launcher.pause_always = mode == "always"
             outcomes: list[Any] = [None] * n
             cpu: list[float] = [0.0] * n
+            caught: list[bool] = [False] * n
 
             def one(
                 k: int,
@@ -201,6 +206,7 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
                 pause: bool = pause,
                 outcomes: list[Any] = outcomes,
                 cpu: list[float] = cpu,
+                caught: list[bool] = caught,
                 i: int = i,
             ) -> None:
                 label = f"bench{i}-{k}"
@@ -220,6 +226,7 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
                     on_event=on_event,
                     match_id=label,
                 )
+                caught[k] = bool(getattr(launcher.handle(f"{label}-seat1"), "pondered", False))
                 end = launcher.handle(f"{label}-seat0").cpu_seconds() or 0.0
                 moves = max(1, outcomes[k].record.timing.moves[0])
                 cpu[k] = (end - (at_start[0] if at_start else 0.0)) / moves * 1000
@@ -236,6 +243,8 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
                     "opponent": opp,
                     "matches": n,
                     "pause_idle": pause,
+                    "pause": mode,
+                    "opponent_pondered": sum(caught),  # opponents flagged as pondering (bwrap)
                     "work_ms": WORK_MS,
                     "charged_ms": statistics.mean(charged),
                     "cpu_ms": statistics.mean(cpu),
@@ -249,15 +258,20 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
 
 
 class HandleKeeper:
-    """Passes launches through and keeps each handle by its label, to read its CPU time later."""
+    """Passes launches through and keeps each handle by its label, to read its CPU time later.
+    With `pause_always`, each bwrap handle counts as pondering from its launch, so that it is
+    paused on every move: the fair-clock design before pausing waited for a bot to ponder."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
+        self.pause_always = False
         self._handles: dict[str, Any] = {}
 
     def launch(self, spec: Any) -> Any:
         handle = self.inner.launch(spec)
+        if self.pause_always and hasattr(handle, "pondered"):
+            handle.pondered = True
         self._handles[spec.label] = handle
         return handle
 
@@ -271,6 +285,9 @@ class HandleKeeper:
 def run(
     rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None
 ) -> dict[str, Any]:
+    from arena.bench import pause_cost
+
     launch = launch_overhead(rounds, (lambda f: progress("launch", f)) if progress else None)
     clocks = fair_clocks(deals, (lambda f: progress("clocks", f)) if progress else None)
-    return {"launch": launch, "fair_clocks": clocks}
+    cost = pause_cost.run(progress=(lambda f: progress("cost", f)) if progress else None)
+    return {"launch": launch, "fair_clocks": clocks, "pause_cost": cost}

@@ -27,15 +27,17 @@ from arena.cli.bench_report import emit, json_option, with_progress
 )
 @json_option
 def sandbox(rounds: int, deals: int, as_json: bool) -> None:
-    """Launch overhead of each available launcher against a bare process start, and the time a bot
-    is charged per move with 1 and 2 concurrent matches, without and with pausing the idle bot.
+    """Launch overhead of each available launcher against a bare process start, the time a bot is
+    charged per move with 1 and 2 concurrent matches by how the idle bot is paused (never, on every
+    move as before, once it pondered as now), and the CPU per move each of those pause modes costs.
 
     See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
     """
     from arena.bench.sandbox import run
 
     def work(progress: Callable[[float], None]) -> dict:
-        return run(rounds, deals, lambda part, f: progress(f / 2 if part == "launch" else 0.5 + f / 2))
+        share = {"launch": (0.0, 0.4), "clocks": (0.4, 0.4), "cost": (0.8, 0.2)}
+        return run(rounds, deals, lambda part, f: progress(share[part][0] + share[part][1] * f))
 
     r = with_progress("sandbox benchmark", work, as_json)
     rows = []
@@ -62,11 +64,21 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     for name, ms in r["launch"]["cleanup_ms"].items():
         rows.append((f"kill + cleanup: {name}", f"{ms:.1f} ms", ""))
     for c in r["fair_clocks"]:
-        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {'on' if c['pause_idle'] else 'off'}"
+        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {c['pause']}"
         note = f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}" + (
             f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""
         )
         rows.append((label, f"{c['charged_ms']:.1f} ms", note))
+    cost = r["pause_cost"]
+    for mode, m in cost["modes"].items():
+        rows.append(
+            (
+                f"CPU/move, random vs random, pause {mode}",
+                f"{m['total_us']} us",
+                ("baseline" if mode == "off" else f"{m['over_off_us']:+d} us")
+                + f"; referee {m['referee_us']} us, bots {m['bots_us']} us",
+            )
+        )
     emit(
         r,
         as_json,
