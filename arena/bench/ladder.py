@@ -3,7 +3,10 @@
 `run_ladder`: matches per minute of a season of the sample Python bots through the whole ladder
 (store, matchmaking, worker pool, sandboxed referee, one-transaction recording) at concurrency 1 and
 2, against a baseline measured in the same run: the same number of matches played by calling
-`play_match` directly, one after another, with no store and no pool.
+`play_match` directly, one after another, with no store and no pool. The baseline's matches also
+give the CPU per match (this process's, where the referee runs, and each bot's cgroup), and from it
+the CPU ceiling of the cores: the matches/min they could play if CPU were all a match needed (the
+pool's matches run in worker processes, whose bots this process cannot see).
 
 `run_ratings`: the season fit for 100,000 matches among 200 bots (target < 2 s), against the classic
 iterative minorisation-maximisation fit in plain Python on the same matches.
@@ -12,6 +15,7 @@ iterative minorisation-maximisation fit in plain Python on the same matches.
 from __future__ import annotations
 
 import os
+import resource
 import tempfile
 import time
 from collections.abc import Callable
@@ -32,6 +36,7 @@ def run_ladder(
     matches: int = 12, launcher: str = "bwrap", progress: Callable[[float], None] = lambda f: None
 ) -> dict:
     """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2."""
+    from arena.bench.sandbox import HandleKeeper
     from arena.engine import Rules
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
@@ -58,7 +63,10 @@ def run_ladder(
             submit_bundle(store, _sample_dir() / name, name=name, owner=f"owner{i}", launcher=launcher)
         # baseline: play_match in a loop (the same pairings the ladder cycles through)
         bundles = [load_bundle(_sample_dir() / b) for b in bots]
-        the_launcher = make_launcher(launcher)
+        the_launcher = HandleKeeper(make_launcher(launcher))
+        bots_cpu = 0.0
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self_cpu = usage.ru_utime + usage.ru_stime
         start = time.perf_counter()
         for i in range(matches):
             a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
@@ -70,14 +78,21 @@ def run_ladder(
                 launcher=the_launcher,
                 match_id=f"bench{i}",
             )
+            bots_cpu += sum(the_launcher.handle(f"bench{i}-seat{s}").cpu_seconds() or 0.0 for s in (0, 1))
             tick()
         baseline = time.perf_counter() - start
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self_cpu = usage.ru_utime + usage.ru_stime - self_cpu
         result: dict[str, Any] = {
             "bots": bots,
             "matches": matches,
             "launcher": launcher,
             "rules": "default (flags=1)",
             "baseline_matches_per_min": round(60 * matches / baseline, 1),
+            "cpu_ms_per_match": {
+                "referee": round(1000 * self_cpu / matches, 1),
+                "bots": round(1000 * bots_cpu / matches, 1),
+            },
         }
         for conc in (1, 2):
             name = f"bench-c{conc}"
@@ -100,6 +115,12 @@ def run_ladder(
         result["ladder_c1_matches_per_min"] / result["baseline_matches_per_min"], 2
     )
     result["cores"] = len(os.sched_getaffinity(0))
+    per_match = sum(result["cpu_ms_per_match"].values()) / 1000
+    if per_match > 0:
+        result["cpu_ceiling_matches_per_min"] = round(60 * result["cores"] / per_match, 1)
+        result["c2_of_ceiling"] = round(
+            result["ladder_c2_matches_per_min"] / result["cpu_ceiling_matches_per_min"], 2
+        )
     return result
 
 

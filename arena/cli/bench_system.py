@@ -177,7 +177,8 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
-    time, with no store, matchmaking or pool.
+    time, with no store, matchmaking or pool. Its matches also give the CPU per match (referee and
+    bots' cgroups) and the cores' CPU ceiling in matches/min.
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
@@ -199,7 +200,18 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
             (
                 "ladder    concurrency 2",
                 f"{r['ladder_c2_matches_per_min']} matches/min",
-                f"{r['c2_vs_c1']}x c1",
+                f"{r['c2_vs_c1']}x c1"
+                + (f", {r['c2_of_ceiling']:.0%} of the CPU ceiling" if "c2_of_ceiling" in r else ""),
+            ),
+            (
+                "CPU per match (baseline's matches)",
+                f"{sum(r['cpu_ms_per_match'].values()):.1f} ms",
+                f"referee {r['cpu_ms_per_match']['referee']} ms, bots {r['cpu_ms_per_match']['bots']} ms",
+            ),
+            (
+                "CPU ceiling of the cores",
+                f"{r.get('cpu_ceiling_matches_per_min', 0)} matches/min",
+                f"{r['cores']} cores / CPU per match",
             ),
         ],  # fmt: skip
     )
