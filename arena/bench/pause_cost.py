@@ -5,13 +5,17 @@ as most do), one per pause mode and round, the modes alternated round by round: 
 paused, paused on every move (SIGSTOP/SIGCONT to its process group: the design before), and paused
 once it has pondered (today: two reads of its cgroup's CPU per move until then). Per move, after
 both joined: this process's CPU (the referee's loop, where pause and resume run) and the two bots'
-cgroup CPU (where stopping and waking every thread of a bot shows).
+cgroup CPU (where stopping and waking every thread of a bot shows). Those per-match figures carry
+the noise of whole matches; `pairs` isolates the mechanism: pause+resume pairs back to back on one
+waiting bwrap bot with five threads, watched against SIGSTOP/SIGCONT, alternated in blocks.
 """
 
 from __future__ import annotations
 
 import resource
 import statistics
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,53 @@ from arena.bench.sandbox import PAUSE_MODES, HandleKeeper
 def _self_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+WAITER = """
+import threading, time
+for _ in range(4):
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+print("up", flush=True)
+time.sleep(600)
+"""
+
+
+def pairs(blocks: int = 10, per_block: int = 500) -> dict[str, dict[str, float]]:
+    """CPU per pause+resume pair on a waiting bot: this process's (the referee's side) and the bot's."""
+    from arena.bench.sandbox import write_bundle
+    from arena.sandbox.bundle import load_bundle
+    from arena.sandbox.bwrap import BwrapLauncher
+    from arena.sandbox.launcher import Limits
+
+    samples: dict[str, list[tuple[float, float]]] = {"watch": [], "signal": []}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        Path(tmp).chmod(0o755)
+        bundle = load_bundle(write_bundle(Path(tmp) / "waiter", "waiter", WAITER))
+        proc = BwrapLauncher().start(bundle, ["python3", "bot.py"], {}, Limits(), socket_path=None)
+        try:
+            deadline = time.monotonic() + 30
+            while "up" not in proc.output() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if proc.cgroup is None or proc.cpu_seconds() is None:
+                return {}
+            for _ in range(blocks):
+                for mode in samples:
+                    proc.pondered = mode == "signal"
+                    s0, b0 = _self_cpu(), proc.cpu_seconds() or 0.0
+                    for _ in range(per_block):
+                        proc.pause()
+                        proc.resume()
+                    s1, b1 = _self_cpu(), proc.cpu_seconds() or 0.0
+                    samples[mode].append(((s1 - s0) / per_block * 1e6, (b1 - b0) / per_block * 1e6))
+        finally:
+            proc.kill()
+    return {
+        mode: {
+            "referee_us": round(statistics.median(r[0] for r in rows), 1),
+            "bot_us": round(statistics.median(r[1] for r in rows), 1),
+        }
+        for mode, rows in samples.items()
+    }
 
 
 def run(rounds: int = 5, deals: int = 10, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
@@ -78,4 +129,5 @@ def run(rounds: int = 5, deals: int = 10, progress: Callable[[float], None] | No
     for mode in PAUSE_MODES:
         result["modes"][mode]["over_off_us"] = result["modes"][mode]["total_us"] - off
     result["pondering_bots_caught"] = caught["pondering"]
+    result["pairs"] = pairs()
     return result

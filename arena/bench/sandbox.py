@@ -72,7 +72,7 @@ PAUSE_MODES = ("off", "always", "pondering")  # the idle bot: never, on every mo
 PROGRAMS = {"pass": "pass\n", "import grpc, arena.sdk": "import grpc, arena.sdk\n"}
 
 
-def _write_bundle(root: Path, name: str, code: str) -> Path:
+def write_bundle(root: Path, name: str, code: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "bot.py").write_text(code)
     (root / "bot.toml").write_text(f'name = "{name}"\nlanguage = "python"\nrun = ["python3", "bot.py"]\n')
@@ -131,7 +131,7 @@ def launch_overhead(rounds: int = 10, progress: Callable[[float], None] | None =
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(str(sock))
         bundles = {
-            label: load_bundle(_write_bundle(Path(tmp) / f"p{i}", f"p{i}", code))
+            label: load_bundle(write_bundle(Path(tmp) / f"p{i}", f"p{i}", code))
             for i, (label, code) in enumerate(PROGRAMS.items())
         }
         samples: dict[tuple[str, str], list[float]] = {}
@@ -190,8 +190,8 @@ def fair_clocks(deals: int = 2, progress: Callable[[float], None] | None = None)
     scenarios = [(opp, n, pause) for opp in ("worker", "ponderer") for pause in PAUSE_MODES for n in (1, 2)]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         Path(tmp).chmod(0o755)
-        worker = load_bundle(_write_bundle(Path(tmp) / "worker", "worker", WORKER))
-        ponderer = load_bundle(_write_bundle(Path(tmp) / "ponderer", "ponderer", PONDERER))
+        worker = load_bundle(write_bundle(Path(tmp) / "worker", "worker", WORKER))
+        ponderer = load_bundle(write_bundle(Path(tmp) / "ponderer", "ponderer", PONDERER))
         tc = TimeControl(startup=30, move=5, bank=60)
         for i, (opp, n, mode) in enumerate(scenarios):
             pause = mode != "off"

@@ -70,6 +70,10 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
         )
         rows.append((label, f"{c['charged_ms']:.1f} ms", note))
     cost = r["pause_cost"]
+    for mode, m in cost["pairs"].items():
+        what = "watched (now)" if mode == "watch" else "SIGSTOP/SIGCONT (before)"
+        rows.append((f"CPU per pause+resume, waiting bot, {what}", f"{m['referee_us'] + m['bot_us']:.1f} us",
+                     f"referee {m['referee_us']} us, bot {m['bot_us']} us"))  # fmt: skip
     for mode, m in cost["modes"].items():
         rows.append(
             (

@@ -29,9 +29,11 @@ OOM_MARKERS = (
 #: CPU seconds a SIGSTOP-paused bot may still be charged (signal delivery, accounting lag) before
 #: the launcher concludes that a process escaped the pause and switches to the freezer.
 ESCAPE_CPU = 0.005
-#: CPU seconds a bot may use while not on move (finishing its last answer, reading a DealResult)
-#: before it counts as pondering and is really paused from then on (docs/sandbox.md, fair clocks).
-PONDER_CPU = 0.002
+#: CPU seconds a bot may be charged while not on move before it counts as pondering and is really
+#: paused from then on (docs/sandbox.md, fair clocks). Not less: besides finishing its answer and
+#: reading a DealResult, the cgroup reports the last part of the bot's own move only at its next
+#: scheduler tick or context switch, up to a tick (4 ms at HZ 250, 10 ms at HZ 100) per thread.
+PONDER_CPU = 0.010
 
 
 class _CpuWatchdog:
