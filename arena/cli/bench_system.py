@@ -217,6 +217,14 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
                 f"{r.get('cpu_ceiling_matches_per_min', 0)} matches/min",
                 f"{r['cores']} cores / CPU per match",
             ),
+            *[
+                (
+                    f"  phase: {name}",
+                    f"{ms} ms",
+                    f"{ms / max(0.1, sum(r['cpu_ms_per_match'].values())):.0%} of the CPU",
+                )
+                for name, ms in r["phases_cpu_ms_per_match"].items()
+            ],
         ],  # fmt: skip
     )
 

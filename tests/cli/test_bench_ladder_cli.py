@@ -23,3 +23,6 @@ def test_bench_ladder_json_figures_are_consistent() -> None:
     ceiling = 60 * r["cores"] / ((cpu["referee"] + cpu["bots"]) / 1000)
     assert abs(r["cpu_ceiling_matches_per_min"] - ceiling) <= 0.2
     assert abs(r["c2_of_ceiling"] - r["ladder_c2_matches_per_min"] / r["cpu_ceiling_matches_per_min"]) <= 0.01
+    phases = r["phases_cpu_ms_per_match"]
+    assert all(ms >= 0 for ms in phases.values()) and phases["bots: start-up until Join"] > 0
+    assert abs(sum(phases.values()) - (cpu["referee"] + cpu["bots"])) <= 0.5  # each figure is rounded
