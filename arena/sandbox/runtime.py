@@ -1,7 +1,8 @@
 """What a sandboxed bot sees of the host: the bot runtime, bound read-only at the same paths.
 
 Decision: inside the sandbox `python3` is the arena's own virtualenv interpreter (its `bin` comes
-first on PATH), so the SDK, gRPC and protobuf import exactly as on the host. The virtualenv was
+first on PATH; of the venv only what a bot needs is bound, see below), so the SDK, gRPC and
+protobuf import exactly as on the host. The virtualenv was
 built from Debian's /usr/bin/python3, whose prefix /usr is bound anyway; an interpreter outside
 /usr (pyenv, docs/sandbox-notes.md pitfall 9) gets its prefix bound too. Of the arena's source only the
 SDK's closure is bound (`arena/__init__.py`, `arena/sdk`, `arena/proto`, and for `arena.sdk.sim` the pure
