@@ -3,7 +3,10 @@
 `run_ladder`: matches per minute of a season of the sample Python bots through the whole ladder
 (store, matchmaking, worker pool, sandboxed referee, one-transaction recording) at concurrency 1 and
 2, against a baseline measured in the same run: the same number of matches played by calling
-`play_match` directly, one after another, with no store and no pool.
+`play_match` directly, one after another, with no store and no pool. The baseline's matches also
+give the CPU per match (this process's, where the referee runs, and each bot's cgroup), split into
+phases at the moment both bots have joined, and from it the CPU ceiling of the cores: the matches/min they could play if CPU were all a match needed (the
+pool's matches run in worker processes, whose bots this process cannot see).
 
 `run_ratings`: the season fit for 100,000 matches among 200 bots (target < 2 s), against the classic
 iterative minorisation-maximisation fit in plain Python on the same matches.
@@ -12,6 +15,7 @@ iterative minorisation-maximisation fit in plain Python on the same matches.
 from __future__ import annotations
 
 import os
+import resource
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +28,19 @@ SAMPLE_BOTS = ("random", "greedy", "tactician")
 RATINGS_TARGET_S = 2.0
 
 
+PHASES = (
+    "bots: start-up until Join",
+    "bots: the match",
+    "referee: launch until both joined",
+    "referee: the match, its record, kill",
+)
+
+
+def _self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 
@@ -32,6 +49,7 @@ def run_ladder(
     matches: int = 12, launcher: str = "bwrap", progress: Callable[[float], None] = lambda f: None
 ) -> dict:
     """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2."""
+    from arena.bench.sandbox import HandleKeeper
     from arena.engine import Rules
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
@@ -58,10 +76,19 @@ def run_ladder(
             submit_bundle(store, _sample_dir() / name, name=name, owner=f"owner{i}", launcher=launcher)
         # baseline: play_match in a loop (the same pairings the ladder cycles through)
         bundles = [load_bundle(_sample_dir() / b) for b in bots]
-        the_launcher = make_launcher(launcher)
+        the_launcher = HandleKeeper(make_launcher(launcher))
+        phases = dict.fromkeys(PHASES, 0.0)  # CPU seconds over the loop's matches
         start = time.perf_counter()
         for i in range(matches):
             a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
+            seats = [f"bench{i}-seat{s}" for s in (0, 1)]
+            at: dict[str, float] = {"self": _self_cpu()}
+
+            def on_event(ev: dict[str, Any], at: dict[str, float] = at, seats: list[str] = seats) -> None:
+                if ev["event"] == "started":  # both bots have joined
+                    at["bots_joined"] = sum(the_launcher.handle(s).cpu_seconds() or 0.0 for s in seats)
+                    at["self_joined"] = _self_cpu()
+
             play_match(
                 (a, b),
                 rules=Rules(),
@@ -69,7 +96,14 @@ def run_ladder(
                 time_control=TimeControl(),
                 launcher=the_launcher,
                 match_id=f"bench{i}",
+                on_event=on_event,
             )
+            used = sum(the_launcher.handle(s).cpu_seconds() or 0.0 for s in seats)
+            joined_bots, joined_self = at.get("bots_joined", used), at.get("self_joined", at["self"])
+            phases["bots: start-up until Join"] += joined_bots
+            phases["bots: the match"] += used - joined_bots
+            phases["referee: launch until both joined"] += joined_self - at["self"]
+            phases["referee: the match, its record, kill"] += _self_cpu() - joined_self
             tick()
         baseline = time.perf_counter() - start
         result: dict[str, Any] = {
@@ -78,6 +112,13 @@ def run_ladder(
             "launcher": launcher,
             "rules": "default (flags=1)",
             "baseline_matches_per_min": round(60 * matches / baseline, 1),
+            "cpu_ms_per_match": {
+                "referee": round(
+                    1000 * sum(v for k, v in phases.items() if k.startswith("referee")) / matches, 1
+                ),
+                "bots": round(1000 * sum(v for k, v in phases.items() if k.startswith("bots")) / matches, 1),
+            },
+            "phases_cpu_ms_per_match": {k: round(1000 * v / matches, 1) for k, v in phases.items()},
         }
         for conc in (1, 2):
             name = f"bench-c{conc}"
@@ -100,6 +141,12 @@ def run_ladder(
         result["ladder_c1_matches_per_min"] / result["baseline_matches_per_min"], 2
     )
     result["cores"] = len(os.sched_getaffinity(0))
+    per_match = sum(result["cpu_ms_per_match"].values()) / 1000
+    if per_match > 0:
+        result["cpu_ceiling_matches_per_min"] = round(60 * result["cores"] / per_match, 1)
+        result["c2_of_ceiling"] = round(
+            result["ladder_c2_matches_per_min"] / result["cpu_ceiling_matches_per_min"], 2
+        )
     return result
 
 

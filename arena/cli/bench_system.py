@@ -27,39 +27,62 @@ from arena.cli.bench_report import emit, json_option, with_progress
 )
 @json_option
 def sandbox(rounds: int, deals: int, as_json: bool) -> None:
-    """Launch overhead of each available launcher against a bare process start, and the time a bot
-    is charged per move with 1 and 2 concurrent matches, without and with pausing the idle bot.
+    """Launch overhead of each available launcher against a bare process start, the time a bot is
+    charged per move with 1 and 2 concurrent matches by how the idle bot is paused (never, on every
+    move as before, once it pondered as now), and the CPU per move each of those pause modes costs.
 
     See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
     """
     from arena.bench.sandbox import run
 
     def work(progress: Callable[[float], None]) -> dict:
-        return run(rounds, deals, lambda part, f: progress(f / 2 if part == "launch" else 0.5 + f / 2))
+        share = {"launch": (0.0, 0.4), "clocks": (0.4, 0.4), "cost": (0.8, 0.2)}
+        return run(rounds, deals, lambda part, f: progress(share[part][0] + share[part][1] * f))
 
     r = with_progress("sandbox benchmark", work, as_json)
     rows = []
     for program in ("pass", "import grpc, arena.sdk"):
         figures = r["launch"][program]
-        bare = figures["bare"]["median_ms"]
-        rows.append((f"{program}: bare process", f"{bare:.1f} ms", "baseline"))
+        bare = figures["bare"]
+        rows.append(
+            (
+                f"{program}: bare process",
+                f"{bare['median_ms']:.1f} ms",
+                f"baseline; CPU {bare['cpu_ms']:.1f} ms",
+            )
+        )
         for name in r["launch"]["launchers"]:
             f = figures[name]
             rows.append(
                 (
                     f"{program}: {name}",
                     f"{f['median_ms']:.1f} ms",
-                    f"+{f['overhead_ms']:.1f} ms ({f['ratio']:.2f}x bare)",
+                    f"{f['overhead_ms']:+.1f} ms ({f['ratio']:.2f}x bare); "
+                    f"CPU {f['cpu_ms']:.1f} ms ({f['cpu_overhead_ms']:+.1f} ms)",
                 )
             )
     for name, ms in r["launch"]["cleanup_ms"].items():
         rows.append((f"kill + cleanup: {name}", f"{ms:.1f} ms", ""))
     for c in r["fair_clocks"]:
-        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {'on' if c['pause_idle'] else 'off'}"
+        label = f"charged/move: vs {c['opponent']}, {c['matches']} match(es), pause {c['pause']}"
         note = f"CPU used {c['cpu_ms']:.1f} ms (work {c['work_ms']} ms), load {c['loadavg']:.1f}" + (
             f"; verdicts {c['verdicts_not_ok']}" if c["verdicts_not_ok"] else ""
         )
         rows.append((label, f"{c['charged_ms']:.1f} ms", note))
+    cost = r["pause_cost"]
+    for mode, m in cost["pairs"].items():
+        what = "watched (now)" if mode == "watch" else "SIGSTOP/SIGCONT (before)"
+        rows.append((f"CPU per pause+resume, waiting bot, {what}", f"{m['referee_us'] + m['bot_us']:.1f} us",
+                     f"referee {m['referee_us']} us, bot {m['bot_us']} us"))  # fmt: skip
+    for mode, m in cost["modes"].items():
+        rows.append(
+            (
+                f"CPU/move, random vs random, pause {mode}",
+                f"{m['total_us']} us",
+                ("baseline" if mode == "off" else f"{m['over_off_us']:+d} us")
+                + f"; referee {m['referee_us']} us, bots {m['bots_us']} us",
+            )
+        )
     emit(
         r,
         as_json,
@@ -158,7 +181,8 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
-    time, with no store, matchmaking or pool.
+    time, with no store, matchmaking or pool. Its matches also give the CPU per match (referee and
+    bots' cgroups) and the cores' CPU ceiling in matches/min.
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
@@ -180,8 +204,27 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
             (
                 "ladder    concurrency 2",
                 f"{r['ladder_c2_matches_per_min']} matches/min",
-                f"{r['c2_vs_c1']}x c1",
+                f"{r['c2_vs_c1']}x c1"
+                + (f", {r['c2_of_ceiling']:.0%} of the CPU ceiling" if "c2_of_ceiling" in r else ""),
             ),
+            (
+                "CPU per match (baseline's matches)",
+                f"{sum(r['cpu_ms_per_match'].values()):.1f} ms",
+                f"referee {r['cpu_ms_per_match']['referee']} ms, bots {r['cpu_ms_per_match']['bots']} ms",
+            ),
+            (
+                "CPU ceiling of the cores",
+                f"{r.get('cpu_ceiling_matches_per_min', 0)} matches/min",
+                f"{r['cores']} cores / CPU per match",
+            ),
+            *[
+                (
+                    f"  phase: {name}",
+                    f"{ms} ms",
+                    f"{ms / max(0.1, sum(r['cpu_ms_per_match'].values())):.0%} of the CPU",
+                )
+                for name, ms in r["phases_cpu_ms_per_match"].items()
+            ],
         ],  # fmt: skip
     )
 
@@ -258,3 +301,33 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
         )
         footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
     emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)
+
+
+@click.command("startup")
+@click.option(
+    "--rounds", type=click.IntRange(1, 100), default=10, show_default=True,
+    help="Matches per runtime, alternated (medians are printed).",
+)  # fmt: skip
+@json_option
+def startup(rounds: int, as_json: bool) -> None:
+    """A Python bot's start-up until its Join, from its own cgroup's CPU: the lean runtime prefix
+    against the whole virtualenv (the runtime before it), alternated match by match in one run.
+
+    See arena/bench/startup.py and docs/sandbox.md ("The runtime").
+    """
+    from arena.bench.startup import VARIANTS, run
+
+    r = with_progress("start-up benchmark", lambda progress: run(rounds, progress), as_json)
+    rows = []
+    for name in VARIANTS:
+        v = r["variants"][name]
+        note = (
+            "baseline"
+            if VARIANTS[name]
+            else f"{r['join_cpu_ratio']:.2f}x CPU, {r['join_wall_ratio']:.2f}x wall"
+        )
+        rows.append((f"{name}: CPU per bot until Join", f"{v['join_cpu_ms']:.1f} ms", note))
+        rows.append((f"{name}: wall, launch to both joined", f"{v['join_wall_ms']:.1f} ms", ""))
+        rows.append((f"{name}: CPU per bot, whole match", f"{v['bot_cpu_ms']:.1f} ms", "one deal"))
+    emit(r, as_json, f"start-up benchmark: {rounds} one-deal bwrap matches per runtime, {r['bot']} vs itself",
+         rows, f"saved per bot: {r['join_cpu_saved_ms']:.1f} ms CPU")  # fmt: skip

@@ -13,21 +13,23 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
-from grpc_health.v1 import health_pb2
 
-from arena.access.admin import AdminToken
-from arena.proto import arena_pb2, referee_pb2, referee_pb2_grpc
+from arena.proto import referee_pb2, referee_pb2_grpc
 from arena.proto.lenient import Undecodable
 from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee.handles import BotHandle
-from arena.referee.management import add_management
 from arena.referee.match import MatchRunner
 from arena.referee.session import Seat
 from arena.referee.spec import MatchSpec
-from arena.referee.tooling import HEALTH_SERVICE, HealthServicer, add_tooling
+
+if TYPE_CHECKING:
+    from arena.access.admin import AdminToken
+
+# The management API, health and reflection are imported by RefereeServer alone: `arena play` and the
+# workers import this module only for the seat servicer (botsocket.py), and skip them (issue #18).
 
 MAX_BOT_MESSAGE = 16 * 1024  # bytes: a bot's messages are tiny; anything bigger is a PROTOCOL_ERROR
 # gRPC's own receive limit, kept well above MAX_BOT_MESSAGE so that oversize messages reach
@@ -226,6 +228,8 @@ class RefereeServer:
         self._spent: OrderedDict[str, str] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
         self._server: grpc.aio.Server | None = None
+        from arena.referee.tooling import HealthServicer
+
         self._health = HealthServicer()
 
     @property
@@ -240,6 +244,12 @@ class RefereeServer:
         return out
 
     async def start(self) -> None:
+        from grpc_health.v1 import health_pb2
+
+        from arena.proto import arena_pb2
+        from arena.referee.management import add_management
+        from arena.referee.tooling import HEALTH_SERVICE, add_tooling
+
         server = grpc.aio.server(
             options=[
                 ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP),

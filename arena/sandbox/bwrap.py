@@ -84,7 +84,12 @@ class BwrapLauncher:
     name = "bwrap"
 
     def __init__(
-        self, *, use_seccomp: bool = True, use_cgroups: bool = True, state_dir: Path | None = None
+        self,
+        *,
+        use_seccomp: bool = True,
+        use_cgroups: bool = True,
+        state_dir: Path | None = None,
+        full_venv: bool = False,
     ) -> None:
         found = shutil.which("bwrap")
         if found is None:
@@ -96,6 +101,7 @@ class BwrapLauncher:
             raise SandboxUnavailable("setpriv is not installed; run `make setup` (Debian package util-linux)")
         self.use_seccomp = use_seccomp and seccomp.filter_bpf() is not None
         self.use_cgroups = use_cgroups
+        self.full_venv = full_venv  # the whole venv bound, not the lean prefix: a benchmark's baseline
         default_state = (
             Path("/run/elfern-arena") if self.privileged else Path(f"/tmp/elfern-arena-{os.getuid()}")
         )
@@ -225,7 +231,7 @@ class BwrapLauncher:
         status_fd: int,
         cg: BotCgroup | None,
     ) -> list[str]:
-        runtime = bot_runtime()
+        runtime = bot_runtime(full_venv=self.full_venv)
         cmd: list[str] = []
         if cg is not None:
             cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]

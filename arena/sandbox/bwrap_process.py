@@ -29,6 +29,11 @@ OOM_MARKERS = (
 #: CPU seconds a SIGSTOP-paused bot may still be charged (signal delivery, accounting lag) before
 #: the launcher concludes that a process escaped the pause and switches to the freezer.
 ESCAPE_CPU = 0.005
+#: CPU seconds a bot may be charged while not on move before it counts as pondering and is really
+#: paused from then on (docs/sandbox.md, fair clocks). Not less: besides finishing its answer and
+#: reading a DealResult, the cgroup reports the last part of the bot's own move only at its next
+#: scheduler tick or context switch, up to a tick (4 ms at HZ 250, 10 ms at HZ 100) per thread.
+PONDER_CPU = 0.010
 
 
 class _CpuWatchdog:
@@ -87,6 +92,7 @@ class BwrapProcess:
         self._freeze_always = False
         self._cpu_at_pause: float | None = None
         self.escaped_pause = False  # a process outside the bot's group kept running while paused
+        self.pondered = False  # it used CPU while not on move: paused for real from then on
         self.uid = lease.uid if lease else os.getuid()
         if cgroup is not None and cgroup.has("cpu"):
             _watchdog.watch(self)
@@ -208,12 +214,21 @@ class BwrapProcess:
                     pass
 
     def pause(self) -> None:
-        """Stop the bot while it is not on move. Fast path: SIGSTOP to the bot's process group (two
-        syscalls per turn). If CPU is still charged to the cgroup while so paused, something left
-        the group (setsid) to keep thinking; from then on this bot is paused with the cgroup freezer,
-        which is atomic but costs a few hundred microseconds per call (docs/sandbox.md)."""
+        """Stop the bot while it is not on move, once it has shown that it computes then. Until
+        then (and most bots never do: they wait for their next turn) pausing is only watching: the
+        cgroup's CPU is read here and at `resume()`, which costs far less than stopping and waking
+        every thread of the bot; more than PONDER_CPU in between, and it is paused from the next turn
+        on. Then the fast path: SIGSTOP to the bot's process group. If CPU is still charged to the
+        cgroup while so paused, something left the group (setsid) to keep thinking; from then on
+        this bot is paused with the cgroup freezer, which is atomic but costs a few hundred
+        microseconds per call (docs/sandbox.md)."""
         if self._killed or self._paused is not None or self._popen.poll() is not None:
             return
+        if not self.pondered and self._cgroup is not None:
+            watched = self._cgroup.cpu_seconds()
+            if watched is not None:
+                self._paused, self._cpu_at_pause = "watch", watched
+                return
         group = self.child_pid()
         if not self._freeze_always and group:
             try:
@@ -233,7 +248,11 @@ class BwrapProcess:
         how, self._paused = self._paused, None
         if how is None or self._killed:
             return
-        if how == "freezer" and self._cgroup is not None:
+        if how == "watch":
+            used = self.cpu_seconds()
+            if used is not None and self._cpu_at_pause is not None and used - self._cpu_at_pause > PONDER_CPU:
+                self.pondered = True
+        elif how == "freezer" and self._cgroup is not None:
             self._cgroup.thaw()
         elif how == "signal":
             used = self.cpu_seconds()

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import socket
+import sysconfig
 import tempfile
 import threading
 import time
@@ -121,6 +122,8 @@ def run_checks(launcher: BwrapLauncher | None = None, timeout: float = 20.0) -> 
         ]
         if Path.cwd() not in (ARENA_PKG, *ARENA_PKG.parents):
             hidden.append(str(Path.cwd()))
+        # the lean runtime binds none of the venv's .pth files (the editable install's hook)
+        hidden += sorted(str(p) for p in Path(sysconfig.get_paths()["purelib"]).glob("*.pth"))
         env = {
             "ARENA_PROBE": "isolation",
             "ARENA_PROBE_PORT": str(listener.port),

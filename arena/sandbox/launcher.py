@@ -69,7 +69,8 @@ class BotProcess(Protocol):
         """CPU time consumed so far by the bot's whole process tree, if measurable."""
 
     def pause(self) -> None:
-        """Stop the bot's processes while it is not on move (fair clocks)."""
+        """Stop the bot's processes while it is not on move (fair clocks). A launcher may first only
+        watch a bot's CPU, and stop it once it is seen computing then (bwrap, docs/sandbox.md)."""
 
     def resume(self) -> None:
         """Continue after pause()."""

@@ -130,6 +130,11 @@ def test_pause_freezes_the_bot_and_resume_continues(bwrap, tmp_path):
         deadline = time.monotonic() + 20 * TIME_SCALE
         while (proc.cpu_seconds() or 0) < 0.3 and time.monotonic() < deadline:
             time.sleep(0.05)
+        while proc.cgroup is not None and not proc.pondered and time.monotonic() < deadline:
+            proc.pause()  # at first a pause only watches: the spin shows that the bot ponders
+            time.sleep(0.05)
+            proc.resume()
+        assert proc.pondered or proc.cgroup is None
         proc.pause()
         time.sleep(0.05)
         frozen_at = proc.cpu_seconds()
@@ -139,6 +144,43 @@ def test_pause_freezes_the_bot_and_resume_continues(bwrap, tmp_path):
         while proc.cpu_seconds() < frozen_at + 0.1 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.cpu_seconds() >= frozen_at + 0.1
+    finally:
+        proc.kill()
+
+
+def _states(proc) -> set[str]:
+    """The scheduler states (R, S, T...) of the bot's processes, read from the host's /proc."""
+    found = set()
+    for pid in proc.cgroup.pids():
+        try:
+            found.add(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass
+    return found
+
+
+def test_a_bot_that_waits_while_not_on_move_is_never_stopped(bwrap, tmp_path):
+    if not bwrap.use_cgroups:
+        pytest.skip("without cgroups every pause is a SIGSTOP: there is no CPU to watch")
+    proc = bwrap.start(
+        load_bundle(make_bundle(tmp_path / "w", "import time\nprint('up', flush=True)\ntime.sleep(600)\n")),
+        ["python3", "bot.py"],
+        {},
+        Limits(),
+        socket_path=None,
+    )
+    try:
+        deadline = time.monotonic() + 20 * TIME_SCALE
+        while "up" not in proc.output() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if proc.cgroup is None:
+            pytest.skip("no cgroup for the bot here: every pause is a SIGSTOP")
+        for _ in range(5):
+            proc.pause()
+            time.sleep(0.05)
+            assert "T" not in _states(proc)  # watched, not stopped
+            proc.resume()
+        assert not proc.pondered
     finally:
         proc.kill()
 
