@@ -7,6 +7,9 @@ built from Debian's /usr/bin/python3, whose prefix /usr is bound anyway; an inte
 SDK's closure is bound (`arena/__init__.py`, `arena/sdk`, `arena/proto`, and for `arena.sdk.sim` the pure
 `arena/engine` and `arena/analysis`), never the checkout, so a
 bot cannot read the database, replays or other bots that live next to it.
+
+This is the Python entry of the runtime table (languages.py), and the base of every other entry:
+a stdio bot of any language runs behind the Python stdio bridge.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class Runtime:
     ro_binds: tuple[Path, ...]  # host paths bound read-only at the same place
     path: str  # PATH inside the sandbox
     pythonpath: str  # so `import arena.sdk` works even without the editable install
+    env: tuple[tuple[str, str], ...] = ()  # the rest of the environment (languages.py adds a language's)
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -40,4 +44,12 @@ def bot_runtime() -> Runtime:
     if not any(_inside(ARENA_PKG, b) for b in binds):
         binds += [ARENA_PKG / part for part in SDK_PARTS if (ARENA_PKG / part).exists()]
     path = ":".join([str(venv / "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
-    return Runtime(ro_binds=tuple(binds), path=path, pythonpath=str(ARENA_PKG.parent))
+    env = (
+        ("HOME", "/tmp"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+        ("PYTHONPATH", str(ARENA_PKG.parent)),
+        ("PYTHONDONTWRITEBYTECODE", "1"),
+        ("PYTHONUNBUFFERED", "1"),
+    )
+    return Runtime(ro_binds=tuple(binds), path=path, pythonpath=str(ARENA_PKG.parent), env=env)
