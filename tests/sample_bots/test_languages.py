@@ -6,6 +6,7 @@ only where the toolchain is missing."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -77,3 +78,40 @@ def test_c_stdio_bot_builds_and_plays_behind_the_bridge(sandbox, clean_copy) -> 
 
 def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, clean_copy) -> None:
     _match(clean_copy("stdio/shell"), sandbox, deals=1)
+
+
+@pytest.mark.slow
+def test_a_failed_build_shows_the_compilers_first_error_and_where_the_whole_log_is(
+    tmp_path, repo_root
+) -> None:
+    """`arena play` of a C bot with a mistake followed by thirty more: what it prints is the first
+    error (which the log's last lines no longer hold), and the whole log is where it says."""
+    if missing := _missing("gcc"):
+        pytest.skip(f"C compiler missing: {', '.join(missing)} (Debian package gcc)")
+    bad = tmp_path / "bad"
+    shutil.copytree(BOTS / "stdio" / "c", bad, ignore=shutil.ignore_patterns("bot"))
+    later = "".join(f"static int later{i}(void) {{ return later_mistake_{i}; }}\n" for i in range(30))
+    source = (bad / "bot.c").read_text()
+    (bad / "bot.c").write_text(
+        source.replace(
+            "int main(void) {",
+            f"static int first(void) {{ return first_mistake; }}\n{later}int main(void) {{",
+        )
+    )
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    played = CliRunner().invoke(
+        cli, ["play", str(bad), str(BOTS / "python" / "random"), "--deals", "1", "--seed", "4", "--sandbox", "bwrap"],
+        env={"ARENA_BUNDLE_CACHE": str(tmp_path / "cache")}, catch_exceptions=False,
+    )  # fmt: skip
+    text = played.output
+    assert played.exit_code == 1 and "BUILD_FAILED for c-stdio-greedy (seat 0)" in text, text
+    assert "the first error lines of its build log" in text
+    assert "first_mistake" in text and "undeclared" in text, text
+    assert "later_mistake_29" not in text  # the end of the log is not what is shown
+    where = re.search(r"the whole log: (\S+build-failed\.log)\)", text)
+    assert where, text
+    whole = Path(where.group(1)).read_text()
+    assert "first_mistake" in whole and "later_mistake_29" in whole
