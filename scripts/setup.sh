@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 #   g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
 #   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
+#   ruby openjdk-17-jdk-headless golang-go
+#                               : the Ruby, Java and Go stdio sample bots (javac and go build run in
+#                                 the sandbox, offline: arena/sandbox/languages.py). About 50 s for
+#                                 ruby and golang-go on a fresh machine, and as much for the JDK
 #   docker.io                   : the Docker launcher and compose tests run a private dockerd
 #                                 (scripts/docker_engine.py; installing does not start the system one
 #                                 where policy-rc.d forbids it, as in containers)
@@ -20,6 +24,7 @@ cd "$(dirname "$0")/.."
 #   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
+              ruby openjdk-17-jdk-headless golang-go
               docker.io debootstrap docker-compose)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do

@@ -3,7 +3,7 @@
 The starter is the sample bot itself (every one plays at least as well as `greedy`), renamed after
 DIR, with a README that gives the three commands to play, replay and submit it. What a sample
 folder holds only because it was built here (node_modules, build/, a compiled binary) is left out:
-the sandbox builds the bundle again from its sources. The Node starter keeps its offline npm
+the sandbox builds the bundle again from its sources (Java's classes/, Go's bot). The Node starter keeps its offline npm
 cache, since its build (`npm ci --offline`) has no network.
 """
 
@@ -55,6 +55,19 @@ STARTERS: dict[str, Starter] = {
         frozenset({"bot"}),
     ),  # fmt: skip
     "shell": Starter("stdio/shell", "the stdio protocol, one JSON line each way", "docs/stdio.md"),
+    "ruby": Starter("stdio/ruby", "the stdio protocol, one JSON line each way", "docs/starter-ruby.md"),
+    "java": Starter(
+        "stdio/java",
+        "the stdio protocol, one JSON line each way (built with javac in the sandbox)",
+        "docs/starter-java.md",
+        frozenset({"classes"}),
+    ),  # fmt: skip
+    "go": Starter(
+        "stdio/go",
+        "the stdio protocol, one JSON line each way (built with go build in the sandbox, offline)",
+        "docs/starter-go.md",
+        frozenset({"bot"}),
+    ),  # fmt: skip
 }
 ALWAYS_SKIP = {"__pycache__", ".pytest_cache"}
 

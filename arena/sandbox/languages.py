@@ -78,7 +78,7 @@ LANGUAGES: tuple[Language, ...] = (
         "java",
         ("java", "javac"),
         "openjdk-17-jdk-headless",
-        ("java", "-version"),
+        ("javac", "-version"),  # it reads java.security, which `java -version` does not
         "elfern-arena/bot-java:latest",
         build=JVM_BUILD,
     ),
@@ -88,15 +88,8 @@ LANGUAGES: tuple[Language, ...] = (
         "golang-go",
         ("go", "version"),
         "elfern-arena/bot-go:latest",
-        env=(
-            ("GOCACHE", "/tmp/go-cache"),
-            ("GOPATH", "/tmp/go"),
-            ("GOPROXY", "off"),
-            ("GOFLAGS", "-mod=mod"),
-            ("GO111MODULE", "on"),
-            ("GOTELEMETRY", "off"),
-            ("CGO_ENABLED", "0"),
-        ),
+        # no GOFLAGS=-mod=...: a bundle with a vendor/ folder builds from it (Go's default)
+        env=(("GOCACHE", "/tmp/go-cache"), ("GOPATH", "/tmp/go"), ("GOPROXY", "off"), ("CGO_ENABLED", "0")),
         build=GO_BUILD,
     ),
 )
@@ -177,5 +170,9 @@ def build_limits(name: str, limits: Limits) -> Limits:
 def missing_tools(name: str) -> list[str]:
     """The language's programs not found on the sandbox's PATH (empty: it can run here)."""
     entry = language(name)
+    return missing(entry) if entry else []
+
+
+def missing(entry: Language) -> list[str]:
     path = bot_runtime().path
-    return [t for t in (entry.tools if entry else ()) if shutil.which(t, path=path) is None]
+    return [t for t in entry.tools if shutil.which(t, path=path) is None]

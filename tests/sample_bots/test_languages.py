@@ -16,6 +16,7 @@ import pytest
 from arena.engine import Rules
 from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
+from arena.sandbox.languages import missing_tools
 from arena.workers.match import play_match
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,6 +79,20 @@ def test_c_stdio_bot_builds_and_plays_behind_the_bridge(sandbox, clean_copy) -> 
 
 def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, clean_copy) -> None:
     _match(clean_copy("stdio/shell"), sandbox, deals=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", ["stdio/ruby", "stdio/java", "stdio/go"])
+def test_a_stdio_port_of_greedy_builds_and_plays_in_the_sandbox(sample, sandbox, clean_copy) -> None:
+    # The runtime table (arena/sandbox/languages.py) gives each its toolchain: the JDK's own folder
+    # past /etc/alternatives and its /etc/java-17-openjdk, Go's GOCACHE in the tmpfs, offline.
+    bundle = clean_copy(sample)
+    language = load_bundle(bundle).language
+    if missing := missing_tools(language):
+        pytest.skip(
+            f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
+        )
+    _match(bundle, sandbox, deals=1)
 
 
 @pytest.mark.slow
