@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 #   g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
 #   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
+#   node-typescript             : tsc, for the TypeScript sample bot (its build runs in the sandbox)
 #   ruby openjdk-17-jdk-headless golang-go
 #                               : the Ruby, Java and Go stdio sample bots (javac and go build run in
 #                                 the sandbox, offline: arena/sandbox/languages.py). About 50 s for
@@ -24,7 +25,7 @@ cd "$(dirname "$0")/.."
 #   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
-              ruby openjdk-17-jdk-headless golang-go
+              node-typescript ruby openjdk-17-jdk-headless golang-go
               docker.io debootstrap docker-compose)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
@@ -70,6 +71,8 @@ if command -v npm >/dev/null; then
   echo "setup: filling the Node.js sample bot's npm cache"
   (cd sample_bots/node && npm ci --cache .npm-cache --no-audit --no-fund --loglevel error >/dev/null) \
     || echo "setup: npm ci failed in sample_bots/node; the Node.js bot's test will be skipped" >&2
+  (cd sample_bots/typescript && npm ci --cache .npm-cache --no-audit --no-fund --loglevel error >/dev/null) \
+    || echo "setup: npm ci failed in sample_bots/typescript; the TypeScript bot's test will be skipped" >&2
 else
   echo "setup: npm not found; the Node.js sample bot's test will be skipped" >&2
 fi

@@ -42,6 +42,12 @@ STARTERS: dict[str, Starter] = {
         "docs/starter-node.md",
         frozenset({"node_modules"}),
     ),  # fmt: skip
+    "typescript": Starter(
+        "typescript",
+        "gRPC, from referee.proto (@grpc/grpc-js; compiled by tsc in the sandbox)",
+        "docs/starter-typescript.md",
+        frozenset({"node_modules", "dist"}),
+    ),  # fmt: skip
     "cpp": Starter(
         "cpp",
         "gRPC, from referee.proto (built with make in the sandbox)",

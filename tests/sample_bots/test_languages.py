@@ -40,7 +40,7 @@ def _match(bundle: Path, launcher, deals: int = 2):
     return out
 
 
-@pytest.mark.parametrize("bundle", ["node", "cpp"])
+@pytest.mark.parametrize("bundle", ["node", "typescript", "cpp"])
 def test_bundled_proto_is_the_projects(bundle: str) -> None:
     # A bundle sees only its own folder in the sandbox, so it carries a copy of the contract.
     assert (BOTS / bundle / "proto" / "referee.proto").read_text() == PROTO.read_text(), (
@@ -55,6 +55,19 @@ def test_node_bot_plays_in_the_sandbox(sandbox, clean_copy) -> None:
     if not (BOTS / "node" / ".npm-cache").is_dir():
         pytest.skip("sample_bots/node/.npm-cache is empty: run `make setup` (it fills it with npm ci)")
     _match(clean_copy("node"), sandbox)
+
+
+@pytest.mark.slow
+def test_typescript_bot_compiles_with_tsc_and_plays_in_the_sandbox(sandbox, clean_copy) -> None:
+    if missing := missing_tools("typescript"):
+        pytest.skip(
+            f"TypeScript toolchain missing: {', '.join(missing)} (Debian packages nodejs, npm, node-typescript)"
+        )
+    if not (BOTS / "typescript" / ".npm-cache").is_dir():
+        pytest.skip("sample_bots/typescript/.npm-cache is empty: run `make setup` (it fills it with npm ci)")
+    bundle = clean_copy("typescript")
+    assert not (bundle / "dist").exists()
+    _match(bundle, sandbox, deals=1)
 
 
 @pytest.mark.slow
