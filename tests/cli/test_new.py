@@ -24,7 +24,7 @@ def test_list_names_every_language_and_its_transport() -> None:
     assert (
         [r["language"] for r in rows]
         == list(STARTERS)
-        == ["python", "node", "typescript", "cpp", "c", "shell", "ruby", "java", "go"]
+        == ["python", "node", "typescript", "cpp", "c", "shell", "ruby", "java", "go", "rust"]
     )
     assert all(r["transport"] and r["doc"].startswith("docs/") for r in rows)
     text = invoke("new", "--list").output
@@ -50,7 +50,7 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
         and "arena replay show last" in readme
         and "arena bots submit" in readme
     )
-    assert not {"node_modules", "build", "classes", "dist", "__pycache__"} & {
+    assert not {"node_modules", "build", "classes", "dist", "target", "__pycache__"} & {
         p.name for p in (tmp_path / "starter").iterdir()
     }
     assert load_bundle(tmp_path / "starter").name == "starter"
@@ -66,7 +66,7 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
     [
         (
             ("new", "cobol", "x"),
-            "language 'cobol': expected one of python, node, typescript, cpp, c, shell, ruby, java, go",
+            "language 'cobol': expected one of python, node, typescript, cpp, c, shell, ruby, java, go, rust",
         ),
         (("new", "python", "bad name!"), "bot name 'bad name!': use 1-64 letters"),
         (("new", "python"), "give LANG and DIR"),

@@ -23,6 +23,11 @@ PORTS = {
     "ruby": ("ruby", None, ["ruby", "bot.rb"]),
     "java": ("java", ["javac", "-d", "classes", "Bot.java"], ["java", "-cp", "classes", "Bot"]),
     "go": ("go", ["go", "build", "-o", "bot", "."], ["./bot"]),
+    "rust": (
+        "rust",
+        ["cargo", "build", "--release", "--offline", "--quiet"],
+        ["target/release/elfern-rust-bot"],
+    ),
     "c": ("c", ["gcc", "-O2", "-o", "bot", "bot.c"], ["./bot"]),
 }
 
@@ -45,7 +50,7 @@ def _line(turn_id: int, legal: list[str], lead: str, trump: str) -> str:
                       separators=(",", ":"))  # fmt: skip
 
 
-@pytest.mark.slow  # compiles the Java, Go and C ports
+@pytest.mark.slow  # compiles the Java, Go, Rust and C ports
 @pytest.mark.parametrize("sample", list(PORTS))
 def test_the_port_chooses_as_the_python_greedy_bot(sample: str, tmp_path) -> None:
     language, build, run = PORTS[sample]
@@ -54,9 +59,9 @@ def test_the_port_chooses_as_the_python_greedy_bot(sample: str, tmp_path) -> Non
             f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
         )
     work = tmp_path / sample
-    shutil.copytree(SAMPLES / sample, work, ignore=shutil.ignore_patterns("bot", "classes"))
+    shutil.copytree(SAMPLES / sample, work, ignore=shutil.ignore_patterns("bot", "classes", "target"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GOCACHE": str(tmp_path / "gocache"),
-           "GOPATH": str(tmp_path / "gopath"),
+           "GOPATH": str(tmp_path / "gopath"), "CARGO_HOME": str(tmp_path / "cargo"), "RUSTFLAGS": "-C linker=gcc",
            "GOPROXY": "off", "CGO_ENABLED": "0"}  # fmt: skip
     if build:
         built = subprocess.run(build, cwd=work, env=env, capture_output=True, text=True, timeout=300)
