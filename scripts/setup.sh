@@ -14,11 +14,12 @@ cd "$(dirname "$0")/.."
 #                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
 #   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
 #   node-typescript             : tsc, for the TypeScript sample bot (its build runs in the sandbox)
-#   ruby openjdk-17-jdk-headless golang-go rustc cargo
-#                               : the Ruby, Java, Go and Rust stdio sample bots (javac, go build and
-#                                 cargo build run in the sandbox, offline: arena/sandbox/languages.py).
-#                                 On a fresh machine about 50 s for ruby and golang-go, 30 s for rustc
-#                                 and cargo, 20 s for node-typescript, and about a minute for the JDK
+#   ruby openjdk-17-jdk-headless golang-go rustc cargo mono-runtime mono-mcs
+#                               : the Ruby, Java, Go, Rust and C# stdio sample bots (javac, go build,
+#                                 cargo build and mcs run in the sandbox, offline:
+#                                 arena/sandbox/languages.py). Measured on the 2-core machine: 50 s for
+#                                 ruby and golang-go, 30 s for rustc and cargo, 110 s for Mono, 20 s for
+#                                 node-typescript, and about a minute for the JDK
 #   docker.io                   : the Docker launcher and compose tests run a private dockerd
 #                                 (scripts/docker_engine.py; installing does not start the system one
 #                                 where policy-rc.d forbids it, as in containers)
@@ -27,6 +28,7 @@ cd "$(dirname "$0")/.."
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
               node-typescript ruby openjdk-17-jdk-headless golang-go rustc cargo
+              mono-runtime mono-mcs
               docker.io debootstrap docker-compose)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do

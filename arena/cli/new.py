@@ -3,7 +3,7 @@
 The starter is the sample bot itself (every one plays at least as well as `greedy`), renamed after
 DIR, with a README that gives the three commands to play, replay and submit it. What a sample
 folder holds only because it was built here (node_modules, build/, a compiled binary) is left out:
-the sandbox builds the bundle again from its sources (Java's classes/, Go's bot, Rust's target/). The Node starter keeps its offline npm
+the sandbox builds the bundle again from its sources (Java's classes/, Go's bot, Rust's target/, C#'s bot.exe). The Node starter keeps its offline npm
 cache, since its build (`npm ci --offline`) has no network.
 """
 
@@ -79,6 +79,12 @@ STARTERS: dict[str, Starter] = {
         "the stdio protocol, one JSON line each way (built with cargo in the sandbox, offline)",
         "docs/starter-rust.md",
         frozenset({"target"}),
+    ),  # fmt: skip
+    "csharp": Starter(
+        "stdio/csharp",
+        "the stdio protocol, one JSON line each way (built with Mono's mcs in the sandbox)",
+        "docs/starter-csharp.md",
+        frozenset({"bot.exe"}),
     ),  # fmt: skip
 }
 ALWAYS_SKIP = {"__pycache__", ".pytest_cache"}

@@ -48,6 +48,7 @@ class Language:
     env: tuple[tuple[str, str], ...] = ()  # set for the bot and its build, after the Python runtime's
     build: BuildLimits | None = None  # None: the defaults of Limits
     aliases: tuple[str, ...] = ()
+    etc: tuple[str, ...] = ()  # /etc folders its runtime reads (bound read-only when present)
 
 
 PYTHON_IMAGE = "elfern-arena/bot-python:latest"
@@ -112,6 +113,16 @@ LANGUAGES: tuple[Language, ...] = (
         env=(("CARGO_HOME", "/tmp/cargo"), ("RUSTFLAGS", "-C linker=gcc"), ("CARGO_TERM_COLOR", "never")),
         build=RUST_BUILD,
     ),
+    Language(
+        "csharp",
+        ("mono", "mcs"),
+        "mono-runtime mono-mcs",
+        ("mono", "--version"),
+        "elfern-arena/bot-csharp:latest",
+        aliases=("c#", "cs"),
+        env=(("MONO_GC_PARAMS", "max-heap-size=128m"),),
+        etc=("/etc/mono",),  # its config (dllmap) and machine.config
+    ),
 )
 _BY_NAME = {n: lang for lang in LANGUAGES for n in (lang.name, *lang.aliases)}
 
@@ -168,6 +179,7 @@ def runtime(name: str) -> Runtime:
         if Path("/usr") not in home.parents and home not in binds:
             binds.append(home)  # a toolchain outside /usr: its whole root
         binds += sorted(p for p in _etc_links(home) if p not in binds)
+    binds += [Path(p) for p in entry.etc if Path(p).is_dir() and Path(p) not in binds]
     path = ":".join([*first, base.path])
     return dataclasses.replace(base, ro_binds=tuple(binds), path=path, env=base.env + entry.env)
 

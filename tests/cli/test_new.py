@@ -24,7 +24,7 @@ def test_list_names_every_language_and_its_transport() -> None:
     assert (
         [r["language"] for r in rows]
         == list(STARTERS)
-        == ["python", "node", "typescript", "cpp", "c", "shell", "ruby", "java", "go", "rust"]
+        == ["python", "node", "typescript", "cpp", "c", "shell", "ruby", "java", "go", "rust", "csharp"]
     )
     assert all(r["transport"] and r["doc"].startswith("docs/") for r in rows)
     text = invoke("new", "--list").output
@@ -66,7 +66,7 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
     [
         (
             ("new", "cobol", "x"),
-            "language 'cobol': expected one of python, node, typescript, cpp, c, shell, ruby, java, go, rust",
+            "language 'cobol': expected one of python, node, typescript, cpp, c, shell, ruby, java, go, rust, csharp",
         ),
         (("new", "python", "bad name!"), "bot name 'bad name!': use 1-64 letters"),
         (("new", "python"), "give LANG and DIR"),

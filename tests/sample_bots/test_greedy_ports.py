@@ -28,6 +28,7 @@ PORTS = {
         ["cargo", "build", "--release", "--offline", "--quiet"],
         ["target/release/elfern-rust-bot"],
     ),
+    "csharp": ("csharp", ["mcs", "-optimize+", "-out:bot.exe", "Bot.cs"], ["mono", "bot.exe"]),
     "c": ("c", ["gcc", "-O2", "-o", "bot", "bot.c"], ["./bot"]),
 }
 
@@ -50,7 +51,7 @@ def _line(turn_id: int, legal: list[str], lead: str, trump: str) -> str:
                       separators=(",", ":"))  # fmt: skip
 
 
-@pytest.mark.slow  # compiles the Java, Go, Rust and C ports
+@pytest.mark.slow  # compiles the Java, Go, Rust, C# and C ports
 @pytest.mark.parametrize("sample", list(PORTS))
 def test_the_port_chooses_as_the_python_greedy_bot(sample: str, tmp_path) -> None:
     language, build, run = PORTS[sample]
@@ -59,7 +60,9 @@ def test_the_port_chooses_as_the_python_greedy_bot(sample: str, tmp_path) -> Non
             f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
         )
     work = tmp_path / sample
-    shutil.copytree(SAMPLES / sample, work, ignore=shutil.ignore_patterns("bot", "classes", "target"))
+    shutil.copytree(
+        SAMPLES / sample, work, ignore=shutil.ignore_patterns("bot", "bot.exe", "classes", "target")
+    )
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GOCACHE": str(tmp_path / "gocache"),
            "GOPATH": str(tmp_path / "gopath"), "CARGO_HOME": str(tmp_path / "cargo"), "RUSTFLAGS": "-C linker=gcc",
            "GOPROXY": "off", "CGO_ENABLED": "0"}  # fmt: skip

@@ -95,7 +95,7 @@ def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, clean_copy) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sample", ["stdio/ruby", "stdio/java", "stdio/go", "stdio/rust"])
+@pytest.mark.parametrize("sample", ["stdio/ruby", "stdio/java", "stdio/go", "stdio/rust", "stdio/csharp"])
 def test_a_stdio_port_of_greedy_builds_and_plays_in_the_sandbox(sample, sandbox, clean_copy) -> None:
     # The runtime table (arena/sandbox/languages.py) gives each its toolchain: the JDK's own folder
     # past /etc/alternatives and its /etc/java-17-openjdk, Go's GOCACHE in the tmpfs, offline.

@@ -45,7 +45,7 @@ SAMPLES = sorted(
 #: to the Python greedy bot's), and the Node sample's code typed in TypeScript (the same runtime, rule
 #: and seeded generator as `node`, which plays every pair): each plays the random bot only, which keeps
 #: the matrix's time (it grows with the square of the samples) where it was when they came.
-RULE_PORTS = ("stdio/go", "stdio/java", "stdio/ruby", "stdio/rust", "typescript")
+RULE_PORTS = ("stdio/csharp", "stdio/go", "stdio/java", "stdio/ruby", "stdio/rust", "typescript")
 PAIRS = [
     (a, b)
     for a, b in itertools.combinations(SAMPLES, 2)
