@@ -38,6 +38,9 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
         pytest.skip(
             f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
         )
+    sample = repo_root / "sample_bots" / STARTERS[language].folder
+    if (sample / "package.json").is_file() and not (sample / ".npm-cache").is_dir():
+        pytest.skip(f"sample_bots/{STARTERS[language].folder}/.npm-cache is empty: run `make setup` (npm ci)")
     monkeypatch.chdir(tmp_path)
     made = invoke("new", language, "starter")
     assert made.exit_code == 0, made.output
