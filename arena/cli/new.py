@@ -56,7 +56,7 @@ STARTERS: dict[str, Starter] = {
     ),  # fmt: skip
     "c": Starter(
         "stdio/c",
-        "the stdio protocol, one JSON line each way (built with cc in the sandbox)",
+        "the stdio protocol, one JSON line each way (built with gcc in the sandbox)",
         "docs/stdio.md",
         frozenset({"bot"}),
     ),  # fmt: skip
@@ -110,7 +110,7 @@ def _list(as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        click.echo(f"{row['language']:7} {row['transport']} ({row['doc']})")
+        click.echo(f"{row['language']:10} {row['transport']} ({row['doc']})")
 
 
 def _copy(src: Path, dest: Path, skip: frozenset[str]) -> None:
