@@ -7,10 +7,12 @@ command inside the sandbox. The Python runtime (runtime.py: the arena's virtuale
 always bound, whatever the language, because a stdio bot runs behind the Python stdio bridge.
 
 Inside the bwrap sandbox /etc is empty, so a toolchain reached through an /etc/alternatives link
-(`java`, `javac`, `cc`) is resolved here to its real folder, which goes first on PATH, and a JDK's
+(`java`, `javac`) is resolved here to its real folder, which goes first on PATH, and a JDK's
 configuration links into /etc (conf/security/java.security -> /etc/java-17-openjdk/...) get that
-/etc folder bound. A toolchain outside /usr (say /opt/go) gets its root bound. Build caches (GOCACHE)
-live in the bot's /tmp tmpfs, so nothing is written outside the bundle.
+/etc folder bound; a runtime that reads /etc itself names the folder (`etc`: Mono's /etc/mono). A
+toolchain outside /usr (say /opt/go) gets its root bound. Build caches (GOCACHE, CARGO_HOME) live
+in the bot's /tmp tmpfs, so nothing is written outside the bundle. A compiler that calls `cc` (an
+/etc/alternatives link with no real folder of its own) is told to call gcc (RUSTFLAGS).
 """
 
 from __future__ import annotations
