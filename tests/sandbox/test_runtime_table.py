@@ -105,3 +105,24 @@ def test_a_build_log_is_shown_from_its_first_error_line() -> None:
     quiet = "".join(f"step {i}\n" for i in range(30))
     assert excerpt(quiet, 3) == (False, ["step 27", "step 28", "step 29"])
     assert summary(quiet, "there", 3).startswith("the end of its build log (30 lines; the whole log: there):")
+
+
+def test_mcs_compiles_in_the_sandbox_only_with_etc_mono(bwrap, tmp_path, monkeypatch) -> None:
+    if languages.missing_tools("csharp"):
+        pytest.skip("no Mono here (Debian packages mono-runtime, mono-mcs)")
+    (tmp_path / "A.cs").write_text("public static class A { public static void Main() {} }\n")
+    (tmp_path / "A.cs").chmod(0o644)
+    assert Path("/etc/mono") in languages.runtime("csharp").ro_binds
+    status, out = _run(bwrap, tmp_path, "csharp", ["mcs", "-out:/tmp/a.exe", "A.cs"])
+    assert status == 0, out
+    # Positive control: without Mono's /etc folder the same compile fails (it cannot find the source).
+    entry = languages.language("csharp")
+    assert entry is not None
+    monkeypatch.setitem(languages._BY_NAME, "csharp", dataclasses.replace(entry, etc=()))
+    languages.runtime.cache_clear()
+    try:
+        status, out = _run(bwrap, tmp_path, "csharp", ["mcs", "-out:/tmp/a.exe", "A.cs"])
+    finally:
+        monkeypatch.undo()
+        languages.runtime.cache_clear()
+    assert status != 0 and "error CS" in out, out
