@@ -15,13 +15,10 @@ class DeadProcess:
     """A bot that never ran: it has 'exited' at once, and its output says why, so the referee's usual
     flow (CRASH or the sandbox's verdict, with the last output lines) reports it."""
 
-    def __init__(
-        self, output: str, *, exit_code: int = 127, verdict: str | None = None, header: str = ""
-    ) -> None:
+    def __init__(self, output: str, *, exit_code: int = 127, verdict: str | None = None) -> None:
         self._output = output
         self._exit_code = exit_code
         self._verdict = verdict
-        self._header = header
 
     def exit_status(self) -> int | None:
         return self._exit_code
@@ -30,8 +27,7 @@ class DeadProcess:
         return self._verdict
 
     def output_tail(self, max_lines: int = 20) -> str:
-        lines = self._output.splitlines()[-max_lines:]
-        return "\n".join([self._header, *lines] if self._header else lines)
+        return "\n".join(self._output.splitlines()[-max_lines:])
 
     def output(self) -> str:
         return self._output
