@@ -33,8 +33,9 @@ lint: setup
 
 protos: setup
 	$(VENV)/bin/python scripts/gen_protos.py
-	@# the Node and C++ sample bundles carry a copy: a sandboxed bot sees only its own folder
+	@# the Node, TypeScript and C++ sample bundles carry a copy: a sandboxed bot sees only its own folder
 	cp protos/elfern/arena/v1/referee.proto sample_bots/node/proto/referee.proto
+	cp protos/elfern/arena/v1/referee.proto sample_bots/typescript/proto/referee.proto
 	cp protos/elfern/arena/v1/referee.proto sample_bots/cpp/proto/referee.proto
 
 bench: setup

@@ -13,6 +13,13 @@ cd "$(dirname "$0")/.."
 #   g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #                               : the C++ sample bot's build step (it runs in the sandbox, reading /usr)
 #   gcc                         : the C stdio sample bot; nodejs : the Node.js sample bot
+#   node-typescript             : tsc, for the TypeScript sample bot (its build runs in the sandbox)
+#   ruby openjdk-17-jdk-headless golang-go rustc cargo mono-runtime mono-mcs
+#                               : the Ruby, Java, Go, Rust and C# stdio sample bots (javac, go build,
+#                                 cargo build and mcs run in the sandbox, offline:
+#                                 arena/sandbox/languages.py). Measured on the 2-core machine: 50 s for
+#                                 ruby and golang-go, 30 s for rustc and cargo, 110 s for Mono, 20 s for
+#                                 node-typescript, and about a minute for the JDK
 #   docker.io                   : the Docker launcher and compose tests run a private dockerd
 #                                 (scripts/docker_engine.py; installing does not start the system one
 #                                 where policy-rc.d forbids it, as in containers)
@@ -20,6 +27,8 @@ cd "$(dirname "$0")/.."
 #   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
+              node-typescript ruby openjdk-17-jdk-headless golang-go rustc cargo
+              mono-runtime mono-mcs
               docker.io debootstrap docker-compose)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
@@ -65,6 +74,8 @@ if command -v npm >/dev/null; then
   echo "setup: filling the Node.js sample bot's npm cache"
   (cd sample_bots/node && npm ci --cache .npm-cache --no-audit --no-fund --loglevel error >/dev/null) \
     || echo "setup: npm ci failed in sample_bots/node; the Node.js bot's test will be skipped" >&2
+  (cd sample_bots/typescript && npm ci --cache .npm-cache --no-audit --no-fund --loglevel error >/dev/null) \
+    || echo "setup: npm ci failed in sample_bots/typescript; the TypeScript bot's test will be skipped" >&2
 else
   echo "setup: npm not found; the Node.js sample bot's test will be skipped" >&2
 fi

@@ -70,8 +70,17 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
         return
     click.echo(f"submitted {name}@{v.number} ({v.language}, content {v.content_hash[:12]})")
     if not v.build_ok:
-        tail = "\n".join(v.build_log.strip().splitlines()[-15:])
-        raise UserError(f"{name}@{v.number}: build FAILED; it will not play. Build log tail:\n{tail}")
+        raise UserError(
+            f"{name}@{v.number}: build FAILED; it will not play. {failed_build(name, v.build_log)}"
+        )
+
+
+def failed_build(name: str, log: str) -> str:
+    """A failed build's first error lines, and the command that prints its whole log."""
+    from arena.sandbox.buildlog import summary
+
+    text = summary(log, f"arena bots show {name} --json", 15)
+    return text[:1].upper() + text[1:]
 
 
 class BuildEcho:
@@ -217,7 +226,9 @@ def print_show(data: dict, as_json: bool) -> None:
         click.echo(
             f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}"
         )
-        if (v["build_log"] or "").strip():
+        if (v["build_log"] or "").strip() and not v["build_ok"]:
+            click.echo("      " + failed_build(data["name"], v["build_log"]).replace("\n", "\n      | "))
+        elif (v["build_log"] or "").strip():
             for line in v["build_log"].strip().splitlines()[-10:]:
                 click.echo(f"      | {line}")
     if data.get("verdicts"):

@@ -93,8 +93,11 @@ def submit_remote(remote: Remote, path_text: str, name: str, owner: str | None) 
         f"submitted {name}@{v.number} ({v.language}, content {v.content_hash[:12]}) to {remote.where.given}"
     )
     if not v.build_ok:
-        tail = "\n".join(done.build_log.strip().splitlines()[-15:])
-        raise UserError(f"{name}@{v.number}: build FAILED; it will not play. Build log tail:\n{tail}")
+        from arena.cli.bots import failed_build
+
+        raise UserError(
+            f"{name}@{v.number}: build FAILED; it will not play. {failed_build(name, done.build_log)}"
+        )
 
 
 def _submit_live(remote: Remote, chunks: Iterator[Any]) -> Any:

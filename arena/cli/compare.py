@@ -200,8 +200,11 @@ def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,AN
         done = submit_bundle(store, path, name=name, owner=owner, launcher=launcher)
     v = done.version
     if not v.build_ok:
-        tail = "\n".join(v.build_log.strip().splitlines()[-15:])
-        raise UserError(f"{arg}: {name}@{v.number} build FAILED; nothing compared. Build log tail:\n{tail}")
+        from arena.cli.bots import failed_build
+
+        raise UserError(
+            f"{arg}: {name}@{v.number} build FAILED; nothing compared. {failed_build(name, v.build_log)}"
+        )
     if done.new:  # a version made for a test enters no season until an organiser adds it
         from arena.store.models import BotVersion
 

@@ -3,7 +3,7 @@
 The starter is the sample bot itself (every one plays at least as well as `greedy`), renamed after
 DIR, with a README that gives the three commands to play, replay and submit it. What a sample
 folder holds only because it was built here (node_modules, build/, a compiled binary) is left out:
-the sandbox builds the bundle again from its sources. The Node starter keeps its offline npm
+the sandbox builds the bundle again from its sources (Java's classes/, Go's bot, Rust's target/, C#'s bot.exe). The Node starter keeps its offline npm
 cache, since its build (`npm ci --offline`) has no network.
 """
 
@@ -42,6 +42,12 @@ STARTERS: dict[str, Starter] = {
         "docs/starter-node.md",
         frozenset({"node_modules"}),
     ),  # fmt: skip
+    "typescript": Starter(
+        "typescript",
+        "gRPC, from referee.proto (@grpc/grpc-js; compiled by tsc in the sandbox)",
+        "docs/starter-typescript.md",
+        frozenset({"node_modules", "dist"}),
+    ),  # fmt: skip
     "cpp": Starter(
         "cpp",
         "gRPC, from referee.proto (built with make in the sandbox)",
@@ -50,11 +56,36 @@ STARTERS: dict[str, Starter] = {
     ),  # fmt: skip
     "c": Starter(
         "stdio/c",
-        "the stdio protocol, one JSON line each way (built with cc in the sandbox)",
+        "the stdio protocol, one JSON line each way (built with gcc in the sandbox)",
         "docs/stdio.md",
         frozenset({"bot"}),
     ),  # fmt: skip
     "shell": Starter("stdio/shell", "the stdio protocol, one JSON line each way", "docs/stdio.md"),
+    "ruby": Starter("stdio/ruby", "the stdio protocol, one JSON line each way", "docs/starter-ruby.md"),
+    "java": Starter(
+        "stdio/java",
+        "the stdio protocol, one JSON line each way (built with javac in the sandbox)",
+        "docs/starter-java.md",
+        frozenset({"classes"}),
+    ),  # fmt: skip
+    "go": Starter(
+        "stdio/go",
+        "the stdio protocol, one JSON line each way (built with go build in the sandbox, offline)",
+        "docs/starter-go.md",
+        frozenset({"bot"}),
+    ),  # fmt: skip
+    "rust": Starter(
+        "stdio/rust",
+        "the stdio protocol, one JSON line each way (built with cargo in the sandbox, offline)",
+        "docs/starter-rust.md",
+        frozenset({"target"}),
+    ),  # fmt: skip
+    "csharp": Starter(
+        "stdio/csharp",
+        "the stdio protocol, one JSON line each way (built with Mono's mcs in the sandbox)",
+        "docs/starter-csharp.md",
+        frozenset({"bot.exe"}),
+    ),  # fmt: skip
 }
 ALWAYS_SKIP = {"__pycache__", ".pytest_cache"}
 
@@ -79,7 +110,7 @@ def _list(as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        click.echo(f"{row['language']:7} {row['transport']} ({row['doc']})")
+        click.echo(f"{row['language']:10} {row['transport']} ({row['doc']})")
 
 
 def _copy(src: Path, dest: Path, skip: frozenset[str]) -> None:

@@ -27,11 +27,13 @@ def check(as_json: bool, allow_weak_limits: bool) -> None:
     Probes try the network (TCP to a listener on the host's 127.0.0.1, IPv6, netlink, DNS), write
     and read outside their bundle, look at other processes, fork, allocate and spin. It also reports
     the cgroup version found (v1, v2, hybrid or none) and which limits a cgroup enforces and which only
-    an rlimit. Exits 1 when an essential isolation fails, or when memory or pids cannot be capped per
+    an rlimit, and every bot language it can run here (its runtime's version, run in the sandbox), and
+    which are missing and why. A missing language does not change the exit status. Exits 1 when an essential isolation fails, or when memory or pids cannot be capped per
     bot by a cgroup (unless --allow-weak-limits); 0 otherwise (a missing seccomp filter only warns).
     """
     from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
     from arena.sandbox.check import enforcement, rows_json, run_checks, weak_limits
+    from arena.sandbox.check_languages import language_rows
 
     try:
         launcher = BwrapLauncher()
@@ -39,7 +41,7 @@ def check(as_json: bool, allow_weak_limits: bool) -> None:
         raise UserError(str(exc)) from None
     if as_json:
         rows = run_checks(launcher)
-        click.echo(rows_json(rows))
+        click.echo(rows_json(rows, language_rows(launcher)))
     else:
         from rich.console import Console
         from rich.table import Table
@@ -47,6 +49,7 @@ def check(as_json: bool, allow_weak_limits: bool) -> None:
         console = Console()
         with console.status("running probe bots in the sandbox..."):
             rows = run_checks(launcher)
+            languages = language_rows(launcher)
         table = Table(
             title=f"bwrap sandbox ({'root: a uid per bot' if launcher.privileged else 'unprivileged'})"
         )
@@ -67,6 +70,13 @@ def check(as_json: bool, allow_weak_limits: bool) -> None:
         for row in enforcement():
             limits.add_row(row["limit"], row["by"], row["how"])
         console.print(limits)
+        langs = Table(title="languages: each runtime's version, run in the sandbox")
+        for col in ("language", "runs here", "version, or why not"):
+            langs.add_column(col)
+        for lang in languages:
+            ok = "[green]yes[/]" if lang.ok else "[yellow]no[/]"
+            langs.add_row(lang.language, ok, lang.version or lang.detail)
+        console.print(langs)
         console.print(
             f"[red]essential isolation failing: {', '.join(failed)}[/]"
             if failed

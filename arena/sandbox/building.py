@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from arena.sandbox.bundle import Bundle, cached_build_log, record_build, restore_owner, staged_for_build
+from arena.sandbox.languages import build_limits
 from arena.sandbox.launcher import BotProcess, Limits
 
 #: Who is watching a build as it runs (`arena bots submit`): called with each new piece of its
@@ -76,14 +77,15 @@ def _report(proc: BotProcess, shown: int, last_beat: float) -> tuple[int, float]
 def build_once(
     bundle: Bundle, limits: Limits, run: Callable[[Bundle, Limits], tuple[bool, str]]
 ) -> tuple[bool, str]:
-    """(ok, log) of the bundle's `build`, running `run(staged_bundle, limits)` only when not yet built."""
+    """(ok, log) of the bundle's `build`, running `run(staged_bundle, limits)` only when not yet built;
+    the limits are raised to the language's build needs (languages.py)."""
     if not bundle.build:
         return True, ""
     staged = staged_for_build(bundle)
     cached = cached_build_log(staged)
     if cached is not None:
         return True, cached
-    ok, log = run(staged, limits)
+    ok, log = run(staged, build_limits(bundle.language, limits))
     if ok:
         record_build(staged, log)
     return ok, log

@@ -29,13 +29,13 @@ from arena.sandbox.bwrap_process import BwrapProcess
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.failed import BuildFailedProcess, build_first
+from arena.sandbox.languages import runtime as language_runtime
 from arena.sandbox.launcher import (
     SANDBOX_BUNDLE,
     SANDBOX_SOCKET,
     LaunchSpec,
     Limits,
 )
-from arena.sandbox.runtime import bot_runtime
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
 JOIN_SCRIPT = (
@@ -183,7 +183,7 @@ class BwrapLauncher:
                 # The bot's environment (the seat token among it) passes down the exec chain through
                 # the environment, never argv: /proc/PID/environ is readable by the same uid and root
                 # only, /proc/PID/cmdline by everyone.
-                env=self._environment(env),
+                env=self._environment(bundle.language, env),
             )
         except BaseException:
             os.close(status_r)
@@ -203,20 +203,12 @@ class BwrapLauncher:
 
     # --- helpers ------------------------------------------------------------------------------
     @staticmethod
-    def _environment(env: dict[str, str]) -> dict[str, str]:
+    def _environment(language: str, env: dict[str, str]) -> dict[str, str]:
         """The whole environment of the launch chain, which is exactly the bot's (no --clearenv, no
-        --setenv: values on bwrap's command line would be readable by every local user)."""
-        runtime = bot_runtime()
-        return {
-            "PATH": runtime.path,
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": runtime.pythonpath,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            **env,
-        }
+        --setenv: values on bwrap's command line would be readable by every local user): the
+        language's runtime (languages.py), then the launch's own values."""
+        runtime = language_runtime(language)
+        return {"PATH": runtime.path, **dict(runtime.env), **env}
 
     def _command(
         self,
@@ -231,7 +223,7 @@ class BwrapLauncher:
         status_fd: int,
         cg: BotCgroup | None,
     ) -> list[str]:
-        runtime = bot_runtime(full_venv=self.full_venv)
+        runtime = language_runtime(bundle.language, full_venv=self.full_venv)
         cmd: list[str] = []
         if cg is not None:
             cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]

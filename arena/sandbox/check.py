@@ -20,6 +20,7 @@ from pathlib import Path
 from arena.sandbox import cgroups
 from arena.sandbox.bundle import Bundle, bundle_cache_dir
 from arena.sandbox.bwrap import BwrapLauncher, BwrapProcess
+from arena.sandbox.check_languages import LanguageRow
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, Limits
 from arena.sandbox.runtime import ARENA_PKG
 
@@ -337,7 +338,7 @@ def enforcement(proc_cgroup_kinds: set[str] | None = None) -> list[dict[str, str
     return out
 
 
-def rows_json(rows: list[CheckRow]) -> str:
+def rows_json(rows: list[CheckRow], languages: list[LanguageRow] | None = None) -> str:
     host = cgroups.detect()
     return json.dumps(
         {
@@ -351,6 +352,7 @@ def rows_json(rows: list[CheckRow]) -> str:
             "weak_limits": weak_limits(rows),
             "enforcement": enforcement(),
             "checks": [asdict(r) for r in rows],
+            "languages": [asdict(r) for r in languages or ()],
         },
         indent=2,
     )

@@ -31,17 +31,12 @@ from arena.sandbox.bundle import (
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.docker_cgroup import ContainerCgroup
 from arena.sandbox.failed import BuildFailedProcess, build_first
+from arena.sandbox.languages import LANGUAGES, NATIVE_IMAGE, language
 from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
 
-IMAGES = {
-    "python": "elfern-arena/bot-python:latest",
-    "node": "elfern-arena/bot-node:latest",
-    "javascript": "elfern-arena/bot-node:latest",
-    "cpp": "elfern-arena/bot-native:latest",
-    "c": "elfern-arena/bot-native:latest",
-    "native": "elfern-arena/bot-native:latest",
-}
-DEFAULT_IMAGE = "elfern-arena/bot-native:latest"
+#: The runtime image of each `language` value, from the runtime table (languages.py).
+IMAGES = {n: lang.image for lang in LANGUAGES for n in (lang.name, *lang.aliases)}
+DEFAULT_IMAGE = NATIVE_IMAGE
 OWNER_LABEL = "elfern-arena.owner"
 SOCKET_DIR = "/run/arena"
 
@@ -119,9 +114,12 @@ def docker_command(
     ]
     if socket_path is not None:
         cmd += ["--mount", f"type=bind,src={socket_path.parent},dst={SOCKET_DIR},readonly"]
+    entry = language(spec_bundle.language)
+    for key, value in entry.env if entry else ():  # the language's settings (GOCACHE...): not secret
+        cmd += ["--env", f"{key}={value}"]
     for key in env:  # the name only: docker reads the value from its own environment (client_env)
         cmd += ["--env", key]
-    cmd.append(IMAGES.get(spec_bundle.language, DEFAULT_IMAGE))
+    cmd.append(IMAGES.get(spec_bundle.language.lower(), DEFAULT_IMAGE))
     return cmd + argv
 
 

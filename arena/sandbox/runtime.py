@@ -14,6 +14,9 @@ dependencies in site-packages are bound (`SITE_PARTS`), so the venv's `.pth` fil
 install's import hook, setuptools' distutils shim) are not there to run at every bot's start, and a
 bot sees none of the arena's other dependencies. `full_venv=True` binds the whole venv, as before;
 `arena bench sandbox` keeps it as the same-run baseline of a bot's start-up.
+
+This is the Python entry of the runtime table (languages.py), and the base of every other entry:
+a stdio bot of any language runs behind the Python stdio bridge.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class Runtime:
     ro_binds: tuple[Path, ...]  # host paths bound read-only at the same place
     path: str  # PATH inside the sandbox
     pythonpath: str  # so `import arena.sdk` works even without the editable install
+    env: tuple[tuple[str, str], ...] = ()  # the rest of the environment (languages.py adds a language's)
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -69,4 +73,12 @@ def bot_runtime(full_venv: bool = False) -> Runtime:
     if not any(_inside(ARENA_PKG, b) for b in binds):
         binds += _with_bytecode([ARENA_PKG / part for part in SDK_PARTS])
     path = ":".join([str(venv / "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
-    return Runtime(ro_binds=tuple(binds), path=path, pythonpath=str(ARENA_PKG.parent))
+    env = (
+        ("HOME", "/tmp"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+        ("PYTHONPATH", str(ARENA_PKG.parent)),
+        ("PYTHONDONTWRITEBYTECODE", "1"),
+        ("PYTHONUNBUFFERED", "1"),
+    )
+    return Runtime(ro_binds=tuple(binds), path=path, pythonpath=str(ARENA_PKG.parent), env=env)

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.cli.new import STARTERS
 from arena.sandbox.bundle import load_bundle
+from arena.sandbox.languages import missing_tools
 
 
 def invoke(*args: str):
@@ -20,7 +21,11 @@ def invoke(*args: str):
 
 def test_list_names_every_language_and_its_transport() -> None:
     rows = json.loads(invoke("new", "--list", "--json").output)
-    assert [r["language"] for r in rows] == list(STARTERS) == ["python", "node", "cpp", "c", "shell"]
+    assert (
+        [r["language"] for r in rows]
+        == list(STARTERS)
+        == ["python", "node", "typescript", "cpp", "c", "shell", "ruby", "java", "go", "rust", "csharp"]
+    )
     assert all(r["transport"] and r["doc"].startswith("docs/") for r in rows)
     text = invoke("new", "--list").output
     assert all(lang in text for lang in STARTERS)
@@ -29,6 +34,13 @@ def test_list_names_every_language_and_its_transport() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("language", list(STARTERS))
 def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeypatch, repo_root) -> None:
+    if missing := missing_tools(language):
+        pytest.skip(
+            f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
+        )
+    sample = repo_root / "sample_bots" / STARTERS[language].folder
+    if (sample / "package.json").is_file() and not (sample / ".npm-cache").is_dir():
+        pytest.skip(f"sample_bots/{STARTERS[language].folder}/.npm-cache is empty: run `make setup` (npm ci)")
     monkeypatch.chdir(tmp_path)
     made = invoke("new", language, "starter")
     assert made.exit_code == 0, made.output
@@ -41,7 +53,9 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
         and "arena replay show last" in readme
         and "arena bots submit" in readme
     )
-    assert not {"node_modules", "build", "__pycache__"} & {p.name for p in (tmp_path / "starter").iterdir()}
+    assert not {"node_modules", "build", "classes", "dist", "target", "__pycache__"} & {
+        p.name for p in (tmp_path / "starter").iterdir()
+    }
     assert load_bundle(tmp_path / "starter").name == "starter"
     played = invoke("play", "starter", str(repo_root / "sample_bots" / "python" / "random"),
                     "--seed", "3", "--deals", "2", "--json", "--sandbox", "bwrap")  # fmt: skip
@@ -53,7 +67,10 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("new", "cobol", "x"), "language 'cobol': expected one of python, node, cpp, c, shell"),
+        (
+            ("new", "cobol", "x"),
+            "language 'cobol': expected one of python, node, typescript, cpp, c, shell, ruby, java, go, rust, csharp",
+        ),
         (("new", "python", "bad name!"), "bot name 'bad name!': use 1-64 letters"),
         (("new", "python"), "give LANG and DIR"),
     ],

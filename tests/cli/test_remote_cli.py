@@ -510,7 +510,7 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     assert (
         failed.returncode == 2 and "submitted broken@1" in failed.stdout and "Traceback" not in failed.stderr
     )
-    assert "broken@1: build FAILED; it will not play. Build log tail:" in failed.stderr
+    assert "broken@1: build FAILED; it will not play. The end of its build log (" in failed.stderr
     assert "no-such-header" in failed.stderr  # the build log, as the local command shows it
     archive = tmp_path / "not-a-bundle.rar"
     archive.write_bytes(b"x")

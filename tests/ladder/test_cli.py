@@ -84,6 +84,8 @@ def test_failed_build_is_reported_and_kept(arena, tmp_path) -> None:
     assert result.exit_code == 2 and "build FAILED" in result.output and "syntax error" in result.output
     shown = arena("bots", "show", "bad").output
     assert "BUILD FAILED" in shown and "syntax error" in shown and "build_failed" in shown
+    # The failed build is shown from its first error line, with the command for the whole log.
+    assert "The first error lines of its build log (" in shown and "arena bots show bad --json" in shown
 
 
 def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:

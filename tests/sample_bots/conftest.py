@@ -15,7 +15,9 @@ import pytest
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 SAMPLES = BOTS.parent
 # A clean copy leaves out what a build or a local install made (gitignored), as a fresh checkout.
-BUILD_OUTPUTS = shutil.ignore_patterns("build", "node_modules", "bot", "__pycache__")
+BUILD_OUTPUTS = shutil.ignore_patterns(
+    "build", "node_modules", "bot", "bot.exe", "classes", "dist", "target", "__pycache__"
+)
 for bundle in ("tactician", "greedy", "pimc", "ismcts"):
     path = str(BOTS / bundle)
     if path not in sys.path:

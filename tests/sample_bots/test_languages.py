@@ -6,6 +6,7 @@ only where the toolchain is missing."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from arena.engine import Rules
 from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
+from arena.sandbox.languages import missing_tools
 from arena.workers.match import play_match
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,7 +40,7 @@ def _match(bundle: Path, launcher, deals: int = 2):
     return out
 
 
-@pytest.mark.parametrize("bundle", ["node", "cpp"])
+@pytest.mark.parametrize("bundle", ["node", "typescript", "cpp"])
 def test_bundled_proto_is_the_projects(bundle: str) -> None:
     # A bundle sees only its own folder in the sandbox, so it carries a copy of the contract.
     assert (BOTS / bundle / "proto" / "referee.proto").read_text() == PROTO.read_text(), (
@@ -53,6 +55,19 @@ def test_node_bot_plays_in_the_sandbox(sandbox, clean_copy) -> None:
     if not (BOTS / "node" / ".npm-cache").is_dir():
         pytest.skip("sample_bots/node/.npm-cache is empty: run `make setup` (it fills it with npm ci)")
     _match(clean_copy("node"), sandbox)
+
+
+@pytest.mark.slow
+def test_typescript_bot_compiles_with_tsc_and_plays_in_the_sandbox(sandbox, clean_copy) -> None:
+    if missing := missing_tools("typescript"):
+        pytest.skip(
+            f"TypeScript toolchain missing: {', '.join(missing)} (Debian packages nodejs, npm, node-typescript)"
+        )
+    if not (BOTS / "typescript" / ".npm-cache").is_dir():
+        pytest.skip("sample_bots/typescript/.npm-cache is empty: run `make setup` (it fills it with npm ci)")
+    bundle = clean_copy("typescript")
+    assert not (bundle / "dist").exists()
+    _match(bundle, sandbox, deals=1)
 
 
 @pytest.mark.slow
@@ -77,3 +92,54 @@ def test_c_stdio_bot_builds_and_plays_behind_the_bridge(sandbox, clean_copy) -> 
 
 def test_shell_stdio_bot_plays_behind_the_bridge(sandbox, clean_copy) -> None:
     _match(clean_copy("stdio/shell"), sandbox, deals=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", ["stdio/ruby", "stdio/java", "stdio/go", "stdio/rust", "stdio/csharp"])
+def test_a_stdio_port_of_greedy_builds_and_plays_in_the_sandbox(sample, sandbox, clean_copy) -> None:
+    # The runtime table (arena/sandbox/languages.py) gives each its toolchain: the JDK's own folder
+    # past /etc/alternatives and its /etc/java-17-openjdk, Go's GOCACHE in the tmpfs, offline.
+    bundle = clean_copy(sample)
+    language = load_bundle(bundle).language
+    if missing := missing_tools(language):
+        pytest.skip(
+            f"{language} toolchain missing: {', '.join(missing)} (see DEB_PACKAGES in scripts/setup.sh)"
+        )
+    _match(bundle, sandbox, deals=1)
+
+
+@pytest.mark.slow
+def test_a_failed_build_shows_the_compilers_first_error_and_where_the_whole_log_is(
+    tmp_path, repo_root
+) -> None:
+    """`arena play` of a C bot with a mistake followed by thirty more: what it prints is the first
+    error (which the log's last lines no longer hold), and the whole log is where it says."""
+    if missing := _missing("gcc"):
+        pytest.skip(f"C compiler missing: {', '.join(missing)} (Debian package gcc)")
+    bad = tmp_path / "bad"
+    shutil.copytree(BOTS / "stdio" / "c", bad, ignore=shutil.ignore_patterns("bot"))
+    later = "".join(f"static int later{i}(void) {{ return later_mistake_{i}; }}\n" for i in range(30))
+    source = (bad / "bot.c").read_text()
+    (bad / "bot.c").write_text(
+        source.replace(
+            "int main(void) {",
+            f"static int first(void) {{ return first_mistake; }}\n{later}int main(void) {{",
+        )
+    )
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    played = CliRunner().invoke(
+        cli, ["play", str(bad), str(BOTS / "python" / "random"), "--deals", "1", "--seed", "4", "--sandbox", "bwrap"],
+        env={"ARENA_BUNDLE_CACHE": str(tmp_path / "cache")}, catch_exceptions=False,
+    )  # fmt: skip
+    text = played.output
+    assert played.exit_code == 1 and "BUILD_FAILED for c-stdio-greedy (seat 0)" in text, text
+    assert "the first error lines of its build log" in text
+    assert "first_mistake" in text and "undeclared" in text, text
+    assert "later_mistake_29" not in text  # the end of the log is not what is shown
+    where = re.search(r"the whole log: (\S+build-failed\.log)\)", text)
+    assert where, text
+    whole = Path(where.group(1)).read_text()
+    assert "first_mistake" in whole and "later_mistake_29" in whole

@@ -17,6 +17,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from arena.proto import replay_pb2
 from arena.proto.codec import decode_record, strip_timing
 from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
+from arena.sandbox.languages import missing_tools
 from arena.workers.match import play_match
 
 HERE = Path(__file__).resolve().parent
@@ -39,7 +41,16 @@ SAMPLES = sorted(
     for toml in SAMPLE_ROOT.rglob("bot.toml")
     if "node_modules" not in toml.parts and "build" not in toml.parts
 )
-PAIRS = list(itertools.combinations(SAMPLES, 2))
+#: Ports of the greedy rule with no random choice at all (test_greedy_ports.py pins their every move
+#: to the Python greedy bot's), and the Node sample's code typed in TypeScript (the same runtime, rule
+#: and seeded generator as `node`, which plays every pair): each plays the random bot only, which keeps
+#: the matrix's time (it grows with the square of the samples) where it was when they came.
+RULE_PORTS = ("stdio/csharp", "stdio/go", "stdio/java", "stdio/ruby", "stdio/rust", "typescript")
+PAIRS = [
+    (a, b)
+    for a, b in itertools.combinations(SAMPLES, 2)
+    if not ({a, b} & set(RULE_PORTS)) or {a, b} - set(RULE_PORTS) == {"python/random"}
+]
 CLOCK = TimeControl(startup=30.0)  # the default move clock; start-up slack for Node on a busy machine
 
 
@@ -49,10 +60,12 @@ def _missing_toolchain(bundle: str) -> str | None:
     need = {"node": ("node", "npm"), "cpp": ("g++", "make", "protoc", "grpc_cpp_plugin", "pkg-config"),
             "stdio/c": ("gcc",)}.get(bundle, ())  # fmt: skip
     missing = [t for t in need if shutil.which(t) is None]
+    if bundle in RULE_PORTS:
+        missing = missing_tools(tomllib.loads((SAMPLE_ROOT / bundle / "bot.toml").read_text())["language"])
     if missing:
         return f"{bundle}: toolchain missing: {', '.join(missing)}"
-    if bundle == "node" and not (SAMPLE_ROOT / "node" / ".npm-cache").is_dir():
-        return "node: sample_bots/node/.npm-cache is empty (run `make setup`)"
+    if bundle in ("node", "typescript") and not (SAMPLE_ROOT / bundle / ".npm-cache").is_dir():
+        return f"{bundle}: sample_bots/{bundle}/.npm-cache is empty (run `make setup`)"
     if bundle == "cpp" and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode:
         return "cpp: libgrpc++-dev / libprotobuf-dev missing"
     return None

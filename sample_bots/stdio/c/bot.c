@@ -61,25 +61,35 @@ static int beats(const char *follow, const char *lead, char trump) {
 /* Lower cost = cheaper to give away: blanks before honours, then low before high. */
 static int cost(const char *card) { return is_honour(card) * 8 + rank_of(card); }
 
+/* Ties go to the lower card code ("7C" before "7H"), as in the Python greedy bot. */
+static int cheaper(const char *a, const char *b) {
+  return cost(a) != cost(b) ? cost(a) < cost(b) : strcmp(a, b) < 0;
+}
+
+static int lower(const char *a, const char *b) {
+  return rank_of(a) != rank_of(b) ? rank_of(a) < rank_of(b) : strcmp(a, b) < 0;
+}
+
 static const char *choose(char cards[][3], int n, const char *lead, char trump) {
   int best = -1, i;
   if (!lead[0]) {
+    for (i = 0; i < n; i++) /* an ace, the lowest code of them */
+      if (cards[i][0] == 'A' && (best < 0 || strcmp(cards[i], cards[best]) < 0)) best = i;
+    if (best >= 0) return cards[best];
     for (i = 0; i < n; i++)
-      if (cards[i][0] == 'A') return cards[i];
-    for (i = 0; i < n; i++)
-      if (best < 0 || cost(cards[i]) < cost(cards[best])) best = i;
+      if (best < 0 || cheaper(cards[i], cards[best])) best = i;
     return cards[best];
   }
   if (is_honour(lead)) {
     for (i = 0; i < n; i++)
-      if (beats(cards[i], lead, trump) && (best < 0 || rank_of(cards[i]) < rank_of(cards[best]))) best = i;
+      if (beats(cards[i], lead, trump) && (best < 0 || lower(cards[i], cards[best]))) best = i;
     if (best >= 0) return cards[best];
   }
   for (i = 0; i < n; i++)
-    if (!beats(cards[i], lead, trump) && (best < 0 || cost(cards[i]) < cost(cards[best]))) best = i;
+    if (!beats(cards[i], lead, trump) && (best < 0 || cheaper(cards[i], cards[best]))) best = i;
   if (best >= 0) return cards[best];
   for (i = 0; i < n; i++) /* only winners left: the lowest */
-    if (best < 0 || rank_of(cards[i]) < rank_of(cards[best])) best = i;
+    if (best < 0 || lower(cards[i], cards[best])) best = i;
   return cards[best];
 }
 

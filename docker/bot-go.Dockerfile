@@ -1,0 +1,12 @@
+# Runtime image for Go bots over the stdio protocol: the Python bot image (its SDK holds the stdio
+# bridge every stdio bot runs behind) plus Debian's golang-go, for the bundle's run and build steps.
+# Build from the repository root, after bot-python (PYTHON_IMAGE, not BASE_IMAGE: the test engine of
+# scripts/docker_engine.py passes BASE_IMAGE to every Dockerfile, and this one needs the SDK):
+#   docker build -f docker/bot-go.Dockerfile -t elfern-arena/bot-go .
+# The launcher sets the language's environment from arena/sandbox/languages.py (--env).
+ARG PYTHON_IMAGE=elfern-arena/bot-python:latest
+FROM ${PYTHON_IMAGE}
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends golang-go \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /bot

@@ -1,0 +1,3 @@
+module elfern.example/gobot
+
+go 1.19
