@@ -148,7 +148,8 @@ def test_a_referee_killed_mid_launch_leaves_nothing_and_the_next_launch_sweeps_i
     referee = subprocess.Popen([*argv, str(mark), str(go)], stdout=subprocess.PIPE, text=True)
     try:
         name = referee.stdout.readline().strip()
-        assert name and _wait_until(mark.exists), "the launch never reached its cgroup"
+        started = _wait_until(lambda: mark.is_file() and mark.read_text().strip() != "")
+        assert name and started, "the launch never reached its cgroup"
         assert int(mark.read_text()) in in_cgroup(name)  # in the bot's leaf, bwrap not started yet
         referee.send_signal(signal.SIGKILL)
         referee.wait(10)
