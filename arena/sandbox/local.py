@@ -2,7 +2,7 @@
 machine only; it warns once, because a hostile bot launched this way can do anything you can.
 
 Bots and builds are started through `spawn` so that they die with the referee, even one that is
-SIGKILLed (docs/sandbox.md, "Clean-up").
+SIGKILLed (docs/sandbox.md, "Cleanup").
 """
 
 from __future__ import annotations

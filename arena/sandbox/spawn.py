@@ -16,7 +16,7 @@ dies):
 - `die_with_parent()` is the same for a Python child process (pool and Celery workers), which
   calls it first thing, in the child itself.
 
-docs/sandbox.md ("Clean-up") says what this guarantees and how it is tested.
+docs/sandbox.md ("Cleanup") says what this guarantees and how it is tested.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from concurrent.futures import Future
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
-#: `$0` is the launching process's pid; dash sets $PPID from getppid() at start, after setpriv's prctl.
+#: `$0` is the launching process's pid; sh sets $PPID from getppid() as it starts, after setpriv's prctl.
 GUARD = '[ "$PPID" = "$0" ] || exit 137; exec "$@"'
 SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
