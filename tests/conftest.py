@@ -86,6 +86,31 @@ def store(database_url, tmp_path):
         s.close()
 
 
+# ---- processes: what of a match is still running, found by an environment entry only it carries ----
+@pytest.fixture(scope="session")
+def processes_with_env():
+    """`processes_with_env(*entries)`: pids of the live processes (zombies aside) whose environment
+    holds one of `entries` ("NAME=value"), read from /proc/<pid>/environ: a bot keeps its
+    environment through every exec of its launch chain, so a seat token finds all of a seat."""
+    import os
+
+    def find(*entries: str) -> list[int]:
+        wanted = {e.encode() for e in entries}
+        found = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")  # a zombie's is empty
+            except OSError:
+                continue
+            if wanted.intersection(env):
+                found.append(int(pid))
+        return found
+
+    return find
+
+
 # ---- Docker: a private engine for the Docker launcher and compose tests (scripts/docker_engine.py) ----
 @pytest.fixture(scope="session")
 def docker_engine():

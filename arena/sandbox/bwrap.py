@@ -2,6 +2,7 @@
 
 One launch is this chain of exec's (no preexec_fn in a threaded referee, docs/sandbox-notes.md pitfall 8):
 
+    setpriv --pdeathsig KILL and sh (die with the referee from the fork on: `spawn.guarded`) ->
     sh (joins the bot's cgroups, as root) -> prlimit (rlimits) -> bwrap (namespaces, mounts,
     seccomp) -> setpriv (drops to the bot's own uid, clears capabilities) -> the bundle's `run`
 
@@ -47,16 +48,14 @@ class SandboxUnavailable(RuntimeError):
     """The launcher cannot work on this machine; the message says what to install."""
 
 
-_swept = False
 _sweep_lock = threading.Lock()
 
 
-def _sweep_once() -> None:
-    global _swept
+def _sweep() -> None:
+    """Kill and remove the groups of referees that died (a SIGKILL, a kill mid-launch), before each
+    launch: a long-lived worker would otherwise leave a sibling's leftovers to the next process."""
     with _sweep_lock:
-        if not _swept:
-            cgroups.sweep_stale()
-            _swept = True
+        cgroups.sweep_stale()
 
 
 def _tasks_of_uid(uid: int) -> int:
@@ -107,7 +106,7 @@ class BwrapLauncher:
         )
         self.state_dir = state_dir or default_state
         if use_cgroups:
-            _sweep_once()
+            _sweep()
 
     # --- public -------------------------------------------------------------------------------
     def launch(self, spec: LaunchSpec) -> BwrapProcess | BuildFailedProcess:
@@ -150,6 +149,8 @@ class BwrapLauncher:
         extra_ro_binds: tuple[tuple[Path, str], ...] = (),
     ) -> BwrapProcess:
         """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes and builds)."""
+        if self.use_cgroups:
+            _sweep()
         lease = uids.acquire(self.state_dir / "uids") if self.privileged else None
         uid = lease.uid if lease else os.getuid()
         cg = cgroups.create(limits.memory, limits.pids, label) if self.use_cgroups else None
@@ -174,7 +175,7 @@ class BwrapLauncher:
             )
             pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None)
             popen = spawn.popen(
-                args=args,
+                args=spawn.guarded(args),  # dies with us from the fork on, not only once bwrap runs
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -57,13 +57,19 @@ KINDS = ("memory", "pids", "cpu", "freezer", "kill")
 ESSENTIAL = ("memory", "pids")
 
 
-def process_start_time(pid: int) -> str | None:
-    """The kernel start time (in clock ticks) of `pid`, to tell a live owner from a reused pid."""
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (state first); empty when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[19]
+            return fh.read().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
-        return None
+        return []
+
+
+def process_start_time(pid: int) -> str | None:
+    """The kernel start time (in clock ticks) of `pid`, to tell a live owner from a reused pid."""
+    fields = _stat_fields(pid)
+    return fields[19] if len(fields) > 19 else None
 
 
 def owner_tag() -> str:
@@ -73,11 +79,24 @@ def owner_tag() -> str:
 
 
 def owner_alive(tag: str) -> bool:
-    """Whether the process that created a group or dir named `tag...` still runs."""
+    """Whether the process that created a group or dir named `tag...` still runs. A zombie does
+    not: a SIGKILLed referee whose parent has not reaped it yet must not shield its bots."""
     parts = tag.split(".")
     if len(parts) < 2 or not parts[0].isdigit():
         return False
-    return process_start_time(int(parts[0])) == parts[1]
+    fields = _stat_fields(int(parts[0]))
+    return len(fields) > 19 and fields[19] == parts[1] and fields[0] not in ("Z", "X")
+
+
+#: Stale groups this process failed to sweep (a task it may not kill, one stuck in the kernel): not
+#: tried again by every launch, each try costing its kill timeout; the next process tries again.
+unsweepable: set[str] = set()
+
+
+def sweepable(parent: Path, name: str) -> bool:
+    """Whether the sweep should judge `parent/name`: one of ours, in a parent this process may
+    write (an ordinary user cannot remove root's groups), not already failed here."""
+    return is_group_name(name) and name not in unsweepable and os.access(parent, os.W_OK)
 
 
 def is_group_name(name: str) -> bool:

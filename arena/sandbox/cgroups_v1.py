@@ -15,7 +15,15 @@ import threading
 import time
 from pathlib import Path
 
-from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag, signal_pids
+from arena.sandbox.cgroups import (
+    PARENT,
+    CgroupHost,
+    owner_alive,
+    owner_tag,
+    signal_pids,
+    sweepable,
+    unsweepable,
+)
 from arena.sandbox.cgroups import read_file as _read
 from arena.sandbox.cgroups import write_file as _write
 
@@ -218,17 +226,23 @@ def sweep_stale() -> list[str]:
         except OSError:
             continue
         for path in entries:
-            if not path.is_dir() or not is_group_name(path.name) or owner_alive(path.name.split("-", 1)[0]):
+            if (
+                not path.is_dir()
+                or not sweepable(parent, path.name)
+                or owner_alive(path.name.split("-", 1)[0])
+            ):
                 continue
             group = V1Cgroup(path.name, {ctrl: path})
             if ctrl != "freezer":
                 freezer = _root() / "freezer" / PARENT / path.name
                 if freezer.is_dir():
                     group.dirs["freezer"] = freezer
-            group.kill_all()
+            if not group.kill_all():
+                unsweepable.add(path.name)
+                continue
             try:
                 path.rmdir()
                 removed.append(f"{ctrl}/{path.name}")
             except OSError:
-                pass
+                pass  # its last tasks are still being reaped: the next sweep removes it
     return removed

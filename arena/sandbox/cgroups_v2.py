@@ -25,7 +25,15 @@ import threading
 import time
 from pathlib import Path
 
-from arena.sandbox.cgroups import PARENT, CgroupHost, is_group_name, owner_alive, owner_tag, signal_pids
+from arena.sandbox.cgroups import (
+    PARENT,
+    CgroupHost,
+    owner_alive,
+    owner_tag,
+    signal_pids,
+    sweepable,
+    unsweepable,
+)
 from arena.sandbox.cgroups import read_file as _read
 from arena.sandbox.cgroups import write_file as _write
 
@@ -268,10 +276,16 @@ def sweep_stale(host: CgroupHost) -> list[str]:
     except OSError:
         return removed
     for path in entries:
-        if not path.is_dir() or not is_group_name(path.name) or owner_alive(path.name.split("-", 1)[0]):
+        if (
+            not path.is_dir()
+            or not sweepable(path.parent, path.name)
+            or owner_alive(path.name.split("-", 1)[0])
+        ):
             continue
         group = V2Cgroup(path.name, path, set(host.kinds))
         group.remove()
-        if not path.exists():
+        if path.exists():
+            unsweepable.add(path.name)
+        else:
             removed.append(f"v2/{path.name}")
     return removed

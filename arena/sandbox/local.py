@@ -1,15 +1,22 @@
 """The `local` launcher: a plain child process with no isolation. For bot authors on their own
-machine only; it warns once, because a hostile bot launched this way can do anything you can."""
+machine only; it warns once, because a hostile bot launched this way can do anything you can.
+
+Bots and builds are started through `spawn` so that they die with the referee, even one that is
+SIGKILLed (docs/sandbox.md, "Cleanup").
+"""
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
-from arena.sandbox import procstat, sockets
+from arena.sandbox import procstat, sockets, spawn
 from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
@@ -17,6 +24,33 @@ from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import LaunchSpec, Limits
 
 WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
+log = logging.getLogger("arena.sandbox")
+_told_unguarded = False
+
+
+def start(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`argv` in its own session (so its group can be paused and killed), output piped, made to die
+    with this process. A command that does not exist raises FileNotFoundError here, as Popen would,
+    rather than from inside the wrapper."""
+    global _told_unguarded
+    if not argv:
+        raise FileNotFoundError("empty command")
+    path = (env or os.environ).get("PATH", os.defpath)
+    found = str(cwd / argv[0]) if "/" in argv[0] else shutil.which(argv[0], path=path)
+    if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
+        raise FileNotFoundError(f"no such command: {argv[0]!r}")
+    if not spawn.guardable() and not _told_unguarded:
+        _told_unguarded = True
+        log.warning("setpriv is missing: local bots will outlive a referee that is killed")
+    return spawn.popen(
+        args=spawn.guarded(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
@@ -97,15 +131,7 @@ class LocalLauncher:
         argv = list(spec.bundle.argv)
         if argv and argv[0] in ("python3", "python"):
             argv[0] = sys.executable
-        proc = subprocess.Popen(
-            argv,
-            cwd=spec.bundle.path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = start(argv, spec.bundle.path, env)
         assert proc.stdout is not None
         return LocalProcess(proc, OutputCapture(proc.stdout, spec.limits.log_bytes))
 
@@ -117,14 +143,7 @@ class LocalLauncher:
 def _run_build(bundle: Bundle, limits: Limits) -> tuple[bool, str]:
     """The build in its own session, its output captured (capped) and shown live to a watcher."""
     try:
-        proc = subprocess.Popen(
-            list(bundle.build or ()),
-            cwd=bundle.path,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = start(list(bundle.build or ()), bundle.path)
     except OSError as exc:
         return False, f"build command could not start: {exc}"
     built = LocalProcess(proc, OutputCapture(proc.stdout, limits.log_bytes))  # type: ignore[arg-type]

@@ -1,18 +1,41 @@
-"""Start sandbox processes from one long-lived thread.
+"""Start sandbox processes so that they die with the process that started them.
 
-bwrap's `--die-with-parent` uses PR_SET_PDEATHSIG, which fires when the *thread* that forked the
-process exits, not the process. A referee that launches bots from a short-lived worker thread would
-see its bots SIGKILLed as soon as that thread ends. All launches therefore go through this single
-daemon thread, which lives as long as the process does: the bots die with the referee, not earlier.
+Two halves of one job, both resting on PR_SET_PDEATHSIG (the kernel signals a child when its parent
+dies):
+
+- `popen` forks every launch from one long-lived daemon thread. PR_SET_PDEATHSIG (and bwrap's
+  `--die-with-parent`, which uses it) fires when the *thread* that forked the child exits, not the
+  process. A referee launches bots from short-lived executor threads (`run_in_executor`, which
+  `asyncio.run` shuts down at the end), so a bot forked there would be SIGKILLed as soon as its
+  thread ended. From the spawner thread, which lives as long as the process, the bots die with the
+  referee and not earlier.
+- `guarded(argv)` makes an exec'd command die with its parent: `setpriv --pdeathsig KILL` sets the
+  signal before anything else of the command runs, then a one-line shell checks that its parent is
+  still the launching process (had the parent died before the signal was set, the child would have
+  been reparented and never told) and execs the command. A SIGSTOPped bot still dies of SIGKILL.
+- `die_with_parent()` is the same for a Python child process (pool and Celery workers), which
+  calls it first thing, in the child itself.
+
+docs/sandbox.md ("Cleanup") says what this guarantees and how it is tested.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import queue
+import shutil
+import signal
 import subprocess
 import threading
 from concurrent.futures import Future
 from typing import Any
+
+PR_SET_PDEATHSIG = 1
+#: `$0` is the launching process's pid; sh sets $PPID from getppid() as it starts, after setpriv's prctl.
+GUARD = '[ "$PPID" = "$0" ] || exit 137; exec "$@"'
+SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 _jobs: queue.SimpleQueue[tuple[Future, dict[str, Any]]] = queue.SimpleQueue()
 _thread: threading.Thread | None = None
@@ -40,3 +63,25 @@ def popen(**kwargs: Any) -> subprocess.Popen[bytes]:
     fut: Future[subprocess.Popen[bytes]] = Future()
     _jobs.put((fut, kwargs))
     return fut.result()
+
+
+def guardable() -> bool:
+    """Whether `guarded` can work here (Linux with util-linux's setpriv)."""
+    return os.path.exists(SETPRIV) and os.path.exists("/bin/sh")
+
+
+def guarded(argv: list[str]) -> list[str]:
+    """`argv`, wrapped to get SIGKILL when this process dies; start it with `popen`. Unchanged
+    where setpriv is missing (the caller says so once)."""
+    if not guardable():
+        return list(argv)
+    return [SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", GUARD, str(os.getpid()), *argv]
+
+
+def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> None:
+    """In a child process: get `sig` when the parent dies. With `parent` (its pid, passed down by
+    the parent), a child whose parent died before this ran gets `sig` at once."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, sig)
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), sig)

@@ -70,11 +70,11 @@ app.conf.update(
 def _die_with_worker(**_kwargs: Any) -> None:
     """A pool child dies with the worker's main process (PR_SET_PDEATHSIG): an orphan would play on
     while the runner, seeing the worker gone, has already put its match back in the queue."""
-    import ctypes
     import signal
 
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    from arena.sandbox.spawn import die_with_parent
+
+    die_with_parent(signal.SIGKILL)
 
 
 def job_to_dict(job: MatchJob) -> dict:

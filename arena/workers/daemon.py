@@ -10,7 +10,6 @@ SIGTERM from the kernel (PR_SET_PDEATHSIG) and does the same; the pool's own chi
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -30,12 +29,9 @@ STOP_GRACE = 30.0  # seconds stop_players waits for the child to release its lea
 
 def _end_with_parent(parent: int) -> None:
     """SIGTERM when the server process dies (and at once if it died before this ran)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
-    if os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGTERM)
+    from arena.sandbox.spawn import die_with_parent
+
+    die_with_parent(signal.SIGTERM, parent)
 
 
 _stopping = (

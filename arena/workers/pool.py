@@ -10,7 +10,6 @@ the queue and nothing is half-recorded.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import logging
 import multiprocessing
@@ -80,18 +79,16 @@ class Progress:
         return 60.0 * self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """Child initialiser: get SIGKILLed when the runner dies, so no match outlives its lease holder.
 
     The parent handles Ctrl-C (it releases the leases and kills the children), so children ignore
     SIGINT; they start with it blocked (see `_submit`) so a Ctrl-C during their start-up
     cannot print tracebacks either.
     """
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+    from arena.sandbox.spawn import die_with_parent
+
+    die_with_parent(signal.SIGKILL, parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
@@ -156,7 +153,9 @@ def _executor(concurrency: int, threads: bool) -> Executor:
     if threads:
         return ThreadPoolExecutor(concurrency, thread_name_prefix="arena-match")
     ctx = multiprocessing.get_context("spawn")  # gRPC does not survive fork
-    return ProcessPoolExecutor(concurrency, mp_context=ctx, initializer=_die_with_parent)
+    return ProcessPoolExecutor(
+        concurrency, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 #: Deadlines in these tests are multiplied by this: the cgroup v2 lane may run them in an emulated
@@ -18,3 +19,23 @@ def make_bundle(root: Path, code: str, toml_extra: str = "", name: str = "t") ->
     )
     os.chmod(root, 0o755)
     return root
+
+
+def wait_exit(proc, timeout=30.0):
+    deadline = time.monotonic() + timeout * TIME_SCALE
+    while proc.exit_status() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return proc.exit_status()
+
+
+def in_cgroup(name: str) -> list[int]:
+    """Every host process whose cgroup path names `name`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if name in Path(f"/proc/{entry}/cgroup").read_text():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found

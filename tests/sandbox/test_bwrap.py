@@ -4,42 +4,18 @@ their verdicts, pause/resume, cleanup (also when the referee is SIGKILLed), and 
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import TIME_SCALE, make_bundle
+from sandbox_support import TIME_SCALE, make_bundle, wait_exit
 
-from arena.sandbox import cgroups
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.check import ISOLATION, probe_bundle
 from arena.sandbox.launcher import BUILD_FAILED, CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, LaunchSpec, Limits
 
 MiB = 1024 * 1024
-
-
-def wait_exit(proc, timeout=30.0):
-    deadline = time.monotonic() + timeout * TIME_SCALE
-    while proc.exit_status() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return proc.exit_status()
-
-
-def in_cgroup(name: str) -> list[int]:
-    """Every host process whose cgroup path names `name`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if name in Path(f"/proc/{entry}/cgroup").read_text():
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 CONNECT = """
@@ -183,74 +159,6 @@ def test_a_bot_that_waits_while_not_on_move_is_never_stopped(bwrap, tmp_path):
         assert not proc.pondered
     finally:
         proc.kill()
-
-
-DAEMON = """
-import os, time
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        time.sleep(600)
-    os._exit(0)
-print("daemon started", flush=True)
-time.sleep(600)
-"""
-
-
-def test_kill_removes_every_process_and_cgroup(bwrap, tmp_path):
-    proc = bwrap.start(
-        load_bundle(make_bundle(tmp_path / "d", DAEMON)),
-        ["python3", "bot.py"],
-        {},
-        Limits(),
-        socket_path=None,
-    )
-    deadline = time.monotonic() + 20 * TIME_SCALE
-    while "daemon started" not in proc.output() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    cg = proc.cgroup
-    assert cg is not None and len(cg.pids()) >= 3
-    proc.kill()
-    proc.kill()  # idempotent
-    assert proc.exit_status() is not None
-    assert in_cgroup(cg.name) == []
-    assert cgroups.leftovers(cg.name) == []
-
-
-REFEREE = """
-import sys, time
-from pathlib import Path
-from arena.sandbox.bwrap import BwrapLauncher
-from arena.sandbox.bundle import load_bundle
-from arena.sandbox.launcher import Limits
-proc = BwrapLauncher().start(load_bundle(sys.argv[1]), ["python3", "bot.py"], {}, Limits(), socket_path=None)
-while "daemon started" not in proc.output():
-    time.sleep(0.05)
-print(proc.cgroup.name if proc.cgroup else "", flush=True)
-time.sleep(600)
-"""
-
-
-def test_bots_die_with_a_sigkilled_referee_and_stale_cgroups_are_swept(bwrap, tmp_path):
-    bundle = make_bundle(tmp_path / "d", DAEMON)
-    referee = subprocess.Popen(
-        [sys.executable, "-c", REFEREE, str(bundle)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        name = referee.stdout.readline().strip()
-        assert name, "the referee did not start its bot"
-        assert len(in_cgroup(name)) >= 3
-        referee.send_signal(signal.SIGKILL)
-        referee.wait(10)
-        deadline = time.monotonic() + 10 * TIME_SCALE
-        while in_cgroup(name) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert in_cgroup(name) == []  # --die-with-parent took the whole sandbox, daemon included
-        assert cgroups.leftovers(name) != []  # the dead referee's group is still there...
-        assert any(f"/{name}" in r for r in cgroups.sweep_stale())
-        assert cgroups.leftovers(name) == []  # ...until the next run sweeps it
-    finally:
-        referee.kill()
 
 
 def test_build_runs_once_in_the_sandbox_and_the_bot_uses_its_output(bwrap, tmp_path, echo_socket):

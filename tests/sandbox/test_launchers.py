@@ -3,6 +3,9 @@ real engine: test_docker.py)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -93,3 +96,90 @@ def test_local_launcher_builds_once_and_reports_build_failed(tmp_path, echo_sock
     )
     failed = launcher.launch(LaunchSpec(bad, echo_socket))
     assert failed.failure_verdict() == "BUILD_FAILED" and "no-compiler" in failed.output_tail()
+
+
+def _state(pid: int) -> str:
+    """The process state letter of `pid` ("" when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+def _wait_state(pid: int, states: str, timeout: float = 20.0) -> bool:
+    """Whether `pid` reaches one of `states` within `timeout` seconds, polled."""
+    deadline = time.monotonic() + timeout
+    while _state(pid) not in states and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return _state(pid) in states
+
+
+def test_the_guard_runs_nothing_for_a_parent_that_is_not_the_launcher():
+    """A child reparented before its death signal was set must not run on (spawn.GUARD)."""
+    from arena.sandbox import spawn
+
+    # sh forks the guarded command as its own child: its parent is sh, not this process
+    done = subprocess.run(
+        ["sh", "-c", '"$@"; echo "status $?"', "sh", *spawn.guarded(["echo", "it-ran"])],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.stdout.strip() == "status 137"
+    direct = spawn.popen(args=spawn.guarded(["echo", "it-ran"]), stdout=subprocess.PIPE)
+    assert direct.communicate(timeout=30)[0].decode().strip() == "it-ran"
+
+
+LOCAL_REFEREE = """
+import sys, threading, time
+from pathlib import Path
+from arena.sandbox.bundle import load_bundle
+from arena.sandbox.launcher import LaunchSpec
+from arena.sandbox.local import LocalLauncher
+bundle, go = load_bundle(sys.argv[1]), Path(sys.argv[2])
+box = []  # launched from a thread that then ends, as the referee's executor threads do
+worker = threading.Thread(target=lambda: box.append(LocalLauncher(warn=False).launch(LaunchSpec(bundle, go))))
+worker.start(); worker.join()
+while Path(f"/proc/self/task/{worker.native_id}").exists():  # gone from the kernel too
+    time.sleep(0.01)
+proc = box[0]
+go.write_text("go")  # the bot answers only now, after its launching thread is gone
+while "answered" not in proc.output() and proc.exit_status() is None:
+    time.sleep(0.01)
+proc.pause()  # as the fair clock pauses the idle bot: SIGSTOP
+print(proc.pid, proc.exit_status(), flush=True)
+time.sleep(600)
+"""
+
+WAITER = """
+import os, sys, time
+go = os.environ["ARENA_ADDRESS"].removeprefix("unix://")
+while not os.path.exists(go):
+    time.sleep(0.01)
+print("answered", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_local_bot_outlives_its_launching_thread_and_dies_with_a_sigkilled_referee(tmp_path):
+    """The local launcher's bot dies with its referee even when stopped (SIGSTOP), and not before:
+    it was launched from a thread that ended first (PR_SET_PDEATHSIG fires on thread exit)."""
+    bundle = make_bundle(tmp_path / "b", WAITER)
+    go = tmp_path / "sock" / "go"
+    go.parent.mkdir()
+    referee = subprocess.Popen(
+        [sys.executable, "-c", LOCAL_REFEREE, str(bundle), str(go)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = referee.stdout.readline().split()  # (the referee's own bounded waits: pytest's timeout)
+        assert len(line) == 2, "the referee did not start its bot"
+        pid, status = int(line[0]), line[1]
+        assert status == "None"  # alive after its launching thread ended, and it answered
+        assert _wait_state(pid, "T"), _state(pid)  # stopped
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(10)
+        gone = _wait_state(pid, "Z")  # gone ("" is in every string) or a zombie
+        assert gone, "the stopped bot outlived its SIGKILLed referee"
+    finally:
+        referee.kill()
+        referee.wait(10)

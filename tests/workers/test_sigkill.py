@@ -6,6 +6,7 @@ sandbox (bwrap when it runs here, else the local launcher), on SQLite and on Pos
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -166,3 +167,75 @@ def test_ctrl_c_gives_matches_back_at_once(tmp_path: Path) -> None:
     with store.tx() as s:
         assert s.scalar(select(func.count()).select_from(Match).where(Match.status == "running")) == 0
     store.close()
+
+
+MATCH_REFEREE = """
+import json, sys
+from arena.engine import Rules
+from arena.referee import TimeControl
+from arena.sandbox.bundle import load_bundle
+from arena.sandbox.launchers import get_launcher
+from arena.workers.match import play_match
+bundle, told = load_bundle(sys.argv[2]), []
+def ready(addresses, tokens):
+    print(json.dumps(list(tokens)), flush=True)
+def event(e):
+    if e["event"] == "trick" and not told:  # mid-match: both bots up, one paused by the fair clock
+        told.append(print("trick", flush=True))
+play_match((bundle, bundle), rules=Rules.from_pairs([sys.argv[3]]), seed=1, time_control=TimeControl(),
+           launcher=get_launcher(sys.argv[1], warn=False), pause_idle=True, on_ready=ready, on_event=event)
+"""
+
+
+def _referee(launcher: str, home: Path, fmt: str) -> subprocess.Popen:
+    bundle = REPO / "sample_bots" / "python" / "random"
+    env = {**os.environ, "ARENA_BUNDLE_CACHE": str(home / "cache")}
+    return subprocess.Popen(
+        [sys.executable, "-c", MATCH_REFEREE, launcher, str(bundle), fmt],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _frozen(pid: int) -> bool:
+    """Whether `pid` sits in a frozen cgroup v1 freezer group (where SIGKILL waits for a thaw)."""
+    from arena.sandbox import cgroups
+
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "freezer" in controllers.split(","):
+            state = cgroups.ROOT / "freezer" / path.lstrip("/") / "freezer.state"
+            return cgroups.read_file(state).strip() == "FROZEN"
+    return False
+
+
+@pytest.mark.parametrize("launcher", ["local", "bwrap"])
+def test_nothing_of_a_match_survives_a_sigkilled_referee(launcher, tmp_path, processes_with_env):
+    """Every process of the match dies with its referee; on cgroup v1 a bot the fair clock froze
+    cannot die until thawed, and the next run's first launch kills it."""
+    if launcher == "bwrap" and _launcher() != "bwrap":
+        pytest.skip("bwrap cannot run here")
+    referee = _referee(launcher, tmp_path, "flags=10000")
+    try:
+        tokens = [f"ARENA_TOKEN={t}" for t in json.loads(referee.stdout.readline())]
+        assert referee.stdout.readline().strip() == "trick", "the match never started"
+        assert len(processes_with_env(*tokens)) >= 2  # both seats' processes, found by their tokens
+        os.kill(referee.pid, signal.SIGKILL)
+        referee.wait(30)
+        deadline = time.monotonic() + 30
+        while any(not _frozen(p) for p in processes_with_env(*tokens)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = processes_with_env(*tokens)
+        assert all(_frozen(p) for p in left), f"alive after the referee's SIGKILL: {left}"
+        assert launcher == "bwrap" or left == []  # the local launcher has no freezer
+        nxt = _referee(launcher, tmp_path, "flags=1")  # the next run
+        assert nxt.wait(120) == 0
+        assert processes_with_env(*tokens) == []
+    finally:
+        referee.kill()
+        referee.wait(30)
