@@ -55,7 +55,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "setup: installing Python packages into .venv"
 log=.venv/pip-install.log
-if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[dev]'; } >"$log" 2>&1; then
+# requirements.lock pins every package, the dev extra's included, with its hashes (CONTRIBUTING.md says
+# how to renew it); the project itself then goes in editable, without resolving anything again.
+if ! { .venv/bin/python -m pip install -q --upgrade pip \
+       && .venv/bin/python -m pip install -q --require-hashes -r requirements.lock \
+       && .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .; } >"$log" 2>&1; then
   tail -n 30 "$log" >&2
   echo "setup: pip install failed; the full log is in $log" >&2
   exit 1
