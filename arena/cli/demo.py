@@ -12,7 +12,9 @@ import os
 import shutil
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -68,7 +70,7 @@ def _launcher() -> str:
     "--matches",
     type=click.IntRange(2),
     default=None,
-    help="Ladder matches before the final round robin (default: 4 per bot).",
+    help="Ladder matches before the final round robin (default: 2 per bot).",
 )
 @click.option(
     "--home",
@@ -78,9 +80,19 @@ def _launcher() -> str:
     help="Where the SQLite store, bundles and replays go.",
 )
 @click.option(
-    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+    "--concurrency",
+    type=click.IntRange(1),
+    default=None,
+    help="Matches at once (default: two per core; a match keeps a core busy about half of the time).",
 )
 @click.option("--sandbox", "launcher", default=None, help="bwrap (default when available) or local.")
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Only this sample bot (repeat; default: every bot.toml under sample_bots/).",
+)
 @click.pass_context
 def demo(
     ctx: click.Context,
@@ -92,6 +104,7 @@ def demo(
     home: Path,
     concurrency: int | None,
     launcher: str | None,
+    only: tuple[str, ...],
 ) -> None:
     """Run a short sandboxed season of the sample bots and print the standings (a few minutes)."""
     if one_match:
@@ -104,37 +117,31 @@ def demo(
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import close_season, create_season, maybe_finish_close, start_season
     from arena.ladder.standings import verify_ratings
-    from arena.sandbox.bundle import BundleError
-    from arena.store import Store, StoreError
+    from arena.store import Store
     from arena.workers.execute import run_job
-    from arena.workers.submit import submit_bundle
 
     launcher = check_launcher(launcher) if launcher else warn_weak_limits(_launcher())
     pairs = parse_rules(rules, None)
+    concurrency = concurrency or 2 * (os.cpu_count() or 1)
+    bundles = _chosen(only)  # a bad --only is refused before anything is written
     home = home.resolve()
     store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)
     click.echo(f"Elfern Arena demo: store {home / 'arena.db'}, {launcher} sandbox")
 
     click.echo("1. submitting and building the sample bots ...")
     names = []
-    for path in sample_bundles():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                from arena.sandbox.bundle import load_bundle
-
-                name = load_bundle(path).name
-                done = submit_bundle(
-                    store, path, name=name, owner=f"{getpass.getuser()}-{name}", launcher=launcher
-                )
-            except (BundleError, StoreError) as exc:
-                click.echo(f"   skipped {path.relative_to(SAMPLES.parent)}: {exc}", err=True)
+    # Builds run one per core: most of a cold demo's first minute is compilers (tsc, cargo, javac).
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = pool.map(lambda path: _submit_sample(store, path, launcher), bundles)
+        for path, name, done, error in results:
+            if done is None:
+                click.echo(f"   skipped {path.relative_to(SAMPLES.parent)}: {error}", err=True)
                 continue
-        v = done.version
-        status = "built" if v.build_ok else "BUILD FAILED (see `arena bots show " + name + "`)"
-        click.echo(f"   {name:<16} {v.language:<8} @{v.number} {status}")
-        if v.build_ok:
-            names.append(name)
+            v = done.version
+            status = "built" if v.build_ok else "BUILD FAILED (see `arena bots show " + name + "`)"
+            click.echo(f"   {name:<16} {v.language:<8} @{v.number} {status}")
+            if v.build_ok:
+                names.append(name)
     if len(names) < 2:
         raise UserError(
             "fewer than two sample bots could be built; run `make setup` and see `arena bots list`"
@@ -143,7 +150,7 @@ def demo(
     anchors = {DEMO_ANCHOR: DEMO_ANCHOR_ELO} if DEMO_ANCHOR in names else {}
     season = _fresh_season(store, create_season, seed, pairs, anchors)
     start_season(store, season)
-    goal = matches or 4 * len(names)
+    goal = matches or 2 * len(names)
     click.echo(
         f"2. season {season}: {len(names)} bots, duplicate pairs, {goal} ladder matches, then the final"
         + (f" (anchor: {DEMO_ANCHOR} = {DEMO_ANCHOR_ELO:g} Elo)" if anchors else "")
@@ -195,6 +202,41 @@ def demo(
         click.echo("   (`arena` is .venv/bin/arena: `source .venv/bin/activate` puts it on your PATH)")
     if problems:
         raise UserError("stored ratings differ from the replays; see `arena season verify " + season + "`")
+
+
+def _chosen(only: tuple[str, ...]) -> list[Path]:
+    """The sample bundles the demo plays: all of them, or those named by --only (each must exist)."""
+    from arena.sandbox.bundle import BundleError, load_bundle
+
+    every = sample_bundles()
+    if not only:
+        return every
+    by_name = {}
+    for path in every:
+        try:
+            by_name[load_bundle(path).name] = path
+        except BundleError:
+            continue
+    unknown = [name for name in only if name not in by_name]
+    if unknown:
+        raise UserError(f"--only {unknown[0]}: no such sample bot; choose from {', '.join(sorted(by_name))}")
+    return [by_name[name] for name in dict.fromkeys(only)]
+
+
+def _submit_sample(store: Any, path: Path, launcher: str) -> tuple[Path, str, Any, str]:
+    """Submit and build one sample bundle as its own owner: (path, name, Submitted or None, error)."""
+    from arena.sandbox.bundle import BundleError, load_bundle
+    from arena.store import StoreError
+    from arena.workers.submit import submit_bundle
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            name = load_bundle(path).name
+            owner = f"{getpass.getuser()}-{name}"
+            return path, name, submit_bundle(store, path, name=name, owner=owner, launcher=launcher), ""
+        except (BundleError, StoreError) as exc:
+            return path, "", None, str(exc)
 
 
 DEMO_ANCHOR, DEMO_ANCHOR_ELO = "random", 1000.0  # fixed, so demo standings compare across runs
