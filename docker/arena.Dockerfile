@@ -5,14 +5,6 @@
 # (debootstrap, no registry). BOT_TOOLCHAINS are the Debian packages bundles need to build and run on a
 # worker: node for Node bots, the C++ toolchain and Debian's gRPC for native bots ("" leaves them out).
 ARG BASE_IMAGE=debian:12-slim
-# The dependency list alone (and the build backend), cut out of pyproject.toml with sed: the slow
-# `pip install` of the dependencies below is then rebuilt only when that list changes, not at every
-# edit of the project, whose own install then needs no build isolation (setuptools is already there).
-FROM ${BASE_IMAGE} AS requirements
-COPY pyproject.toml /src/
-RUN { sed -n '/^dependencies = \[/,/^\]/p' /src/pyproject.toml; grep '^requires = ' /src/pyproject.toml; } \
-    | grep -o '"[^"]*"' | tr -d '"' > /requirements.txt
-
 FROM ${BASE_IMAGE}
 ARG BOT_TOOLCHAINS="g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs"
 # bubblewrap + python3-seccomp + util-linux (prlimit, setpriv): the bwrap sandbox (docs/sandbox.md).
@@ -22,9 +14,13 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 # The venv is built from Debian's /usr/bin/python3 on purpose: sandboxed Python bots see the
 # interpreter under /usr, which the sandbox binds read-only.
-COPY --from=requirements /requirements.txt /src/requirements.txt
+# requirements-server.lock: the runtime and the postgres, celery and web extras (and setuptools, the
+# build backend), each pinned with its hashes (CONTRIBUTING.md). Copied alone, so this slow layer is
+# rebuilt only when the lock changes; the project's own install then resolves nothing and needs no
+# build isolation (setuptools is already there).
+COPY requirements-server.lock /src/
 RUN python3 -m venv /opt/arena \
- && /opt/arena/bin/pip install --no-cache-dir -r /src/requirements.txt
+ && /opt/arena/bin/pip install --no-cache-dir --require-hashes -r /src/requirements-server.lock
 COPY pyproject.toml README.md /src/
 COPY arena /src/arena
 RUN /opt/arena/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \

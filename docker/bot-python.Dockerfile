@@ -10,8 +10,10 @@ RUN apt-get update \
 COPY arena/__init__.py /src/arena/__init__.py
 COPY arena/sdk /src/arena/sdk
 COPY arena/proto /src/arena/proto
+# requirements-bot.lock: grpcio and protobuf (all the SDK imports), pinned with their hashes.
+COPY requirements-bot.lock /src/
 RUN python3 -m venv /opt/arena \
- && /opt/arena/bin/pip install --no-cache-dir "grpcio>=1.60" "protobuf>=5.26" \
+ && /opt/arena/bin/pip install --no-cache-dir --require-hashes -r /src/requirements-bot.lock \
  && cp -r /src/arena /opt/arena/lib/python3.11/site-packages/arena \
  && rm -rf /src
 ENV PATH=/opt/arena/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1

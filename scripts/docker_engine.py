@@ -167,18 +167,20 @@ def base_tarball() -> Path:
         lock.release()
 
 
-def requirements() -> list[str]:
-    """The arena's runtime dependencies and its build backend, as pyproject.toml names them."""
-    import tomllib
+#: What the images' `pip install --require-hashes` read (docker/arena.Dockerfile, bot-python.Dockerfile).
+LOCKS = ("requirements-server.lock", "requirements-bot.lock")
 
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    return [*project["project"]["dependencies"], *project["build-system"]["requires"], "wheel"]
+
+def requirements() -> list[Path]:
+    """The lock files the images install: the wheelhouse holds exactly their pinned wheels."""
+    return [REPO / name for name in LOCKS]
 
 
 def wheelhouse() -> Path:
-    """Binary wheels of `requirements()` for bookworm's Python 3.11, fetched once with pip and cached."""
-    reqs = requirements()
-    house = CACHE / f"wheels-{_key(reqs)}"
+    """Binary wheels of the locked versions (`requirements()`, hashes checked) for bookworm's Python 3.11,
+    fetched once with pip and cached by the locks' content."""
+    locks = requirements()
+    house = CACHE / f"wheels-{_key(*(lock.read_text() for lock in locks))}"
     if (house / ".complete").exists():
         return house
     lock = _Lock("wheels.lock")
@@ -187,12 +189,14 @@ def wheelhouse() -> Path:
             return house
         house.mkdir(parents=True, exist_ok=True)
         platforms = ["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
-        cmd = [sys.executable, "-m", "pip", "download", "-q", "--only-binary", ":all:"]
-        cmd += ["--python-version", "3.11", "--implementation", "cp", "-d", str(house)]
+        cmd = [sys.executable, "-m", "pip", "download", "-q", "--only-binary", ":all:", "--no-deps"]
+        cmd += ["--require-hashes", "--python-version", "3.11", "--implementation", "cp", "-d", str(house)]
         for plat in platforms:
             cmd += ["--platform", plat]
-        _run(cmd + reqs, timeout=900)
-        (house / ".complete").write_text("\n".join(reqs) + "\n")
+        for path in locks:
+            cmd += ["-r", str(path)]
+        _run(cmd, timeout=900)
+        (house / ".complete").write_text("".join(f"{path.name}\n" for path in locks))
         return house
     finally:
         lock.release()

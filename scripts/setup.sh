@@ -55,8 +55,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "setup: installing Python packages into .venv"
 log=.venv/pip-install.log
-# requirements.lock pins every package, the dev extra's included, with its hashes (CONTRIBUTING.md says
-# how to renew it); the project itself then goes in editable, without resolving anything again.
+# requirements.lock pins every package, those of every extra (web, postgres, celery: the demo's web
+# page and the tests use them all) and of dev included, with its hashes (CONTRIBUTING.md says how to
+# renew it); the project itself then goes in editable, without resolving anything again.
 if ! { .venv/bin/python -m pip install -q --upgrade pip \
        && .venv/bin/python -m pip install -q --require-hashes -r requirements.lock \
        && .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .; } >"$log" 2>&1; then

@@ -67,13 +67,19 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attr)
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a lost database or broker becomes one line and exit 3 (errors.py)."""
-        from arena.cli.errors import lost_service
+        """Run the subcommand; a lost database or broker becomes one line and exit 3, a missing
+        optional extra one line naming it and exit 2 (errors.py)."""
+        from arena.cli.errors import lost_service, missing_extra
 
         try:
             return super().invoke(ctx)
         except click.ClickException:
             raise
+        except ImportError as exc:
+            missing = missing_extra(exc)
+            if missing is None:
+                raise
+            raise missing from None
         except Exception as exc:
             lost = lost_service(exc)
             if lost is None:

@@ -4,6 +4,8 @@
 (the database, the Redis broker) that cannot be reached or went away during the run (exit 3): the
 line names the service and its address. `lost_service` recognises those exceptions wherever they
 come from, so that the `arena` group (arena/cli/__init__.py) turns them into that one line.
+`missing_extra` does the same for an optional extra that is not installed (arena/extras.py): a
+`UserError` naming the extra and its pip command.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ class ServiceLost(click.ClickException):
     """A service this command needs is unreachable or went away; `Error: <message>`, exit 3."""
 
     exit_code = 3
+
+
+def missing_extra(exc: ImportError) -> UserError | None:
+    """The one line for an ImportError that means a missing extra (web, postgres, celery), else None."""
+    from arena.extras import extra_of
+
+    missing = extra_of(exc)
+    return UserError(str(missing)) if missing is not None else None
 
 
 def _first_line(exc: BaseException) -> str:

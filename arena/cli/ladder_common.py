@@ -115,6 +115,9 @@ def executor_factory(name: str):  # noqa: ANN201
     if name == "local":
         return None
     if name == "celery":
+        from arena.extras import require
+
+        require("celery", "--executor celery")  # else one line naming the extra (arena/cli/__init__.py)
         import redis
 
         from arena.workers.celery_app import CeleryExecutor, broker_url

@@ -223,11 +223,12 @@ def serve(
 def _open_store(db_url: str | None) -> Any:
     """The store of the whole server (the same resolution as `arena web`), migrated; one line if it fails."""
     from arena.cli.web import _demo_home
+    from arena.extras import MissingExtra
     from arena.store import Store, StoreUnavailable
 
     try:
         return Store.open(db_url, home=_demo_home(db_url))
-    except StoreUnavailable as exc:  # already one line naming the URL and the fix
+    except (StoreUnavailable, MissingExtra) as exc:  # already one line naming the URL and the fix
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(
@@ -258,6 +259,9 @@ def is_loopback(tcp: str) -> bool:
 def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None) -> Any:
     """Build (not start) a uvicorn server for the web app over the server's own Service (the same
     store, admin token and rate limits as gRPC), failing early on a bad address or store."""
+    from arena.extras import MissingExtra, require
+
+    require("web", "--web (the web server)")  # else one line naming the extra (arena/cli/__init__.py)
     import uvicorn
 
     from arena.access.admin import AdminTokenError
@@ -270,7 +274,7 @@ def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None
     _check_port(host, int(port_text))
     try:
         app = create_app(db_url, _demo_home(db_url), admin_token=service.admin, service=service)
-    except AdminTokenError as exc:
+    except (AdminTokenError, MissingExtra) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None

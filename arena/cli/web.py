@@ -90,6 +90,9 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
         admin = AdminToken.load(admin_file)
     except AdminTokenError as exc:
         raise UserError(str(exc)) from None
+    from arena.extras import MissingExtra, require
+
+    require("web", "the web server")  # else one line naming the extra (arena/cli/__init__.py)
     _check_port(host, port)
     import uvicorn
 
@@ -97,6 +100,8 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
 
     try:
         app = create_app(url, home, admin_token=admin)
+    except MissingExtra as exc:  # a postgresql:// URL without the [postgres] extra
+        raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(
             f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL"

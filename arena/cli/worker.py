@@ -22,6 +22,9 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
     import os
     import secrets
 
+    from arena.extras import require
+
+    require("celery", "the Celery worker")  # else one line naming the extra (arena/cli/__init__.py)
     import redis
 
     from arena.workers.celery_app import app, broker_url, queue_name

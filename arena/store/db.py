@@ -120,6 +120,10 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
         return engine
+    from arena.extras import require
+
+    # psycopg is the [postgres] extra: without it, one line naming the extra (not SQLAlchemy's traceback).
+    require("postgres", f"the database URL {shown(url)!r}")
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     connect_args = {"options": f"-csearch_path={schema}"} if schema else {}

@@ -170,7 +170,9 @@ def _play_and_check(stack: Stack) -> None:
     matches = stack.get("/api/matches?season=dep")["matches"]
     rows = stack.get("/api/standings?season=dep")["rows"]
     assert len(matches) == MATCHES and len({m["id"] for m in matches}) == MATCHES, matches
-    assert all(m["verdicts"] == ["OK", "OK"] and m["deals"] > 0 for m in matches), matches
+    assert all(m["verdicts"] == ["OK", "OK"] and m["deals"] > 0 for m in matches), [
+        (m["id"], m["verdicts"], m["deals"], m.get("status")) for m in matches
+    ]
     assert sorted(r["bot"] for r in rows) == ["greedy", "random"]
     assert sum(r["games"] for r in rows) == 2 * MATCHES
     # The store agrees: every match done and recorded once (record_seq 0..N-1, one replay each), the
