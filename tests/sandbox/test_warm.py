@@ -72,9 +72,9 @@ def warm():
     launcher.warm.close()
 
 
-def play(launcher, a, b, seed=1, **kw):
+def play(launcher, a, b, seed=1, clock=CLOCK, **kw):
     return play_match(
-        (a, b), rules=Rules(max_deals=1), seed=seed, time_control=CLOCK, launcher=launcher, **kw
+        (a, b), rules=Rules(max_deals=1), seed=seed, time_control=clock, launcher=launcher, **kw
     )
 
 
