@@ -9,8 +9,8 @@ with the seat token, so that everything the bot runs is counted and capped per m
 socket is hard-linked into the zygote's private directory, bound at /run/arena, so the child finds
 it where a cold bot does.
 
-What keeps matches apart: a zygote serves one child at a time (and one seat: a self-play match gets
-two zygotes); the zygote runs none of the bot's code; before each fork it checks that the previous
+What keeps matches apart: a zygote serves one child at a time (the second seat of a self-play match
+launches cold); the zygote runs none of the bot's code; before each fork it checks that the previous
 child left nothing (process, /tmp entry, System V IPC object) and is replaced otherwise. Any
 failure of the warm path (a broken or dirty zygote, a bundle it cannot warm) gives a cold launch.
 """
@@ -23,7 +23,6 @@ import collections
 import json
 import logging
 import os
-import re
 import select
 import shutil
 import signal
@@ -72,11 +71,6 @@ def warm_script(bundle: Bundle) -> str | None:
     if run[0] not in PYTHONS or not run[1].endswith(".py") or run[1].startswith("-"):
         return None
     return run[1]
-
-
-def _seat(label: str) -> int:
-    m = re.search(r"seat(\d+)$", label)
-    return int(m.group(1)) if m else 0
 
 
 def _recv_json(sock: socket.socket, timeout: float) -> dict:
@@ -144,7 +138,8 @@ class WarmChild(BwrapProcess):
 
 
 class Zygote:
-    """One warm process for one bundle, limits and seat; serves one child at a time."""
+    """One warm process for one bundle and limits; serves one child at a time (so the two seats of
+    a self-play match never share a sandbox: the second launches cold)."""
 
     def __init__(self, launcher: BwrapLauncher, bundle: Bundle, limits: Limits, script: str) -> None:
         self.launcher = launcher
@@ -254,7 +249,7 @@ class Zygote:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-Key = tuple[str, tuple[str, ...], Limits, int]
+Key = tuple[str, tuple[str, ...], Limits]
 
 
 class WarmPool:
@@ -275,19 +270,17 @@ class WarmPool:
         with self._lock:
             return list(self._zygotes.values())
 
-    def zygote_for(self, bundle_path: Path | str, seat: int) -> Zygote | None:
-        """The live zygote of one bundle's seat, if any (whatever its limits)."""
+    def zygote_for(self, bundle_path: Path | str) -> Zygote | None:
+        """The live zygote of one bundle, if any (whatever its limits)."""
         with self._lock:
-            return next(
-                (z for k, z in self._zygotes.items() if k[0] == str(bundle_path) and k[3] == seat), None
-            )
+            return next((z for k, z in self._zygotes.items() if k[0] == str(bundle_path)), None)
 
     def launch(self, spec: LaunchSpec, env: dict[str, str]) -> WarmChild | None:
         """A warm child for this launch, or None: then the caller launches cold."""
         script = warm_script(spec.bundle)
         if script is None:
             return None
-        key: Key = (str(spec.bundle.path), spec.bundle.run, spec.limits, _seat(spec.label))
+        key: Key = (str(spec.bundle.path), spec.bundle.run, spec.limits)
         for _attempt in range(2):  # a dirty or broken zygote is replaced once, then cold
             zygote = self._take(key, spec, script)
             if zygote is None:

@@ -1,6 +1,6 @@
 """The warm start (docs/sandbox.md "Warm start"): real bwrap zygotes, real gRPC matches through play_match.
 
-Each match's bots are fresh children of a zygote per bundle and seat: their own cgroup leaf (joined
+Each match's bots are fresh children of a zygote per bundle: their own cgroup leaf (joined
 before any bot code runs), their own uid, their own verdicts, an empty /tmp; the zygote runs no bot
 code, holds no token and has no thread when it forks; the same seed gives the same record as a
 cold launch.
@@ -103,7 +103,7 @@ def test_each_match_is_a_fresh_child_in_its_own_cgroup_and_uid(warm, tmp_path) -
         assert cgroups.leftovers(h.cgroup.name) == []  # and the leaf is gone with the match
     zygotes = warm.warm.zygotes()
     assert len(zygotes) == 2 and sorted(z.served for z in zygotes) == [2, 2]
-    assert {h.zygote for h in handles} == set(zygotes)  # one zygote per seat served both matches
+    assert {h.zygote for h in handles} == set(zygotes)  # one zygote per bundle served both matches
     assert all(z.threads == 1 for z in zygotes)  # gRPC started no thread in the zygote before fork
     for outcome, (label, handle) in zip(outcomes, keeper.handles[::2], strict=True):
         line = next(x for x in output_of(outcome, 0).splitlines() if x.startswith("PROBE"))
@@ -129,7 +129,7 @@ def test_a_dirty_sandbox_is_replaced_not_reused(warm, tmp_path) -> None:
     probe = load_bundle(make_bundle(tmp_path / "probe", marking, name="probe"))
     random = load_bundle(RANDOM)
     first = play(warm, probe, random, seed=3)
-    zygote = warm.warm.zygote_for(probe.path, seat=0)
+    zygote = warm.warm.zygote_for(probe.path)
     assert zygote is not None and zygote.served == 1
     keeper = Keeper(warm)
     second = play(keeper, probe, random, seed=4)

@@ -25,6 +25,7 @@ from tests.sandbox.sandbox_support import TIME_SCALE, make_bundle
 from tests.sandbox.test_warm import CLOCK, PROBE, RANDOM, Keeper, play
 
 ROOT = Path(__file__).resolve().parents[2]
+GREEDY = ROOT / "sample_bots" / "python" / "greedy"
 HOSTILE = ROOT / "tests" / "hostile" / "bots"
 CRASH = """\
 from arena.sdk import Bot, run
@@ -81,10 +82,10 @@ def test_a_fault_ends_only_its_own_match(warm, tmp_path) -> None:
         clock = TimeControl(startup=CLOCK.startup, move=1.0, bank=30.0 * TIME_SCALE)
         outcome = play(keeper, bundle, random, seed=10 + i, limits=limits, clock=clock)
         assert outcome.verdicts == (verdict, "OK"), (bundle.name, outcome.verdict_details)
-    healthy = play(keeper, random, random, seed=20, limits=limits)
+    healthy = play(keeper, load_bundle(GREEDY), random, seed=20, limits=limits)
     assert healthy.verdicts == ("OK", "OK")
     assert all(isinstance(h, WarmChild) for _, h in keeper.handles)  # every one of them was warm
-    seat1 = warm.warm.zygote_for(random.path, seat=1)
+    seat1 = warm.warm.zygote_for(random.path)
     assert seat1 is not None and seat1.served == len(faulty) + 1 and seat1.alive()
     for _, handle in keeper.handles:
         assert cgroups.leftovers(handle.cgroup.name) == []
@@ -93,12 +94,12 @@ def test_a_fault_ends_only_its_own_match(warm, tmp_path) -> None:
 def test_a_killed_zygote_ends_only_its_match_and_is_replaced(warm) -> None:
     random = load_bundle(RANDOM)
     assert play(warm, random, random, seed=30).verdicts == ("OK", "OK")
-    first = warm.warm.zygote_for(random.path, seat=0)
+    first = warm.warm.zygote_for(random.path)
     assert first is not None
-    os.kill(first.proc.child_pid(), signal.SIGKILL)  # between matches
+    os.kill(first.proc.child_pid(), signal.SIGKILL)  # between matches (seat 1 is cold: the same bundle)
     keeper = Keeper(warm)
     assert play(keeper, random, random, seed=31).verdicts == ("OK", "OK")
-    second = warm.warm.zygote_for(random.path, seat=0)
+    second = warm.warm.zygote_for(random.path)
     assert second is not None and second is not first and isinstance(keeper.handles[0][1], WarmChild)
 
     def kill_mid_match(ev: dict) -> None:  # once both have joined: seat 0's zygote, and with it its child
@@ -120,7 +121,7 @@ def test_zygotes_are_bounded_and_stopped_when_retired(tmp_path) -> None:
         probe = load_bundle(make_bundle(tmp_path / "probe", PROBE, name="probe"))
         keeper = Keeper(launcher)
         assert play(keeper, random, random, seed=40).verdicts == ("OK", "OK")
-        # one zygote at most: seat 0's is busy while seat 1 launches, which therefore goes cold
+        # one child per zygote at a time: seat 0's is busy while seat 1 launches, which goes cold
         assert [type(h).__name__ for _, h in keeper.handles] == ["WarmChild", "BwrapProcess"]
         (old,) = launcher.warm.zygotes()
         assert play(keeper, probe, random, seed=41).verdicts == ("OK", "OK")
@@ -141,8 +142,8 @@ from arena.sandbox.bundle import load_bundle
 from arena.sandbox.bwrap import BwrapLauncher
 from arena.workers.match import play_match
 launcher = BwrapLauncher(warm=True)
-random = load_bundle(sys.argv[1])
-out = play_match((random, random), rules=Rules(max_deals=1), seed=1, time_control=TimeControl(startup=60.0),
+bundles = (load_bundle(sys.argv[1]), load_bundle(sys.argv[2]))
+out = play_match(bundles, rules=Rules(max_deals=1), seed=1, time_control=TimeControl(startup=60.0),
                  launcher=launcher)
 print(out.verdicts[0], *[f"{z.proc.child_pid()}:{z.proc.cgroup.name}:{z.dir}" for z in launcher.warm.zygotes()],
       flush=True)
@@ -154,7 +155,7 @@ def test_zygotes_die_with_their_worker_and_are_swept() -> None:
     _make().warm.close()  # skips here when the warm start cannot run
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(WORKER), str(RANDOM)],
+        [sys.executable, "-c", textwrap.dedent(WORKER), str(RANDOM), str(GREEDY)],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
