@@ -101,12 +101,14 @@ class _ChildPopen:
                 return None
             except OSError:
                 msg = b""
-            if msg:
-                status = json.loads(msg)["exit"]
+            self.returncode = 128 + signal.SIGKILL  # EOF, or not the zygote's report
+            try:
+                status = int(json.loads(msg)["exit"]) if msg else None
+            except (ValueError, KeyError, TypeError):
+                status = None
+            if status is not None:
                 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
                 self.returncode = 128 + sig if sig else os.WEXITSTATUS(status)
-            else:
-                self.returncode = 128 + signal.SIGKILL
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:

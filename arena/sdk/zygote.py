@@ -85,6 +85,7 @@ def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.C
         creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
         chan.sendmsg([b'{"ready": true}'], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
         go, _ = _recv(chan)  # only once the launcher has moved us into the match's cgroup
+        chan.close()  # the bot never holds the channel on which the zygote reports its exit
         os.environ.update(go["env"])
         sys.argv = [script, *request.get("args", [])]
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python3 SCRIPT` has it

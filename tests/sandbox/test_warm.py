@@ -34,6 +34,7 @@ import os
 from arena.sdk import Bot, run
 seen = os.path.exists("/tmp/probe-marker")
 print("PROBE", os.getuid(), sorted(os.listdir("/tmp")), "SEEN" if seen else "FRESH",
+      "fds=" + ",".join(sorted(os.listdir("/proc/self/fd"))),
       open("/proc/self/cgroup").read().replace(chr(10), " "), flush=True)
 MARK = False
 if MARK:
@@ -110,6 +111,9 @@ def test_each_match_is_a_fresh_child_in_its_own_cgroup_and_uid(warm, tmp_path) -
         # the child was in the match's leaf before the bot's first line ran, under its own uid
         assert handle.cgroup.name in line and line.split()[1] == str(handle.uid)
         assert "FRESH" in line and "[]" in line
+        # stdin, the output pipe twice and the fd listing itself: not the zygote's control socket
+        # nor the channel its exit is reported on
+        assert "fds=0,1,2,3 " in line, line
         assert label.endswith("seat0")
     for z in zygotes:  # the zygote never plays: no seat token in its environment
         environ = Path(f"/proc/{z.proc.child_pid()}/environ").read_bytes()
