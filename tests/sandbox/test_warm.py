@@ -8,6 +8,7 @@ cold launch.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -32,9 +33,12 @@ CLOCK = TimeControl(startup=30.0 * TIME_SCALE)
 PROBE = """\
 import os
 from arena.sdk import Bot, run
+import ctypes
 seen = os.path.exists("/tmp/probe-marker")
+libc = ctypes.CDLL(None, use_errno=True)
+mq = libc.mq_open(b"/arena-probe", os.O_CREAT | os.O_RDWR, 0o666, None)
 print("PROBE", os.getuid(), sorted(os.listdir("/tmp")), "SEEN" if seen else "FRESH",
-      "fds=" + ",".join(sorted(os.listdir("/proc/self/fd"))),
+      "fds=" + ",".join(sorted(os.listdir("/proc/self/fd"))), f"mq={mq}:{ctypes.get_errno()}",
       open("/proc/self/cgroup").read().replace(chr(10), " "), flush=True)
 MARK = False
 if MARK:
@@ -114,6 +118,8 @@ def test_each_match_is_a_fresh_child_in_its_own_cgroup_and_uid(warm, tmp_path) -
         # stdin, the output pipe twice and the fd listing itself: not the zygote's control socket
         # nor the channel its exit is reported on
         assert "fds=0,1,2,3 " in line, line
+        # nor a POSIX message queue, which would outlive the child in the IPC namespace it shares
+        assert f"mq=-1:{errno.EPERM} " in line, line
         assert label.endswith("seat0")
     for z in zygotes:  # the zygote never plays: no seat token in its environment
         environ = Path(f"/proc/{z.proc.child_pid()}/environ").read_bytes()
