@@ -172,9 +172,10 @@ class Zygote:
         try:
             hello = _recv_json(ctl, START_TIMEOUT)
         except (ZygoteError, ValueError) as exc:
-            tail = self.proc.output_tail(10)
+            status = self.proc.exit_status()
             self.stop()
-            raise ZygoteError(f"the zygote did not start: {exc}: {tail}") from None
+            # not its output: it may quote the bundle's script (a SyntaxError), and this goes to the log
+            raise ZygoteError(f"the zygote did not start ({exc}; exit status {status})") from None
         self.threads = int(hello.get("threads", 0))
 
     def alive(self) -> bool:
@@ -204,8 +205,8 @@ class Zygote:
             os.close(out_w)
             out_w = -1
             reply = _recv_json(self.ctl, FORK_TIMEOUT)
-            if "forked" not in reply:
-                raise ZygoteError(f"the zygote refused: {reply}")
+            if "forked" not in reply:  # what was left is not logged: /tmp names are the bot's text
+                raise ZygoteError(f"the sandbox was not clean: {len(reply.get('dirty') or ())} things left")
             self.threads = int(reply.get("threads", 0))
             ready, _, _ = select.select([mine], [], [], FORK_TIMEOUT)
             if not ready:

@@ -161,3 +161,14 @@ def test_zygote_is_started_as_bot_would_be_and_left_alone_by_other_bundles(warm,
     kinds = [type(h).__name__ for _, h in keeper.handles]
     assert kinds == ["BwrapProcess", "WarmChild"]
     assert os.path.isdir(warm.warm.zygotes()[0].dir)
+
+
+def test_a_script_the_zygote_cannot_compile_launches_cold_with_the_cold_verdict(warm, tmp_path) -> None:
+    broken = load_bundle(make_bundle(tmp_path / "broken", "def play(:\n", name="broken"))
+    random = load_bundle(RANDOM)
+    keeper = Keeper(warm)
+    got = [play(keeper, broken, random, seed=s).verdicts for s in (5, 6)]
+    want = play(BwrapLauncher(warm=False), broken, random, seed=5).verdicts
+    assert got == [want, want] and want[0] != "OK"
+    assert [type(h).__name__ for _, h in keeper.handles[::2]] == ["BwrapProcess", "BwrapProcess"]
+    assert warm.warm.zygote_for(broken.path) is None  # none is kept for it
