@@ -34,6 +34,8 @@ import types
 from typing import Any
 
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+CAPS_V3 = 0x20080522  # _LINUX_CAPABILITY_VERSION_3
 MAX_FDS = 4
 
 
@@ -69,6 +71,24 @@ def leftovers() -> list[str]:
     return found
 
 
+def _become(uid: int) -> None:
+    """Drop to `uid` with no capability in any set, as setpriv leaves a cold bot (`--clear-groups
+    --inh-caps=-all --bounding-set=-all`); bwrap already set no_new_privs."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    with open("/proc/sys/kernel/cap_last_cap") as fh:
+        last = int(fh.read())
+    for cap in range(last + 1):  # needs CAP_SETPCAP, so before the uid changes
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_CAPBSET_DROP")
+    os.setresuid(uid, uid, uid)  # all three non-zero: permitted, effective and ambient are cleared
+    header = ctypes.create_string_buffer(struct.pack("Ii", CAPS_V3, 0))
+    data = ctypes.create_string_buffer(24)  # two {effective, permitted, inheritable}, all zero
+    if libc.capset(header, data) != 0:  # the inheritable set is not cleared by the uid change
+        raise OSError(ctypes.get_errno(), "capset")
+
+
 def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.CodeType, script: str) -> None:
     """In the forked child: become the match's process, then run the bot. Never returns."""
     status = 1
@@ -79,9 +99,7 @@ def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.C
         os.close(out)
         uid = request.get("uid")
         if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)  # all three non-zero: the kernel clears every capability
+            _become(uid)
         creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
         chan.sendmsg([b'{"ready": true}'], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
         go, _ = _recv(chan)  # only once the launcher has moved us into the match's cgroup

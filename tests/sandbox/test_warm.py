@@ -39,6 +39,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 mq = libc.mq_open(b"/arena-probe", os.O_CREAT | os.O_RDWR, 0o666, None)
 print("PROBE", os.getuid(), sorted(os.listdir("/tmp")), "SEEN" if seen else "FRESH",
       "fds=" + ",".join(sorted(os.listdir("/proc/self/fd"))), f"mq={mq}:{ctypes.get_errno()}",
+      "caps=" + ",".join(l.split()[1] for l in open("/proc/self/status") if l.startswith(("Cap", "NoNewPrivs"))),
       open("/proc/self/cgroup").read().replace(chr(10), " "), flush=True)
 MARK = False
 if MARK:
@@ -120,6 +121,9 @@ def test_each_match_is_a_fresh_child_in_its_own_cgroup_and_uid(warm, tmp_path) -
         assert "fds=0,1,2,3 " in line, line
         # nor a POSIX message queue, which would outlive the child in the IPC namespace it shares
         assert f"mq=-1:{errno.EPERM} " in line, line
+        # no capability in any set (inheritable, permitted, effective, bounding, ambient), as setpriv
+        # leaves a cold bot, and no_new_privs
+        assert "caps=" + ",".join(["0000000000000000"] * 5) + ",1 " in line, line
         assert label.endswith("seat0")
     for z in zygotes:  # the zygote never plays: no seat token in its environment
         environ = Path(f"/proc/{z.proc.child_pid()}/environ").read_bytes()
