@@ -108,7 +108,7 @@ def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.C
         sys.argv = [script, *request.get("args", [])]
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python3 SCRIPT` has it
         main = types.ModuleType("__main__")
-        main.__dict__.update(__file__=script, __builtins__=builtins, __cached__=None)
+        main.__dict__.update(__file__=os.path.abspath(script), __builtins__=builtins, __cached__=None)
         sys.modules["__main__"] = main
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
