@@ -114,7 +114,10 @@ class BwrapLauncher:
         if warm is None:
             warm = os.environ.get("ARENA_WARM_START", "") == "1"
         self.warm: WarmPool | None = (
-            WarmPool(self, warm_max) if warm and self.privileged and use_cgroups else None
+            # each match's child needs its own memory and pids leaf; without them every launch is cold
+            WarmPool(self, warm_max)
+            if warm and self.privileged and use_cgroups and not cgroups.detect().weak()
+            else None
         )
 
     # --- public -------------------------------------------------------------------------------
