@@ -34,6 +34,8 @@ PHASES = (
     "referee: launch until both joined",
     "referee: the match, its record, kill",
 )
+#: The warm start's own cost, over the baseline's matches: the zygotes' start-up and their forks.
+ZYGOTE_PHASE = "zygotes: start-up and forks"
 
 
 def _self_cpu() -> float:
@@ -45,24 +47,77 @@ def _sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 
 
-def run_ladder(
-    matches: int = 12, launcher: str = "bwrap", progress: Callable[[float], None] = lambda f: None
-) -> dict:
-    """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2."""
-    from arena.bench.sandbox import HandleKeeper
+def _baseline_match(keeper: Any, a: Any, b: Any, i: int, tag: str) -> tuple[dict[str, float], float]:
+    """One direct play_match: its CPU by phase (this process's; each bot's cgroup) and wall seconds."""
     from arena.engine import Rules
+    from arena.referee import TimeControl
+    from arena.workers.match import play_match
+
+    seats = [f"bench{tag}{i}-seat{s}" for s in (0, 1)]
+    at: dict[str, float] = {"self": _self_cpu()}
+
+    def on_event(ev: dict[str, Any]) -> None:
+        if ev["event"] == "started":  # both bots have joined
+            at["bots_joined"] = sum(keeper.handle(s).cpu_seconds() or 0.0 for s in seats)
+            at["self_joined"] = _self_cpu()
+
+    start = time.perf_counter()
+    play_match(
+        (a, b), rules=Rules(), seed=1000 + i, time_control=TimeControl(), launcher=keeper,
+        match_id=f"bench{tag}{i}", on_event=on_event,
+    )  # fmt: skip
+    wall = time.perf_counter() - start
+    used = sum(keeper.handle(s).cpu_seconds() or 0.0 for s in seats)
+    joined_bots, joined_self = at.get("bots_joined", used), at.get("self_joined", at["self"])
+    return {
+        "bots: start-up until Join": joined_bots,
+        "bots: the match": used - joined_bots,
+        "referee: launch until both joined": joined_self - at["self"],
+        "referee: the match, its record, kill": _self_cpu() - joined_self,
+    }, wall
+
+
+def _zygote_cpu(launcher: Any) -> float:
+    """CPU of the zygotes alive now (their start-up and forks; a child's own CPU is in its leaf)."""
+    pool = getattr(launcher, "warm", None)
+    return sum(z.proc.cpu_seconds() or 0.0 for z in pool.zygotes()) if pool is not None else 0.0
+
+
+def _figures(phases: dict[str, float], seconds: float, matches: int) -> dict[str, Any]:
+    cpu = {
+        "referee": round(1000 * sum(v for k, v in phases.items() if k.startswith("referee")) / matches, 1),
+        "bots": round(1000 * sum(v for k, v in phases.items() if not k.startswith("referee")) / matches, 1),
+    }
+    return {
+        "baseline_matches_per_min": round(60 * matches / seconds, 1),
+        "cpu_ms_per_match": cpu,
+        "phases_cpu_ms_per_match": {k: round(1000 * v / matches, 1) for k, v in phases.items()},
+    }
+
+
+def run_ladder(
+    matches: int = 12,
+    launcher: str = "bwrap",
+    progress: Callable[[float], None] = lambda f: None,
+    warm: bool = False,
+) -> dict:
+    """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2. With
+    `warm`, each measurement is made twice in the same run, today's cold launch and the warm start
+    (docs/sandbox.md "Warm start"): the baseline's matches alternate between the two launchers, the
+    ladder runs cold then warm at each concurrency; result["warm"] holds the warm figures."""
+    from arena.bench.sandbox import HandleKeeper
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
-    from arena.referee import TimeControl
     from arena.sandbox.bundle import load_bundle
+    from arena.sandbox.launchers import get_launcher
     from arena.store import Store
     from arena.workers.execute import make_launcher, run_job
-    from arena.workers.match import play_match
     from arena.workers.pool import Progress, run_pool
     from arena.workers.submit import submit_bundle
 
     bots = [b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]
-    steps = 3 * matches
+    modes = ("cold", "warm") if warm else ("cold",)
+    steps = 3 * matches * len(modes)
     finished = 0
 
     def tick() -> None:
@@ -70,83 +125,78 @@ def run_ladder(
         finished += 1
         progress(min(1.0, finished / steps))
 
+    per_mode: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         store = Store.open(f"sqlite:///{tmp}/arena.db", home=tmp)
         for i, name in enumerate(bots):
             submit_bundle(store, _sample_dir() / name, name=name, owner=f"owner{i}", launcher=launcher)
-        # baseline: play_match in a loop (the same pairings the ladder cycles through)
+        # baseline: play_match in a loop (the same pairings the ladder cycles through), modes alternated
         bundles = [load_bundle(_sample_dir() / b) for b in bots]
-        the_launcher = HandleKeeper(make_launcher(launcher))
-        phases = dict.fromkeys(PHASES, 0.0)  # CPU seconds over the loop's matches
-        start = time.perf_counter()
+        keepers = {"cold": HandleKeeper(make_launcher(launcher))}
+        if warm:
+            keepers["warm"] = HandleKeeper(get_launcher(launcher, warn=False, warm=True))
+        phases = {m: dict.fromkeys(PHASES, 0.0) for m in modes}  # CPU seconds over the loop's matches
+        seconds = dict.fromkeys(modes, 0.0)
         for i in range(matches):
-            a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
-            seats = [f"bench{i}-seat{s}" for s in (0, 1)]
-            at: dict[str, float] = {"self": _self_cpu()}
-
-            def on_event(ev: dict[str, Any], at: dict[str, float] = at, seats: list[str] = seats) -> None:
-                if ev["event"] == "started":  # both bots have joined
-                    at["bots_joined"] = sum(the_launcher.handle(s).cpu_seconds() or 0.0 for s in seats)
-                    at["self_joined"] = _self_cpu()
-
-            play_match(
-                (a, b),
-                rules=Rules(),
-                seed=1000 + i,
-                time_control=TimeControl(),
-                launcher=the_launcher,
-                match_id=f"bench{i}",
-                on_event=on_event,
-            )
-            used = sum(the_launcher.handle(s).cpu_seconds() or 0.0 for s in seats)
-            joined_bots, joined_self = at.get("bots_joined", used), at.get("self_joined", at["self"])
-            phases["bots: start-up until Join"] += joined_bots
-            phases["bots: the match"] += used - joined_bots
-            phases["referee: launch until both joined"] += joined_self - at["self"]
-            phases["referee: the match, its record, kill"] += _self_cpu() - joined_self
-            tick()
-        baseline = time.perf_counter() - start
-        result: dict[str, Any] = {
-            "bots": bots,
-            "matches": matches,
-            "launcher": launcher,
-            "rules": "default (flags=1)",
-            "baseline_matches_per_min": round(60 * matches / baseline, 1),
-            "cpu_ms_per_match": {
-                "referee": round(
-                    1000 * sum(v for k, v in phases.items() if k.startswith("referee")) / matches, 1
-                ),
-                "bots": round(1000 * sum(v for k, v in phases.items() if k.startswith("bots")) / matches, 1),
-            },
-            "phases_cpu_ms_per_match": {k: round(1000 * v / matches, 1) for k, v in phases.items()},
-        }
+            for mode in modes if i % 2 == 0 else modes[::-1]:
+                a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
+                got, wall = _baseline_match(keepers[mode], a, b, i, mode)
+                for k, v in got.items():
+                    phases[mode][k] += v
+                seconds[mode] += wall
+                tick()
+        if warm:
+            phases["warm"][ZYGOTE_PHASE] = _zygote_cpu(keepers["warm"].inner)
+            keepers["warm"].inner.warm.close()
+        for mode in modes:
+            per_mode[mode] = _figures(phases[mode], seconds[mode], matches)
         for conc in (1, 2):
-            name = f"bench-c{conc}"
-            create_season(store, name, seed=conc)
-            start_season(store, name)
-            source = SeasonRun(store, name, matches=matches, launcher=launcher)
-            start = time.perf_counter()
-            base = finished
+            for mode in modes:
+                name = f"bench-{mode}-c{conc}"
+                create_season(store, name, seed=conc)
+                start_season(store, name)
+                source = SeasonRun(store, name, matches=matches, launcher=launcher)
+                base = finished
 
-            def on_progress(p: Progress, base: int = base) -> None:
-                progress(min(1.0, (base + p.done) / steps))
+                def on_progress(p: Progress, base: int = base) -> None:
+                    progress(min(1.0, (base + p.done) / steps))
 
-            run_pool(source, run_job, concurrency=conc, on_progress=on_progress)
-            elapsed = time.perf_counter() - start
-            finished += matches
-            result[f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
+                previous = os.environ.get("ARENA_WARM_START")
+                os.environ["ARENA_WARM_START"] = "1" if mode == "warm" else "0"  # the workers' launchers
+                try:
+                    start = time.perf_counter()
+                    run_pool(source, run_job, concurrency=conc, on_progress=on_progress)
+                    elapsed = time.perf_counter() - start
+                finally:
+                    if previous is None:
+                        os.environ.pop("ARENA_WARM_START")
+                    else:
+                        os.environ["ARENA_WARM_START"] = previous
+                finished += matches
+                per_mode[mode][f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
         store.close()
-    result["c2_vs_c1"] = round(result["ladder_c2_matches_per_min"] / result["ladder_c1_matches_per_min"], 2)
-    result["c1_vs_baseline"] = round(
-        result["ladder_c1_matches_per_min"] / result["baseline_matches_per_min"], 2
-    )
-    result["cores"] = len(os.sched_getaffinity(0))
-    per_match = sum(result["cpu_ms_per_match"].values()) / 1000
-    if per_match > 0:
-        result["cpu_ceiling_matches_per_min"] = round(60 * result["cores"] / per_match, 1)
-        result["c2_of_ceiling"] = round(
-            result["ladder_c2_matches_per_min"] / result["cpu_ceiling_matches_per_min"], 2
-        )
+    cores = len(os.sched_getaffinity(0))
+    for r in per_mode.values():
+        r["c2_vs_c1"] = round(r["ladder_c2_matches_per_min"] / r["ladder_c1_matches_per_min"], 2)
+        r["c1_vs_baseline"] = round(r["ladder_c1_matches_per_min"] / r["baseline_matches_per_min"], 2)
+        per_match = sum(r["cpu_ms_per_match"].values()) / 1000
+        if per_match > 0:
+            r["cpu_ceiling_matches_per_min"] = round(60 * cores / per_match, 1)
+            r["c2_of_ceiling"] = round(r["ladder_c2_matches_per_min"] / r["cpu_ceiling_matches_per_min"], 2)
+    result: dict[str, Any] = {
+        "bots": bots, "matches": matches, "launcher": launcher, "rules": "default (flags=1)", "cores": cores,
+        **per_mode["cold"],
+    }  # fmt: skip
+    if warm:
+        w, c = per_mode["warm"], per_mode["cold"]
+        result["warm"] = w
+        result["warm_vs_cold"] = {
+            "c1": round(w["ladder_c1_matches_per_min"] / c["ladder_c1_matches_per_min"], 2),
+            "c2": round(w["ladder_c2_matches_per_min"] / c["ladder_c2_matches_per_min"], 2),
+            "cpu_per_match": round(
+                sum(w["cpu_ms_per_match"].values()) / sum(c["cpu_ms_per_match"].values()), 2
+            ),
+        }
     return result
 
 

@@ -176,19 +176,30 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
 @click.option(
     "--sandbox", "launcher", default=None, help="Launcher (default: bwrap when it runs here, else local)."
 )
+@click.option(
+    "--warm/--no-warm",
+    default=False,
+    show_default=True,
+    help="Also measure the warm start of Python bots against the cold launch, in the same run.",
+)
 @json_option
-def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
+def ladder(matches: int, launcher: str | None, warm: bool, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
     time, with no store, matchmaking or pool. Its matches also give the CPU per match (referee and
-    bots' cgroups) and the cores' CPU ceiling in matches/min.
+    bots' cgroups) and the cores' CPU ceiling in matches/min. With --warm, every figure again with
+    the warm start (a zygote per bot forks each match's bot: docs/sandbox.md), the two alternated.
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
 
     launcher = launcher or ("bwrap" if bwrap_available() else "local")
-    r = with_progress("ladder benchmark", lambda progress: run_ladder(matches, launcher, progress), as_json)
+    if warm and launcher != "bwrap":
+        raise click.UsageError("--warm needs the bwrap sandbox (--sandbox bwrap, as root)")
+    r = with_progress(
+        "ladder benchmark", lambda progress: run_ladder(matches, launcher, progress, warm=warm), as_json
+    )
     emit(
         r,
         as_json,
@@ -225,8 +236,26 @@ def ladder(matches: int, launcher: str | None, as_json: bool) -> None:
                 )
                 for name, ms in r["phases_cpu_ms_per_match"].items()
             ],
+            *_warm_rows(r),
         ],  # fmt: skip
     )
+
+
+def _warm_rows(r: dict) -> list[tuple[str, str, str]]:
+    """The warm start's figures beside the cold ones of the same run (`bench ladder --warm`)."""
+    if "warm" not in r:
+        return []
+    w, ratio = r["warm"], r["warm_vs_cold"]
+    cpu = sum(w["cpu_ms_per_match"].values())
+    return [
+        ("warm      play_match in a loop", f"{w['baseline_matches_per_min']} matches/min", "same run, alternated"),
+        ("warm      ladder concurrency 1", f"{w['ladder_c1_matches_per_min']} matches/min", f"{ratio['c1']}x cold"),
+        ("warm      ladder concurrency 2", f"{w['ladder_c2_matches_per_min']} matches/min", f"{ratio['c2']}x cold"),
+        ("warm      CPU per match", f"{cpu:.1f} ms", f"{ratio['cpu_per_match']}x cold, "
+         f"referee {w['cpu_ms_per_match']['referee']} ms, bots and zygotes {w['cpu_ms_per_match']['bots']} ms"),
+        *[(f"  warm phase: {name}", f"{ms} ms", f"{ms / max(0.1, cpu):.0%} of the CPU")
+          for name, ms in w["phases_cpu_ms_per_match"].items()],
+    ]  # fmt: skip
 
 
 @click.command("ratings")

@@ -37,6 +37,7 @@ from arena.sandbox.launcher import (
     LaunchSpec,
     Limits,
 )
+from arena.sandbox.warm import WarmPool
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
 JOIN_SCRIPT = (
@@ -89,6 +90,8 @@ class BwrapLauncher:
         use_cgroups: bool = True,
         state_dir: Path | None = None,
         full_venv: bool = False,
+        warm: bool | None = None,
+        warm_max: int = 4,
     ) -> None:
         found = shutil.which("bwrap")
         if found is None:
@@ -107,6 +110,15 @@ class BwrapLauncher:
         self.state_dir = state_dir or default_state
         if use_cgroups:
             _sweep()
+        # The warm start (docs/sandbox.md): off unless asked for, here or by ARENA_WARM_START=1.
+        if warm is None:
+            warm = os.environ.get("ARENA_WARM_START", "") == "1"
+        self.warm: WarmPool | None = (
+            # each match's child needs its own memory and pids leaf; without them every launch is cold
+            WarmPool(self, warm_max)
+            if warm and self.privileged and use_cgroups and not cgroups.detect().weak()
+            else None
+        )
 
     # --- public -------------------------------------------------------------------------------
     def launch(self, spec: LaunchSpec) -> BwrapProcess | BuildFailedProcess:
@@ -116,6 +128,10 @@ class BwrapLauncher:
         if failed is not None:
             return failed
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
+        if self.warm is not None:
+            child = self.warm.launch(spec, env)
+            if child is not None:
+                return child
         return self.start(
             spec.bundle,
             list(spec.bundle.argv),
@@ -147,11 +163,16 @@ class BwrapLauncher:
         label: str = "bot",
         writable: bool = False,
         extra_ro_binds: tuple[tuple[Path, str], ...] = (),
+        pass_fds: tuple[int, ...] = (),
+        run_dir: Path | None = None,
+        drop_uid: bool = True,
     ) -> BwrapProcess:
-        """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes and builds)."""
+        """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes, builds and the warm
+        start's zygotes: `run_dir` is then bound at /run/arena instead of one socket, and with
+        `drop_uid` False the process keeps uid 0 and CAP_SETUID/SETGID to give each child its own uid)."""
         if self.use_cgroups:
             _sweep()
-        lease = uids.acquire(self.state_dir / "uids") if self.privileged else None
+        lease = uids.acquire(self.state_dir / "uids") if self.privileged and drop_uid else None
         uid = lease.uid if lease else os.getuid()
         cg = cgroups.create(limits.memory, limits.pids, label) if self.use_cgroups else None
         seccomp_fd = seccomp.filter_fd() if self.use_seccomp else None
@@ -172,8 +193,10 @@ class BwrapLauncher:
                 seccomp_fd,
                 status_w,
                 cg,
+                run_dir=run_dir,
+                drop_uid=drop_uid,
             )
-            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None)
+            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
             popen = spawn.popen(
                 args=spawn.guarded(args),  # dies with us from the fork on, not only once bwrap runs
                 stdin=subprocess.DEVNULL,
@@ -223,6 +246,8 @@ class BwrapLauncher:
         seccomp_fd: int | None,
         status_fd: int,
         cg: BotCgroup | None,
+        run_dir: Path | None = None,
+        drop_uid: bool = True,
     ) -> list[str]:
         runtime = language_runtime(bundle.language, full_venv=self.full_venv)
         cmd: list[str] = []
@@ -277,6 +302,16 @@ class BwrapLauncher:
                     made.add(parent)
             cmd += ["--ro-bind", str(src), dest]
         cmd += ["--bind" if writable else "--ro-bind", str(bundle.path), SANDBOX_BUNDLE]
+        if run_dir is not None:  # a zygote's: the launcher links each match's socket in as it forks
+            cmd += [
+                "--perms",
+                "0755",
+                "--dir",
+                "/run",
+                "--ro-bind",
+                str(run_dir),
+                str(Path(SANDBOX_SOCKET).parent),
+            ]
         if socket_path is not None:
             cmd += [
                 "--perms",
@@ -311,7 +346,7 @@ class BwrapLauncher:
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
         cmd += ["--json-status-fd", str(status_fd), "--"]
-        if self.privileged:
+        if self.privileged and drop_uid:
             cmd += [
                 "/usr/bin/setpriv",
                 f"--reuid={uid}",

@@ -12,6 +12,7 @@ import subprocess
 import threading
 import time
 import weakref
+from typing import Any
 
 from arena.sandbox import procstat, uids
 from arena.sandbox.capture import OutputCapture
@@ -69,12 +70,13 @@ class BwrapProcess:
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        popen: subprocess.Popen[bytes] | Any,  # or a warm child's stand-in (warm.py)
         capture: OutputCapture,
         limits: Limits,
         cgroup: BotCgroup | None,
         lease: uids.UidLease | None,
-        status_fd: int,
+        status_fd: int | None,
+        child_pid: int | None = None,
     ) -> None:
         self._popen = popen
         self._capture = capture
@@ -83,7 +85,7 @@ class BwrapProcess:
         self._lease = lease
         self._status_fd: int | None = status_fd
         self._status_buf = b""
-        self._child_pid: int | None = None
+        self._child_pid = child_pid  # else read from bwrap's status fd
         self._lock = threading.Lock()
         self._killed = False
         self._cpu_exceeded = False

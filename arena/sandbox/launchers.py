@@ -13,13 +13,14 @@ class LauncherUnavailable(RuntimeError):
     """The chosen launcher cannot run here; the message says why and what to do."""
 
 
-def get_launcher(name: str = DEFAULT, *, warn: bool = True) -> Any:
-    """A ready launcher; raises LauncherUnavailable with a one-line reason."""
+def get_launcher(name: str = DEFAULT, *, warn: bool = True, warm: bool | None = None) -> Any:
+    """A ready launcher; raises LauncherUnavailable with a one-line reason. `warm` (bwrap only; None:
+    ARENA_WARM_START=1) turns on the warm start of Python bots (docs/sandbox.md "Warm start")."""
     if name == "bwrap":
         from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
 
         try:
-            return BwrapLauncher()
+            return BwrapLauncher(warm=warm)
         except SandboxUnavailable as exc:
             raise LauncherUnavailable(
                 f"--sandbox bwrap: {exc}; or pass --sandbox local for trusted bots"

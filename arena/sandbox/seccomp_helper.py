@@ -5,7 +5,7 @@ packages, so `arena.sandbox.seccomp` runs this file in a helper process (stdlib 
 Default action: allow. Denied (EPERM unless noted): sockets other than AF_UNIX (EAFNOSUPPORT),
 ptrace and cross-process memory access, namespaces (unshare, setns, clone with CLONE_NEW*; clone3
 answers ENOSYS so libc falls back to clone, whose flags can be inspected), mounts, io_uring (it can
-open sockets without the socket syscall), BPF, perf, keyrings, kernel modules, reboot and similar.
+open sockets without the socket syscall), BPF, perf, keyrings, POSIX message queues, kernel modules, reboot and similar.
 """
 
 import errno
@@ -39,6 +39,7 @@ DENY = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    "mq_open",  # POSIX message queues live in the IPC namespace, which a warm zygote's children share
     "keyctl",
     "add_key",
     "request_key",
