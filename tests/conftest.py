@@ -113,7 +113,7 @@ def processes_with_env():
 
 # ---- Docker: a private engine for the Docker launcher and compose tests (scripts/docker_engine.py) ----
 @pytest.fixture(scope="session")
-def docker_engine():
+def docker_engine(request):
     """A private dockerd (own socket, data root, exec root; no bridge, no iptables) with the project's
     images built from a local debootstrap base, stopped by pid at the end of the session. The first run
     on a machine debootstraps (minutes; cached under /tmp/elfern-docker-cache); later runs reuse it.
@@ -132,10 +132,30 @@ def docker_engine():
     spec.loader.exec_module(module)
     engine = module.Engine().start()
     try:
+        if request.config.stash.get(_WANTS_LANGUAGE_IMAGES, False):
+            engine.prefetch_language_base()  # its debootstrap beside the plain images and the first tests
         engine.build_images()
         yield engine
     finally:
         engine.stop()
+
+
+@pytest.fixture(scope="session")
+def docker_language_images(docker_engine):
+    """The private engine with every bot language's runtime image built too (scripts/docker_engine.py
+    LANGUAGE_IMAGES), on a second debootstrap base that holds the toolchains (the first run on a machine
+    makes it: minutes; cached like the first), so that only the tests that need them pay for them."""
+    docker_engine.build_language_images()
+    return docker_engine
+
+
+_WANTS_LANGUAGE_IMAGES = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    session.config.stash[_WANTS_LANGUAGE_IMAGES] = any(
+        "docker_language_images" in getattr(item, "fixturenames", ()) for item in session.items
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
