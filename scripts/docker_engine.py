@@ -9,9 +9,8 @@ No image can be pulled on the development machines, so every image here is built
   Python dependencies with `PIP_NO_INDEX`/`PIP_FIND_LINKS`, so their `pip install` needs none either;
 - the project's images (docker/*.Dockerfile) `FROM` that base (`--build-arg BASE_IMAGE`), built with
   `--network none`;
-- for the bot runtime images of the other languages (`build_language_images`), a second base made the
-  same way with their toolchains too (TOOLCHAIN_PACKAGES: a JDK, Go, Rust, Mono, Node...), cached
-  under its own key, so the plain base and the images built on it stay small.
+- for the bot runtime images of the other languages, a second base with their toolchains too
+  (scripts/docker_toolchains.py), so the plain base and the images built on it stay small.
 
 The debootstrap tarball and the wheelhouse are cached in ARENA_DOCKER_CACHE (default
 /tmp/elfern-docker-cache, outside any clone): debootstrap runs once per machine. The engine's data root
@@ -41,6 +40,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger("docker_engine")
@@ -65,55 +65,12 @@ BASE_PACKAGES = (
     "redis-server",
 )
 BASE_IMAGE = "elfern-local/base:latest"
-#: Every further Debian package the bot runtime images install (docker/bot-*.Dockerfile but bot-python):
-#: in a second base, TOOLCHAINS_IMAGE, with its own tarball key, so the plain base stays small.
-TOOLCHAIN_PACKAGES = (
-    "nodejs",
-    "npm",
-    "node-typescript",
-    "build-essential",
-    "pkg-config",
-    "make",
-    "libgrpc++-dev",
-    "libprotobuf-dev",
-    "protobuf-compiler-grpc",
-    "protobuf-compiler",
-    "ruby",
-    "openjdk-17-jdk-headless",
-    "golang-go",
-    "rustc",
-    "cargo",
-    "gcc",
-    "libc6-dev",
-    "mono-runtime",
-    "mono-mcs",
-)
-TOOLCHAINS_IMAGE = "elfern-local/base-toolchains:latest"
 #: tag -> (Dockerfile, build args); built in this order, each FROM the base.
 IMAGES = {
     "elfern-arena/bot-python:latest": ("docker/bot-python.Dockerfile", {}),
     "elfern-arena/arena:latest": ("docker/arena.Dockerfile", {"BOT_TOOLCHAINS": ""}),
     "elfern-local/postgres:latest": ("docker/postgres.Dockerfile", {}),
     "elfern-local/redis:latest": ("docker/redis.Dockerfile", {}),
-}
-#: The bot runtime images of the other languages (arena/sandbox/languages.py), built on TOOLCHAINS_IMAGE by
-#: `build_language_images`, in this order; those built on bot-python get it built on that base.
-PYTHON_TOOLCHAINS_IMAGE = "elfern-local/bot-python-toolchains:latest"
-LANGUAGE_IMAGES = {
-    PYTHON_TOOLCHAINS_IMAGE: ("docker/bot-python.Dockerfile", {}),
-    # the shared grpc-js would come from the npm registry: the bundles bring theirs (.npm-cache)
-    "elfern-arena/bot-node:latest": ("docker/bot-node.Dockerfile", {"NODE_MODULES": ""}),
-    "elfern-arena/bot-typescript:latest": (
-        "docker/bot-typescript.Dockerfile",
-        {"NODE_IMAGE": "elfern-arena/bot-node:latest"},
-    ),
-    **{
-        f"elfern-arena/bot-{name}:latest": (
-            f"docker/bot-{name}.Dockerfile",
-            {"PYTHON_IMAGE": PYTHON_TOOLCHAINS_IMAGE},
-        )
-        for name in ("native", "ruby", "java", "go", "rust", "csharp")
-    },
 }
 STATE = CACHE / "engine-up.json"  # what `up` started, for `down`
 
@@ -202,56 +159,6 @@ def base_tarball() -> Path:
         lock.release()
 
 
-def toolchains_tarball() -> Path:
-    """The plain base's root plus TOOLCHAIN_PACKAGES, installed by apt-get in a chroot of it from the
-    same mirror (apt resolves their dependencies; debootstrap's `--include` cannot configure npm's),
-    as a tarball built once per machine and cached under its own key."""
-    mirror = apt_mirror()
-    tarball = CACHE / f"toolchains-{SUITE}-{_key(SUITE, mirror, BASE_PACKAGES, TOOLCHAIN_PACKAGES)}.tar"
-    if tarball.exists():
-        return tarball
-    lock = _Lock(f"{tarball.name}.lock")
-    try:
-        if tarball.exists():
-            return tarball
-        plain = base_tarball()
-        root = Path(tempfile.mkdtemp(prefix="rootfs-", dir=CACHE))
-        try:
-            log.info(
-                "apt-get install %d toolchains into the base (once per machine; minutes)",
-                len(TOOLCHAIN_PACKAGES),
-            )
-            _run(["tar", "--numeric-owner", "-C", str(root), "-xf", str(plain)], timeout=600)
-            (root / "etc/apt/sources.list").write_text(f"deb {mirror} {SUITE} main\n")
-            resolv = root / "etc/resolv.conf"
-            kept = resolv.read_bytes() if resolv.is_file() else None
-            shutil.copyfile("/etc/resolv.conf", resolv)
-            env = {
-                "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-                "LC_ALL": "C",
-                "DEBIAN_FRONTEND": "noninteractive",
-            }
-            _run(["mount", "-t", "proc", "proc", str(root / "proc")])  # a JDK's postinst runs java
-            try:
-                _run(["chroot", str(root), "apt-get", "update", "-q"], env=env, timeout=900)
-                unsafe_io = "Dpkg::Options::=--force-unsafe-io"  # no fsync per file: a throwaway root
-                install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "-o", unsafe_io]
-                _run(["chroot", str(root), *install, *TOOLCHAIN_PACKAGES], env=env, timeout=1800)
-            finally:
-                subprocess.run(["umount", str(root / "proc")], capture_output=True)
-            if kept is None:
-                resolv.unlink()
-            else:
-                resolv.write_bytes(kept)
-            _pack_offline(root, tarball)
-        finally:
-            if not _mounts_under((root,)):  # removing 2 GB takes minutes: not while others wait
-                threading.Thread(target=shutil.rmtree, args=(root,), kwargs={"ignore_errors": True}).start()
-        return tarball
-    finally:
-        lock.release()
-
-
 def _pack_offline(root: Path, tarball: Path) -> None:
     """Tar `root` into `tarball`, made for an image without network first: an empty source list makes
     the Dockerfiles' `apt-get update` a quiet no-op, and their `apt-get install` finds every package
@@ -320,7 +227,7 @@ class Engine:
         self.host = f"unix://{self.socket}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.root / "dockerd.log"
-        self._prefetch: threading.Thread | None = None
+        self._background: list[threading.Thread] = []
 
     # -- the engine ----------------------------------------------------------------------------------
     def start(self, timeout: float = 90.0) -> Engine:
@@ -397,26 +304,26 @@ class Engine:
             return _run(cmd, timeout=timeout)
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
-    def prefetch_language_base(self) -> None:
-        """Start making the toolchains base's tarball in a thread (on a machine's first run, minutes of
-        apt-get), so that it overlaps with what runs before the language images are
-        needed; `build_language_images` then waits for it (the tarball's lock)."""
+    def in_background(self, work: Callable[[], object], name: str) -> None:
+        """Run `work` in a thread now (a long preparation, such as a tarball), which `stop` waits for;
+        a failure is logged, for whoever needs its result to try again and raise."""
 
-        def make() -> None:
+        def run() -> None:
             try:
-                toolchains_tarball()
-            except Exception:  # build_language_images tries again, and raises
-                log.exception("making the toolchains base in the background failed")
+                work()
+            except Exception:
+                log.exception("%s in the background failed", name)
 
-        self._prefetch = threading.Thread(target=make, name="toolchains-base", daemon=True)
-        self._prefetch.start()
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+        self._background.append(thread)
 
     def stop(self) -> None:
         """SIGTERM to our dockerd (it stops its containers and its containerd), then SIGKILL to it and
         to any process of ours it left (found by our exec root on its command line), by pid; a
-        background debootstrap is waited for (it leaves no half-made root behind)."""
-        if self._prefetch is not None:
-            self._prefetch.join()
+        background preparation is waited for (it leaves no half-made root behind)."""
+        for thread in self._background:
+            thread.join()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -461,7 +368,7 @@ class Engine:
             shutil.rmtree(context, ignore_errors=True)
         return tag
 
-    def _build(self, images: dict[str, tuple[str, dict[str, str]]], base: str) -> dict[str, str]:
+    def build_from(self, images: dict[str, tuple[str, dict[str, str]]], base: str) -> dict[str, str]:
         for tag, (dockerfile, args) in images.items():
             cmd = ["build", "--network", "none", "-q", "-f", str(REPO / dockerfile), "-t", tag]
             for name, value in {"BASE_IMAGE": base, **args}.items():
@@ -473,13 +380,7 @@ class Engine:
 
     def build_images(self) -> dict[str, str]:
         """Every image of IMAGES from the local base; Docker's layer cache makes a repeat quick."""
-        return self._build(IMAGES, self.build_base())
-
-    def build_language_images(self) -> dict[str, str]:
-        """Every image of LANGUAGE_IMAGES, on the toolchains base (the first time: TOOLCHAIN_PACKAGES
-        installed into the plain base's root, cached like it)."""
-        base = self.build_base(toolchains_tarball(), TOOLCHAINS_IMAGE)
-        return self._build(LANGUAGE_IMAGES, base)
+        return self.build_from(IMAGES, self.build_base())
 
 
 def _pids_mentioning(text: str) -> list[int]:
@@ -510,7 +411,9 @@ def main(argv: list[str]) -> int:
         engine = Engine(data_root=CACHE / "engine-data-up").start()  # not the tests' data root
         engine.build_images()
         if "--languages" in argv:
-            engine.build_language_images()
+            import docker_toolchains  # beside this file, which is on sys.path when run as a script
+
+            docker_toolchains.build_language_images(engine)
         STATE.write_text(json.dumps({"pid": engine.proc.pid, "root": str(engine.root)}))
         print(f"export DOCKER_HOST={engine.host}")
         return 0
