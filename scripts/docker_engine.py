@@ -125,6 +125,24 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _pack_offline(root: Path, tarball: Path) -> None:
+    """Tar `root` into `tarball`, made for an image without network first: an empty source list makes
+    the Dockerfiles' `apt-get update` a quiet no-op, and their `apt-get install` finds every package
+    already installed."""
+    (root / "etc/apt/sources.list").write_text(
+        "# elfern-local base: built offline by scripts/docker_engine.py; no sources\n"
+    )
+    for extra in (root / "etc/apt/sources.list.d").glob("*"):
+        extra.unlink()
+    for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        for p in (root / junk).glob("*"):
+            if p.is_file():
+                p.unlink()
+    partial = tarball.with_suffix(".partial")
+    _run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(partial), "."], timeout=900)
+    partial.rename(tarball)
+
+
 def base_tarball() -> Path:
     """The debootstrap root filesystem as a tarball, built once per machine (minutes) and cached."""
     mirror = apt_mirror()
@@ -157,24 +175,6 @@ def base_tarball() -> Path:
         return tarball
     finally:
         lock.release()
-
-
-def _pack_offline(root: Path, tarball: Path) -> None:
-    """Tar `root` into `tarball`, made for an image without network first: an empty source list makes
-    the Dockerfiles' `apt-get update` a quiet no-op, and their `apt-get install` finds every package
-    already installed."""
-    (root / "etc/apt/sources.list").write_text(
-        "# elfern-local base: built offline by scripts/docker_engine.py; no sources\n"
-    )
-    for extra in (root / "etc/apt/sources.list.d").glob("*"):
-        extra.unlink()
-    for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
-        for p in (root / junk).glob("*"):
-            if p.is_file():
-                p.unlink()
-    partial = tarball.with_suffix(".partial")
-    _run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(partial), "."], timeout=900)
-    partial.rename(tarball)
 
 
 def requirements() -> list[str]:
