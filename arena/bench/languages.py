@@ -3,15 +3,17 @@ runtime's bare hello-world as the baseline, and each compiled sample's cold buil
 
 Per language, its sample bot (sample_bots/), in one run:
 
-- build: the sample's `build` in the bwrap sandbox from a fresh bundle cache (cold), wall time;
-- join: real one-deal bwrap matches of the sample against itself (`arena.bench.startup._one`): the wall
+- build: the sample's `build` in the sandbox from a fresh bundle cache (cold), wall time;
+- join: real one-deal sandboxed matches of the sample against itself (`arena.bench.startup._one`): the wall
   time from the match's launch until the referee has both Joins (so the later of two launches of the
   same bot, on a machine of two cores), and each seat's CPU until then from its own cgroup. A stdio
-  bot joins through the Python stdio bridge, which starts the bot first and joins once it is running;
+  bot joins through the Python stdio bridge, which starts the bot and joins without waiting for it;
 - bare: a hello-world in that language run on the host, outside any sandbox (compiled there first
   with the same toolchain), the floor of the runtime's own start.
 
 Hello-worlds and matches are interleaved round by round, so that drifting load hits both alike.
+The sandbox is bwrap, or with `sandbox="docker"` the Docker launcher on DOCKER_HOST's engine, whose
+language images must be built (scripts/docker_engine.py up --languages).
 """
 
 from __future__ import annotations
@@ -137,28 +139,53 @@ def missing(language: str) -> str | None:
     return None
 
 
+def _launcher(sandbox: str) -> Any:
+    """The launcher the matches run under: bwrap, or docker (DOCKER_HOST's engine, with the images)."""
+    if sandbox == "docker":
+        from arena.sandbox.docker import DockerLauncher
+
+        return DockerLauncher()
+    from arena.sandbox.bwrap import BwrapLauncher
+
+    return BwrapLauncher()
+
+
+def _missing_image(launcher: Any, language: str) -> str | None:
+    """For the Docker launcher: why the language's image cannot be used (not built), or None."""
+    from arena.sandbox.docker import IMAGES
+
+    if getattr(launcher, "name", "") != "docker":
+        return None
+    image = IMAGES[language]
+    found = subprocess.run([*launcher.docker, "image", "inspect", image], capture_output=True)
+    return (
+        None if found.returncode == 0 else f"{image} is not built (scripts/docker_engine.py up --languages)"
+    )
+
+
 def run(
     rounds: int = 5,
     languages: tuple[str, ...] = tuple(SAMPLES),
     progress: Callable[[float], None] = lambda f: None,
+    sandbox: str = "bwrap",
 ) -> dict[str, Any]:
-    """Per language: medians over `rounds` of the bare hello-world and of the mirror match's joins."""
+    """Per language: medians over `rounds` of the bare hello-world and of the mirror match's joins,
+    the matches and builds under `sandbox` (bwrap or docker)."""
     from arena.bench.sandbox import HandleKeeper
     from arena.bench.startup import _one
     from arena.sandbox.bundle import load_bundle
-    from arena.sandbox.bwrap import BwrapLauncher
     from arena.sandbox.launcher import Limits
 
-    result: dict[str, Any] = {"rounds": rounds, "launcher": "bwrap", "languages": {}, "skipped": {}}
+    result: dict[str, Any] = {"rounds": rounds, "launcher": sandbox, "languages": {}, "skipped": {}}
     with tempfile.TemporaryDirectory(prefix="arena-bench-lang-") as tmp:
         work = Path(tmp)
         saved = os.environ.get("ARENA_BUNDLE_CACHE")
         os.environ["ARENA_BUNDLE_CACHE"] = str(work / "bundle-cache")  # cold builds, the sources untouched
         try:
-            launcher = HandleKeeper(BwrapLauncher())
+            launcher = HandleKeeper(_launcher(sandbox))
             ready: dict[str, tuple[Any, list[str], dict[str, str]]] = {}
             for language in languages:
-                why = missing(language)
+                why = missing(language) or _missing_image(launcher.inner, language)
                 if why is not None:
                     result["skipped"][language] = why
                     continue

@@ -317,8 +317,12 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
     "--language", "only", multiple=True, metavar="NAME",
     help="With --languages: only these (python node typescript cpp c shell go rust csharp java ruby).",
 )  # fmt: skip
+@click.option(
+    "--sandbox", type=click.Choice(["bwrap", "docker"]), default="bwrap", show_default=True,
+    help="With --languages: the launcher of the builds and matches (docker: DOCKER_HOST's engine).",
+)  # fmt: skip
 @json_option
-def startup(rounds: int | None, languages: bool, only: tuple[str, ...], as_json: bool) -> None:
+def startup(rounds: int | None, languages: bool, only: tuple[str, ...], sandbox: str, as_json: bool) -> None:
     """A Python bot's start-up until its Join, from its own cgroup's CPU: the lean runtime prefix
     against the whole virtualenv (the runtime before it), alternated match by match in one run.
     With --languages, the same until Join for every language's sample bot.
@@ -327,7 +331,7 @@ def startup(rounds: int | None, languages: bool, only: tuple[str, ...], as_json:
     "Start-up per language").
     """
     if languages or only:
-        _startup_languages(rounds or 5, only, as_json)
+        _startup_languages(rounds or 5, only, sandbox, as_json)
         return
     from arena.bench.startup import VARIANTS, run
 
@@ -348,7 +352,7 @@ def startup(rounds: int | None, languages: bool, only: tuple[str, ...], as_json:
          rows, f"saved per bot: {r['join_cpu_saved_ms']:.1f} ms CPU")  # fmt: skip
 
 
-def _startup_languages(rounds: int, only: tuple[str, ...], as_json: bool) -> None:
+def _startup_languages(rounds: int, only: tuple[str, ...], sandbox: str, as_json: bool) -> None:
     from arena.bench.languages import SAMPLES, run
 
     unknown = [n for n in only if n not in SAMPLES]
@@ -357,7 +361,14 @@ def _startup_languages(rounds: int, only: tuple[str, ...], as_json: bool) -> Non
             f"no sample for {', '.join(unknown)}; choose from {' '.join(SAMPLES)}", param_hint="--language"
         )
     chosen = tuple(only) or tuple(SAMPLES)
-    r = with_progress("start-up per language", lambda progress: run(rounds, chosen, progress), as_json)
+    from arena.sandbox.docker import DockerUnavailable
+
+    try:
+        r = with_progress(
+            "start-up per language", lambda progress: run(rounds, chosen, progress, sandbox), as_json
+        )
+    except DockerUnavailable as exc:
+        raise click.ClickException(f"--sandbox docker: {exc}; set DOCKER_HOST to a running engine") from None
     rows = []
     for name, v in r["languages"].items():
         build = f"cold build {v['build_s']:.1f} s" if v["build_s"] is not None else "no build"
@@ -371,5 +382,5 @@ def _startup_languages(rounds: int, only: tuple[str, ...], as_json: bool) -> Non
         )
     for name, why in r["skipped"].items():
         rows.append((f"{name}: skipped", "-", why))
-    emit(r, as_json, f"start-up per language: {rounds} one-deal bwrap matches of each sample vs itself",
+    emit(r, as_json, f"start-up per language: {rounds} one-deal {sandbox} matches of each sample vs itself",
          rows, f"load {r['loadavg']}")  # fmt: skip

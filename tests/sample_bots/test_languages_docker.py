@@ -56,10 +56,11 @@ def docker_launcher(docker_language_images, tmp_path_factory):
 
     mp = pytest.MonkeyPatch()
     mp.setenv("ARENA_BUNDLE_CACHE", str(tmp_path_factory.mktemp("docker-bundle-cache")))
-    client = "/usr/bin/docker" if os.path.exists("/usr/bin/docker") else "docker"
     try:
         yield DockerLauncher(
-            docker=client, host=docker_language_images.host, state_dir=tmp_path_factory.mktemp("docker-st")
+            docker=docker_engine_client(),
+            host=docker_language_images.host,
+            state_dir=tmp_path_factory.mktemp("docker-st"),
         )
     finally:
         mp.undo()
@@ -92,3 +93,32 @@ def test_a_sample_bot_plays_a_whole_match_in_its_languages_image(
         staged = staged_for_build(bundle)
         assert cached_build_log(staged) is not None
         assert bundle_cache_dir() in staged.build_record.parents
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.timeout(2400)
+def test_the_start_up_bench_measures_a_language_on_the_docker_launcher(
+    docker_language_images, monkeypatch
+) -> None:
+    """`arena bench startup --languages --sandbox docker`: the C sample is built in its image's
+    container and its mirror match joins in containers, beside its bare hello-world."""
+    import json
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.setenv("DOCKER_HOST", docker_language_images.host)
+    monkeypatch.setenv("PATH", f"{os.path.dirname(docker_engine_client())}:{os.environ['PATH']}")
+    argv = ["bench", "startup", "--language", "c", "--sandbox", "docker", "--rounds", "1", "--json"]
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["launcher"] == "docker" and r["skipped"] == {}
+    c = r["languages"]["c"]
+    assert c["build_s"] > 0 and c["hello_bare_ms"] > 0 and c["join_wall_ms"] > 0 and c["join_cpu_ms"] > 0
+
+
+def docker_engine_client() -> str:
+    return "/usr/bin/docker" if os.path.exists("/usr/bin/docker") else "docker"
