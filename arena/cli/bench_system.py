@@ -333,6 +333,8 @@ def startup(rounds: int | None, languages: bool, only: tuple[str, ...], sandbox:
     if languages or only:
         _startup_languages(rounds or 5, only, sandbox, as_json)
         return
+    if sandbox != "bwrap":
+        raise click.UsageError("--sandbox goes with --languages (the Python runtimes are compared in bwrap)")
     from arena.bench.startup import VARIANTS, run
 
     rounds = rounds or 10

@@ -47,3 +47,8 @@ def test_bench_startup_names_an_unknown_language() -> None:
     result = CliRunner().invoke(cli, ["bench", "startup", "--language", "cobol"])
     assert result.exit_code == 2 and "no sample for cobol" in result.output
     assert "python node typescript" in result.output
+
+
+def test_bench_startup_sandbox_goes_with_languages() -> None:
+    result = CliRunner().invoke(cli, ["bench", "startup", "--sandbox", "docker"])
+    assert result.exit_code == 2 and "--sandbox goes with --languages" in result.output
