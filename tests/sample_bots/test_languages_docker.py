@@ -101,20 +101,14 @@ def test_a_sample_bot_plays_a_whole_match_in_its_languages_image(
 def test_the_start_up_bench_measures_a_language_on_the_docker_launcher(
     docker_language_images, monkeypatch
 ) -> None:
-    """`arena bench startup --languages --sandbox docker`: the C sample is built in its image's
-    container and its mirror match joins in containers, beside its bare hello-world."""
-    import json
-
-    from click.testing import CliRunner
-
-    from arena.cli import cli
+    """`arena bench startup --languages --sandbox docker` (its CLI's form: tests/cli): the C sample is
+    built in its image's container and its mirror match joins in containers, beside its bare
+    hello-world."""
+    from arena.bench.languages import run
 
     monkeypatch.setenv("DOCKER_HOST", docker_language_images.host)
     monkeypatch.setenv("PATH", f"{os.path.dirname(docker_engine_client())}:{os.environ['PATH']}")
-    argv = ["bench", "startup", "--language", "c", "--sandbox", "docker", "--rounds", "1", "--json"]
-    result = CliRunner().invoke(cli, argv)
-    assert result.exit_code == 0, result.output
-    r = json.loads(result.output)
+    r = run(1, ("c",), sandbox="docker")
     assert r["launcher"] == "docker" and r["skipped"] == {}
     c = r["languages"]["c"]
     assert c["build_s"] > 0 and c["hello_bare_ms"] > 0 and c["join_wall_ms"] > 0 and c["join_cpu_ms"] > 0
