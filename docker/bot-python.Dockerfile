@@ -8,6 +8,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 # Only what a bot needs: the SDK and the generated protocol code, installed into a venv.
 COPY arena/__init__.py /src/arena/__init__.py
+# arena.sdk.sim (the search bots' sampler and solver) runs on the pure engine and analysis
+COPY arena/engine /src/arena/engine
+COPY arena/analysis /src/arena/analysis
 COPY arena/sdk /src/arena/sdk
 COPY arena/proto /src/arena/proto
 # requirements-bot.lock: grpcio and protobuf (all the SDK imports), pinned with their hashes.

@@ -8,7 +8,9 @@ No image can be pulled on the development machines, so every image here is built
   installed and needs no network), imported with `docker import`; then a wheelhouse of the arena's
   Python dependencies with `PIP_NO_INDEX`/`PIP_FIND_LINKS`, so their `pip install` needs none either;
 - the project's images (docker/*.Dockerfile) `FROM` that base (`--build-arg BASE_IMAGE`), built with
-  `--network none`.
+  `--network none`;
+- for the bot runtime images of the other languages, a second base with their toolchains too
+  (scripts/docker_toolchains.py), so the plain base and the images built on it stay small.
 
 The debootstrap tarball and the wheelhouse are cached in ARENA_DOCKER_CACHE (default
 /tmp/elfern-docker-cache, outside any clone): debootstrap runs once per machine. The engine's data root
@@ -19,6 +21,7 @@ no iptables rules: it creates no network at all. Containers get `--network none`
 loopback-only network namespace of one such container.
 
     python3 scripts/docker_engine.py up     # start the engine, build the images; prints DOCKER_HOST
+    python3 scripts/docker_engine.py up --languages   # ...and every bot language's runtime image
     python3 scripts/docker_engine.py down   # stop the engine `up` started (by its pid)
 """
 
@@ -35,7 +38,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger("docker_engine")
@@ -120,6 +125,24 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _pack_offline(root: Path, tarball: Path) -> None:
+    """Tar `root` into `tarball`, made for an image without network first: an empty source list makes
+    the Dockerfiles' `apt-get update` a quiet no-op, and their `apt-get install` finds every package
+    already installed."""
+    (root / "etc/apt/sources.list").write_text(
+        "# elfern-local base: built offline by scripts/docker_engine.py; no sources\n"
+    )
+    for extra in (root / "etc/apt/sources.list.d").glob("*"):
+        extra.unlink()
+    for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        for p in (root / junk).glob("*"):
+            if p.is_file():
+                p.unlink()
+    partial = tarball.with_suffix(".partial")
+    _run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(partial), "."], timeout=900)
+    partial.rename(tarball)
+
+
 def base_tarball() -> Path:
     """The debootstrap root filesystem as a tarball, built once per machine (minutes) and cached."""
     mirror = apt_mirror()
@@ -146,20 +169,7 @@ def base_tarball() -> Path:
                 ],
                 timeout=1800,
             )
-            # The image has no network: an empty source list makes the Dockerfiles' `apt-get update`
-            # a quiet no-op, and their `apt-get install` finds every package already installed.
-            (root / "etc/apt/sources.list").write_text(
-                "# elfern-local base: built offline by scripts/docker_engine.py; no sources\n"
-            )
-            for extra in (root / "etc/apt/sources.list.d").glob("*"):
-                extra.unlink()
-            for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
-                for p in (root / junk).glob("*"):
-                    if p.is_file():
-                        p.unlink()
-            partial = tarball.with_suffix(".partial")
-            _run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(partial), "."], timeout=600)
-            partial.rename(tarball)
+            _pack_offline(root, tarball)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         return tarball
@@ -221,6 +231,7 @@ class Engine:
         self.host = f"unix://{self.socket}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.root / "dockerd.log"
+        self._background: list[threading.Thread] = []
 
     # -- the engine ----------------------------------------------------------------------------------
     def start(self, timeout: float = 90.0) -> Engine:
@@ -297,9 +308,26 @@ class Engine:
             return _run(cmd, timeout=timeout)
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
+    def in_background(self, work: Callable[[], object], name: str) -> None:
+        """Run `work` in a thread now (a long preparation, such as a tarball), which `stop` waits for;
+        a failure is logged, for whoever needs its result to try again and raise."""
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:
+                log.exception("%s in the background failed", name)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+        self._background.append(thread)
+
     def stop(self) -> None:
         """SIGTERM to our dockerd (it stops its containers and its containerd), then SIGKILL to it and
-        to any process of ours it left (found by our exec root on its command line), by pid."""
+        to any process of ours it left (found by our exec root on its command line), by pid; a
+        background preparation is waited for (it leaves no half-made root behind)."""
+        for thread in self._background:
+            thread.join()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -322,9 +350,10 @@ class Engine:
     def has_image(self, tag: str) -> bool:
         return self.docker("image", "inspect", tag, check=False).returncode == 0
 
-    def build_base(self) -> str:
-        """`BASE_IMAGE`: the debootstrap root imported, plus the wheelhouse for pip (no index)."""
-        tarball, house = base_tarball(), wheelhouse()
+    def build_base(self, tarball: Path | None = None, tag: str = BASE_IMAGE) -> str:
+        """`tag`: a root tarball (default: the debootstrap base) imported, plus the wheelhouse for pip
+        (no index)."""
+        tarball, house = tarball or base_tarball(), wheelhouse()
         rootfs = f"elfern-local/debootstrap:{tarball.stem.rsplit('-', 1)[-1]}"
         if not self.has_image(rootfs):
             log.info("docker import %s", tarball.name)
@@ -338,22 +367,24 @@ class Engine:
                 "ENV PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/wheels PIP_DISABLE_PIP_VERSION_CHECK=1\n"
                 'CMD ["/bin/bash"]\n'
             )
-            self.docker("build", "--network", "none", "-q", "-t", BASE_IMAGE, str(context), timeout=900)
+            self.docker("build", "--network", "none", "-q", "-t", tag, str(context), timeout=900)
         finally:
             shutil.rmtree(context, ignore_errors=True)
-        return BASE_IMAGE
+        return tag
 
-    def build_images(self) -> dict[str, str]:
-        """Every image of IMAGES from the local base; Docker's layer cache makes a repeat quick."""
-        base = self.build_base()
-        for tag, (dockerfile, args) in IMAGES.items():
+    def build_from(self, images: dict[str, tuple[str, dict[str, str]]], base: str) -> dict[str, str]:
+        for tag, (dockerfile, args) in images.items():
             cmd = ["build", "--network", "none", "-q", "-f", str(REPO / dockerfile), "-t", tag]
             for name, value in {"BASE_IMAGE": base, **args}.items():
                 cmd += ["--build-arg", f"{name}={value}"]
             started = time.monotonic()
             self.docker(*cmd, str(REPO), timeout=900)
             log.info("docker build %s: %.1f s", tag, time.monotonic() - started)
-        return {tag: tag for tag in IMAGES}
+        return {tag: tag for tag in images}
+
+    def build_images(self) -> dict[str, str]:
+        """Every image of IMAGES from the local base; Docker's layer cache makes a repeat quick."""
+        return self.build_from(IMAGES, self.build_base())
 
 
 def _pids_mentioning(text: str) -> list[int]:
@@ -383,6 +414,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["up"]:
         engine = Engine(data_root=CACHE / "engine-data-up").start()  # not the tests' data root
         engine.build_images()
+        if "--languages" in argv:
+            import docker_toolchains  # beside this file, which is on sys.path when run as a script
+
+            docker_toolchains.build_language_images(engine)
         STATE.write_text(json.dumps({"pid": engine.proc.pid, "root": str(engine.root)}))
         print(f"export DOCKER_HOST={engine.host}")
         return 0

@@ -4,7 +4,8 @@
 # each its own pytest:
 #   machines    the sandbox on a pure cgroup v2 kernel in a VM (tests/sandbox/test_cgroup2_vm.py),
 #               then the private Docker engine's tests (marker docker: the launcher, hostile bots in
-#               containers, the compose stack); normal priority, since both run real clocks;
+#               containers, the compose stack, every language's sample bot in its image); normal
+#               priority, since both run real clocks;
 #   fuzz        at least 10,000 messages to each Arena call over gRPC, and the HTTP forms of the same
 #               calls; it runs at the lowest CPU priority (nice 19), so it takes only the CPU the
 #               suite leaves idle (bots waiting on clocks, servers starting) and barely slows it.

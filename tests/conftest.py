@@ -113,12 +113,11 @@ def processes_with_env():
 
 # ---- Docker: a private engine for the Docker launcher and compose tests (scripts/docker_engine.py) ----
 @pytest.fixture(scope="session")
-def docker_engine():
+def docker_engine(request):
     """A private dockerd (own socket, data root, exec root; no bridge, no iptables) with the project's
     images built from a local debootstrap base, stopped by pid at the end of the session. The first run
     on a machine debootstraps (minutes; cached under /tmp/elfern-docker-cache); later runs reuse it.
     Skips only where an engine cannot run at all: not root, or Debian's docker.io not installed."""
-    import importlib.util
     import os
     import shutil
 
@@ -126,16 +125,47 @@ def docker_engine():
         pytest.skip("a private dockerd needs root")
     if not os.path.exists("/usr/sbin/dockerd") or shutil.which("debootstrap") is None:
         pytest.skip("Debian's docker.io and debootstrap are not installed: run scripts/setup.sh as root")
-    spec = importlib.util.spec_from_file_location("docker_engine", REPO / "scripts" / "docker_engine.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _script("docker_engine")
     engine = module.Engine().start()
     try:
+        if request.config.stash.get(_WANTS_LANGUAGE_IMAGES, False):
+            _script("docker_toolchains").prefetch(engine)  # beside the plain images and the first tests
         engine.build_images()
         yield engine
     finally:
         engine.stop()
+
+
+@pytest.fixture(scope="session")
+def docker_language_images(docker_engine):
+    """The private engine with every bot language's runtime image built too (scripts/docker_toolchains.py
+    LANGUAGE_IMAGES), on a second base that holds the toolchains (the first run on a machine
+    makes it: minutes; cached like the first), so that only the tests that need them pay for them."""
+    _script("docker_toolchains").build_language_images(docker_engine)
+    return docker_engine
+
+
+def _script(name: str):
+    """scripts/<name>.py as the module `name`, loaded once (docker_toolchains imports docker_engine)."""
+    import importlib.util
+    import sys
+
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_WANTS_LANGUAGE_IMAGES = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    session.config.stash[_WANTS_LANGUAGE_IMAGES] = any(
+        "docker_language_images" in getattr(item, "fixturenames", ()) for item in session.items
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
