@@ -2,14 +2,15 @@
 
 Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and a small
 command beside its kind (bench_play.py: the game and the bots; bench_system.py: sandbox, referee,
-server, ladder, ratings) that calls it and hands the figures to `bench_report.emit` (see `engine`).
+server, ladder, ratings; bench_startup.py: a bot's start-up until Join) that calls it and hands
+the figures to `bench_report.emit` (see `engine`).
 """
 
 from __future__ import annotations
 
 import click
 
-from arena.cli import bench_play, bench_system
+from arena.cli import bench_play, bench_startup, bench_system
 
 
 @click.group()
@@ -24,5 +25,5 @@ bench.add_command(bench_system.sandbox)
 bench.add_command(bench_system.referee)
 bench.add_command(bench_system.serve)
 bench.add_command(bench_system.ladder)
-bench.add_command(bench_system.startup)
+bench.add_command(bench_startup.startup)
 bench.add_command(bench_system.ratings)

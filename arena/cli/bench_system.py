@@ -32,6 +32,7 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     move as before, once it pondered as now), and the CPU per move each of those pause modes costs.
 
     See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
+    Each language's start-up until Join, and its build: `arena bench startup --languages`.
     """
     from arena.bench.sandbox import run
 
@@ -330,88 +331,3 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
         )
         footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
     emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)
-
-
-@click.command("startup")
-@click.option(
-    "--rounds", type=click.IntRange(1, 100), default=None,
-    help="Matches per runtime, alternated (medians are printed); default 10, with --languages 5.",
-)  # fmt: skip
-@click.option(
-    "--languages", "languages", is_flag=True,
-    help="Instead: each language's sample until the referee has its Join, against a bare hello-world "
-    "in that language, and each compiled sample's cold build.",
-)  # fmt: skip
-@click.option(
-    "--language", "only", multiple=True, metavar="NAME",
-    help="With --languages: only these (python node typescript cpp c shell go rust csharp java ruby).",
-)  # fmt: skip
-@click.option(
-    "--sandbox", type=click.Choice(["bwrap", "docker"]), default="bwrap", show_default=True,
-    help="With --languages: the launcher of the builds and matches (docker: DOCKER_HOST's engine).",
-)  # fmt: skip
-@json_option
-def startup(rounds: int | None, languages: bool, only: tuple[str, ...], sandbox: str, as_json: bool) -> None:
-    """A Python bot's start-up until its Join, from its own cgroup's CPU: the lean runtime prefix
-    against the whole virtualenv (the runtime before it), alternated match by match in one run.
-    With --languages, the same until Join for every language's sample bot.
-
-    See arena/bench/startup.py, arena/bench/languages.py and docs/sandbox.md ("The runtime",
-    "Start-up per language").
-    """
-    if languages or only:
-        _startup_languages(rounds or 5, only, sandbox, as_json)
-        return
-    if sandbox != "bwrap":
-        raise click.UsageError("--sandbox goes with --languages (the Python runtimes are compared in bwrap)")
-    from arena.bench.startup import VARIANTS, run
-
-    rounds = rounds or 10
-    r = with_progress("start-up benchmark", lambda progress: run(rounds, progress), as_json)
-    rows = []
-    for name in VARIANTS:
-        v = r["variants"][name]
-        note = (
-            "baseline"
-            if VARIANTS[name]
-            else f"{r['join_cpu_ratio']:.2f}x CPU, {r['join_wall_ratio']:.2f}x wall"
-        )
-        rows.append((f"{name}: CPU per bot until Join", f"{v['join_cpu_ms']:.1f} ms", note))
-        rows.append((f"{name}: wall, launch to both joined", f"{v['join_wall_ms']:.1f} ms", ""))
-        rows.append((f"{name}: CPU per bot, whole match", f"{v['bot_cpu_ms']:.1f} ms", "one deal"))
-    emit(r, as_json, f"start-up benchmark: {rounds} one-deal bwrap matches per runtime, {r['bot']} vs itself",
-         rows, f"saved per bot: {r['join_cpu_saved_ms']:.1f} ms CPU")  # fmt: skip
-
-
-def _startup_languages(rounds: int, only: tuple[str, ...], sandbox: str, as_json: bool) -> None:
-    from arena.bench.languages import SAMPLES, run
-
-    unknown = [n for n in only if n not in SAMPLES]
-    if unknown:
-        raise click.BadParameter(
-            f"no sample for {', '.join(unknown)}; choose from {' '.join(SAMPLES)}", param_hint="--language"
-        )
-    chosen = tuple(only) or tuple(SAMPLES)
-    from arena.sandbox.docker import DockerUnavailable
-
-    try:
-        r = with_progress(
-            "start-up per language", lambda progress: run(rounds, chosen, progress, sandbox), as_json
-        )
-    except DockerUnavailable as exc:
-        raise click.ClickException(f"--sandbox docker: {exc}; set DOCKER_HOST to a running engine") from None
-    rows = []
-    for name, v in r["languages"].items():
-        build = f"cold build {v['build_s']:.1f} s" if v["build_s"] is not None else "no build"
-        rows.append(
-            (
-                f"{name}: launch to both joined",
-                f"{v['join_wall_ms']:.0f} ms",
-                f"bare hello-world {v['hello_bare_ms']:.1f} ms; CPU per bot until Join "
-                f"{v['join_cpu_ms']:.0f} ms; {build}",
-            )
-        )
-    for name, why in r["skipped"].items():
-        rows.append((f"{name}: skipped", "-", why))
-    emit(r, as_json, f"start-up per language: {rounds} one-deal {sandbox} matches of each sample vs itself",
-         rows, f"load {r['loadavg']}")  # fmt: skip
