@@ -58,10 +58,22 @@ def _threads() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
-def leftovers() -> list[str]:
-    """What a finished child left in the sandbox (empty when clean)."""
+def tmp_state() -> dict[str, tuple[int, int, int, int]]:
+    """Each /tmp entry's inode, mtime, mode and owner. Not empty in a fresh sandbox when the checkout
+    (and so the venv or a bundle) lives under /tmp: bwrap then makes its bind mounts' parents there."""
+    state = {}
+    for name in os.listdir("/tmp"):
+        st = os.lstat(f"/tmp/{name}")
+        state[name] = (st.st_ino, st.st_mtime_ns, st.st_mode, st.st_uid)
+    return state
+
+
+def leftovers(fresh: dict[str, tuple[int, int, int, int]]) -> list[str]:
+    """What a finished child left in the sandbox (empty when clean): `fresh` is /tmp before any child."""
     found = [f"process {p}" for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
-    found += [f"/tmp/{name}" for name in os.listdir("/tmp")]
+    now = tmp_state()
+    found += [f"/tmp/{name}" for name in sorted(now) if fresh.get(name) != now[name]]
+    found += [f"/tmp/{name} (removed)" for name in sorted(set(fresh) - set(now))]
     for kind in ("shm", "sem", "msg"):
         try:
             with open(f"/proc/sysvipc/{kind}") as fh:
@@ -135,6 +147,7 @@ def serve(ctl: socket.socket, script: str) -> None:
     """Answer fork requests one at a time until the launcher closes the control socket."""
     with open(script, "rb") as fh:
         code = compile(fh.read(), script, "exec")
+    fresh = tmp_state()
     _send(ctl, {"ready": True, "pid": os.getpid(), "threads": _threads()})
     served = 0
     while True:
@@ -144,7 +157,7 @@ def serve(ctl: socket.socket, script: str) -> None:
             return
         chan = socket.socket(fileno=fds[0])
         out = fds[1]
-        left = leftovers() if served else []
+        left = leftovers(fresh) if served else []
         threads = _threads()
         if left or threads != 1:  # never fork a dirty sandbox, nor with a thread running (gRPC's)
             _send(ctl, {"dirty": left or [f"{threads} threads"]})
