@@ -18,9 +18,9 @@ import random
 
 from arena.sdk import sim
 
-ITERATIONS = 400
+ITERATIONS = 2000
 EXPLORE = 0.7  # UCB1's exploration constant, on rewards scaled to 0..1 (honours / 20)
-EPSILON = 0.0  # share of random cards in the rollouts
+EPSILON = 0.3  # share of random cards in the rollouts (as pimc's)
 
 
 class Node:
