@@ -15,6 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_core.c"
+SOURCES = (SOURCE, HERE / "_playout.c")  # _core.c includes _playout.c
 TARGET = HERE / "_elfern_core.so"
 FLAGS = ["-O3", "-std=c11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror"]
 # x86 instructions worth 2x to the playouts (select the k-th card with pdep, count with popcnt). Used only
@@ -39,7 +40,7 @@ def cpu_flags() -> list[str]:
 
 
 def build(force: bool = False) -> Path:
-    if not force and TARGET.exists() and TARGET.stat().st_mtime >= SOURCE.stat().st_mtime:
+    if not force and TARGET.exists() and all(TARGET.stat().st_mtime >= f.stat().st_mtime for f in SOURCES):
         return TARGET
     cc = shlex.split(os.environ.get("CC", "gcc"))
     tmp = TARGET.with_suffix(".so.tmp")

@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_core.c"
+SOURCES = (SOURCE, HERE / "_playout.c")  # _core.c includes _playout.c
 LIBRARY = HERE / "_elfern_core.so"
 CORES = ("auto", "c", "python")
 
@@ -37,8 +38,9 @@ def _load() -> ctypes.CDLL | None:
     if not LIBRARY.exists():
         log.info("compiled solver core not built (%s); using pure Python", LIBRARY.name)
         return None
-    if SOURCE.exists() and SOURCE.stat().st_mtime > LIBRARY.stat().st_mtime:
-        log.warning("compiled solver core is older than %s; using pure Python", SOURCE.name)
+    stale = [f.name for f in SOURCES if f.exists() and f.stat().st_mtime > LIBRARY.stat().st_mtime]
+    if stale:
+        log.warning("compiled solver core is older than %s; using pure Python", ", ".join(stale))
         return None
     try:
         lib = ctypes.CDLL(str(LIBRARY))
@@ -56,6 +58,9 @@ def _load() -> ctypes.CDLL | None:
     lib.elf_playout_trace.argtypes = [ctypes.POINTER(ctypes.c_uint8), i32, i32, i32, i32, ctypes.c_uint64,
                                       ctypes.POINTER(ctypes.c_uint8)]  # fmt: skip
     lib.elf_playout_trace.restype = i32
+    lib.elf_greedy_playout.argtypes = [u32, u32, ctypes.POINTER(ctypes.c_uint8), i32, i32, i32, i32, i32, i32,
+                                       i32, ctypes.c_uint64, u32, i32]  # fmt: skip
+    lib.elf_greedy_playout.restype = i32
     lib.elf_version.restype = i32
     _lib = lib
     return lib
@@ -76,7 +81,7 @@ def library() -> ctypes.CDLL:
     return lib
 
 
-def _use_c(core: str) -> bool:
+def use_c(core: str) -> bool:
     if core not in CORES:
         raise ValueError(f"core must be one of {', '.join(CORES)}, not {core!r}")
     if core == "python":
@@ -97,7 +102,7 @@ def root_values(
     a: int, b: int, table: int, trump: int, must_head: bool, core: str = "auto"
 ) -> dict[int, int]:
     """card -> the mover's future honours (see pysolve.root_values), by the chosen core."""
-    if _use_c(core):
+    if use_c(core):
         return _call(library().elf_root_values, a, b, table, trump, must_head)
     return pysolve.root_values(a, b, table, trump, must_head)
 
@@ -106,7 +111,7 @@ def minimax_values(
     a: int, b: int, table: int, trump: int, must_head: bool, core: str = "auto"
 ) -> dict[int, int]:
     """The plain minimax's answers (no pruning, no table), by the chosen core."""
-    if _use_c(core):
+    if use_c(core):
         return _call(library().elf_minimax_values, a, b, table, trump, must_head)
     return pysolve.minimax_values(a, b, table, trump, must_head)
 

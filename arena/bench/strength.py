@@ -5,7 +5,9 @@ deals), so the luck of the cards cancels and the bots are compared on equal term
 sample bundles' own `Bot` classes, played in-process: each turn they get the `TurnRequest` the referee
 would send (built by arena.referee.convert from the engine's view of their seat), and the SDK's hooks
 in the same order as `arena.sdk.run`. The baseline, measured in the same run, is tactician's gap to
-the oracle: `closed` says which share of that gap a bot closes.
+the oracle: `closed` says which share of that gap a bot closes, with a 95% interval computed from the
+per-deal pairs (the bot and tactician on the same deals, `paired`), which is far narrower than the two
+bots' own intervals would suggest, since most of a deal's luck hits both alike.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib.util
 import math
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from arena.sdk.view import View
 
 SAMPLE_BOTS = ("random", "greedy", "tactician", "pimc", "ismcts")
 BASELINE = "tactician"
+Z95 = 1.96
 
 
 def sample_dir() -> Path:
@@ -104,6 +108,44 @@ def _card_of(code: str, req: pb.TurnRequest) -> int:
     return parse_card(code)
 
 
+def interval(values: list[float]) -> float | None:
+    """The half-width of the 95% interval of the mean of `values` (None for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return Z95 * sd / math.sqrt(n)
+
+
+def paired(bot: list[float], base: list[float]) -> dict:
+    """A bot against the baseline on the same deals: the mean per-deal difference with its 95% interval,
+    and the share of the baseline's gap the bot closes, `1 - mean(bot) / mean(base)`, with Fieller's 95%
+    interval for that ratio. Both come from the per-deal pairs, so the luck of a deal that helps or hurts
+    both bots alike cancels: Fieller's interval is the set of ratios r whose per-deal residuals
+    `bot_i - r * base_i` have a mean within 1.96 standard errors of 0. None where it is unbounded (the
+    baseline's gap is not clearly below 0) or with fewer than two deals."""
+    n = len(bot)
+    diffs = [b - t for b, t in zip(bot, base, strict=True)]
+    out: dict = {"vs_baseline": round(sum(diffs) / n, 2), "vs_baseline_ci95": None, "closed_ci95": None}
+    half = interval(diffs)
+    if half is None:
+        return out
+    out["vs_baseline_ci95"] = round(half, 2)
+    mb, mt = sum(bot) / n, sum(base) / n
+    sbb = sum((b - mb) ** 2 for b in bot) / (n - 1)
+    stt = sum((t - mt) ** 2 for t in base) / (n - 1)
+    sbt = sum((b - mb) * (t - mt) for b, t in zip(bot, base, strict=True)) / (n - 1)
+    q = Z95 * Z95 / n
+    a, h, c = mt * mt - q * stt, mb * mt - q * sbt, mb * mb - q * sbb  # a r^2 - 2 h r + c <= 0
+    disc = h * h - a * c
+    if a <= 0 or disc < 0:
+        return out
+    lo, hi = (h - math.sqrt(disc)) / a, (h + math.sqrt(disc)) / a  # the ratio mean(bot) / mean(base)
+    out["closed_ci95"] = [round(1 - hi, 3), round(1 - lo, 3)]
+    return out
+
+
 def run(
     bots: tuple[str, ...] = SAMPLE_BOTS,
     deals: int = 20,
@@ -111,13 +153,16 @@ def run(
     rules: Rules | None = None,
     progress: Callable[[float], None] = lambda f: None,
 ) -> dict:
-    """Margin per deal (bot honours minus the oracle's, mean and 95% interval over duplicate pairs)."""
+    """Margin per deal (bot honours minus the oracle's, mean and 95% interval over duplicate pairs), each
+    bot's CPU seconds per deal, and, when the baseline is among `bots`, each bot paired with it."""
     rules = rules or Rules()
     makers = {name: load_bot(name) for name in bots}
     rows: dict[str, dict] = {}
+    margins: dict[str, list[float]] = {}
     steps, done = len(bots) * deals, 0
     for name, make in makers.items():
         pairs = []
+        cpu = time.process_time()
         for i in range(deals):
             deck = deal_deck(seed, i)
             dealer = i % 2
@@ -127,15 +172,18 @@ def run(
             pairs.append(sum(2 * h - 20 for h in pair) / 2)  # mine minus the oracle's, per deal
             done += 1
             progress(done / steps)
-        mean = sum(pairs) / len(pairs)
-        ci = None  # one pair gives no spread
-        if len(pairs) > 1:
-            sd = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (len(pairs) - 1))
-            ci = round(1.96 * sd / math.sqrt(len(pairs)), 2)
-        rows[name] = {"margin": round(mean, 2), "ci95": ci}
+        half = interval(pairs)  # one pair gives no spread
+        rows[name] = {
+            "margin": round(sum(pairs) / len(pairs), 2),
+            "ci95": None if half is None else round(half, 2),
+            "cpu_s_per_deal": round((time.process_time() - cpu) / deals, 3),
+        }
+        margins[name] = pairs
     base = rows.get(BASELINE, {}).get("margin")
-    for row in rows.values():
-        row["closed"] = None if not base else round(1 - row["margin"] / base, 2)
+    for name, row in rows.items():
+        row["closed"] = None if not base else round(1 - row["margin"] / base, 3)
+        if base and name != BASELINE:
+            row.update(paired(margins[name], margins[BASELINE]))
     return {
         "rules": rules.changed() or "default",
         "deals": deals,

@@ -92,7 +92,7 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
         (
             name,
             f"{row['margin']:+.2f}" + ("" if row["ci95"] is None else f" ±{row['ci95']:.2f}"),
-            "" if row["closed"] is None else f"closes {row['closed']:.0%} of {r['baseline']}'s gap",
+            _closed(row, r),
         )
         for name, row in r["bots"].items()
     ]
@@ -102,8 +102,24 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
         f"strength benchmark: honours margin per deal against the oracle, {deals} duplicate deals, "
         f"rules {r['rules']}, seed {seed}",
         rows,
-        "margin: the bot's honours minus the oracle's, per deal (95% interval over the duplicate pairs)",
+        "margin: the bot's honours minus the oracle's, per deal (95% interval over the duplicate pairs); "
+        f"closed: the share of {r['baseline']}'s gap closed, 95% interval from the per-deal pairs with "
+        f"{r['baseline']} (Fieller)",
     )
+
+
+def _closed(row: dict, r: dict) -> str:
+    """The note of a strength row: the share of the baseline's gap closed, paired interval, CPU per deal."""
+    cpu = f"{row['cpu_s_per_deal']:.2f} CPU s/deal"
+    if row["closed"] is None:
+        return cpu
+    if "vs_baseline" not in row:
+        return f"{cpu}; baseline"
+    lo_hi = row["closed_ci95"]
+    ci = " (interval unbounded)" if lo_hi is None else f" ({lo_hi[0]:.0%} .. {lo_hi[1]:.0%})"
+    diff = row["vs_baseline"], row["vs_baseline_ci95"]
+    pair = f"{diff[0]:+.2f}" + ("" if diff[1] is None else f" ±{diff[1]:.2f}")
+    return f"{cpu}; closes {row['closed']:.0%}{ci} of {r['baseline']}'s gap, {pair} per deal vs it"
 
 
 @click.command("solver")

@@ -26,11 +26,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from arena.analysis.playout import greedy
+from arena.analysis.playout import playout_value as _playout_value
 from arena.analysis.solver import solve as _solve
 from arena.analysis.worlds import Knowledge, World, sample_world
-from arena.engine.cards import HONOUR, card_code, cards_of, parse_card
+from arena.engine.cards import card_code, parse_card
 from arena.engine.rules import Rules
-from arena.engine.tables import FOLLOWER_WINS
 from arena.proto import referee_pb2 as pb
 from arena.sdk.view import View
 
@@ -45,6 +46,7 @@ __all__ = [
     "knowledge",
     "noisy",
     "play_forward",
+    "playout_value",
     "rules_of",
     "sample_world",
     "settled",
@@ -138,38 +140,6 @@ def final_honours(world: World, seat: int) -> int:
     return best if world.to_move == seat else 20 - best
 
 
-def greedy(world: World) -> int:
-    """A quick card for the side to move, for playing worlds forward (it sees both hands, as a world
-    does). The leader cashes an honour the other hand cannot beat, else leads its cheapest card. The
-    follower takes a led honour with its cheapest winning card; on a blank lead it cashes an honour that
-    the other hand could take later, else throws its cheapest blank, and wins rather than give an honour
-    away. Cheapest: blanks before honours, other suits before trumps, low before high. Deterministic and
-    legal in every phase and variant."""
-    trump = world.trump
-    wins = FOLLOWER_WINS[trump]
-    other = cards_of(world.hands[1 - world.to_move])
-
-    def cost(c: int) -> tuple[int, bool, int]:
-        return HONOUR[c], c >> 3 == trump, c & 7
-
-    def beaten(c: int) -> bool:
-        return any(wins[c << 5 | f] for f in other)
-
-    legal = world.legal_cards()
-    lead = world.table
-    if lead is None:
-        sure = [c for c in legal if HONOUR[c] and not beaten(c)]
-        return min(sure or legal, key=cost)
-    winners = [c for c in legal if wins[lead << 5 | c]]
-    if winners and HONOUR[lead]:
-        return min(winners, key=cost)
-    exposed = [c for c in winners if HONOUR[c] and beaten(c)]
-    if exposed:
-        return min(exposed, key=cost)
-    blanks = [c for c in legal if not HONOUR[c] and not wins[lead << 5 | c]]
-    return min(blanks or winners or legal, key=cost)
-
-
 def noisy(policy: Policy, rng: random.Random, epsilon: float) -> Policy:
     """`policy`, except that with probability `epsilon` it plays a uniformly random legal card: playouts
     from the same world then spread over several lines instead of repeating one (deterministic given
@@ -190,3 +160,12 @@ def play_forward(world: World, policy: Policy = greedy, to_phase2: bool = True) 
     while not world.done and (not to_phase2 or world.stock or world.table is not None):
         world.play(policy(world))
     return world
+
+
+def playout_value(world: World, seat: int, seed: int, epsilon: float = 0.3) -> int:
+    """`seat`'s honours at the end of the deal when `world` (left as it is) is played on by `noisy(greedy)`
+    cards for both sides to the start of phase 2, then solved exactly: one leaf of a search, in the
+    compiled core when it is built (some 20x faster than `play_forward` + `final_honours`), else in pure
+    Python, with the same cards either way. Its random numbers come from `seed` alone: give every card of
+    one world the same seed and they are compared on the same luck."""
+    return _playout_value(world, seat, seed, epsilon)

@@ -91,3 +91,20 @@ def test_fork_is_independent_and_play_forward_is_legal_in_every_variant() -> Non
                 assert line.honours == deal.honours
             assert deal.done and (list(world.hands), list(world.honours), list(world.stock)) == before
             assert sim.final_honours(halfway, 0) + sim.final_honours(halfway, 1) == 20
+
+
+def test_playout_value_is_play_forward_then_final_honours() -> None:
+    """With no random cards, `sim.playout_value` is the greedy play-forward and the exact solve; with
+    them, the same seed gives the same value, and the two seats' values make 20."""
+    for rules in VARIANTS:
+        for seed in range(6):
+            match = Match(rules, seed)
+            deal = match.start_deal()
+            for _ in range(seed * 2):
+                deal.play(deal.legal_cards()[0])
+            world = World.from_deal(deal)
+            ahead = sim.play_forward(sim.fork(world))
+            for seat in (0, 1):
+                assert sim.playout_value(world, seat, seed, 0.0) == sim.final_honours(ahead, seat)
+            noisy = [sim.playout_value(world, seat, 99 + seed) for seat in (0, 1)]
+            assert sum(noisy) == 20 and noisy[0] == sim.playout_value(world, 0, 99 + seed)

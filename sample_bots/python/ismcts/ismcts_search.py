@@ -4,8 +4,8 @@ One tree over this seat's information set: each iteration deals the hidden cards
 (`sim.sample_world`), walks the tree along the cards that are legal in that world (UCB1 with
 availability counts, so a card is judged only against the worlds where it could be played), adds one
 node, plays the rest of phase 1 forward with a quick policy for both sides (`sim.greedy`), solves phase 2
-exactly and backs up the honours each side ends with. At the root in phase 2 it just solves (nothing is
-hidden there).
+exactly (both in `sim.playout_value`, in the compiled core when it is built) and backs up the honours
+each side ends with. At the root in phase 2 it just solves (nothing is hidden there).
 
 The work per move is a number of iterations (`ITERATIONS`), never seconds: the same seed gives the same
 card on any machine, and the budget keeps a move far inside the default one-second clock.
@@ -18,8 +18,9 @@ import random
 
 from arena.sdk import sim
 
-ITERATIONS = 400
+ITERATIONS = 2000
 EXPLORE = 0.7  # UCB1's exploration constant, on rewards scaled to 0..1 (honours / 20)
+EPSILON = 0.3  # share of random cards in the rollouts (as pimc's)
 
 
 class Node:
@@ -58,8 +59,8 @@ def _iterate(root: Node, world: sim.World, rng: random.Random) -> None:
         node = node.children[card]
         deal.play(card)
         path.append(node)
-    sim.play_forward(deal, sim.greedy)
-    first = sim.final_honours(deal, 0)  # phase 2 exactly, as both sides would play it
+    # the rest of phase 1 by the quick policy, then phase 2 exactly (in the compiled core when built)
+    first = sim.playout_value(deal, 0, rng.getrandbits(63), EPSILON)
     honours = (first, 20 - first)
     for n in path[1:]:
         n.visits += 1
