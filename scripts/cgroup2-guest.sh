@@ -32,6 +32,20 @@ export ARENA_TEST_TIME_SCALE=${ARENA_TEST_TIME_SCALE:-1}
 PYTEST=("$PY" -m pytest -q -p no:cacheprovider -p no:hypothesispytest -o addopts="" -m "not cgroup2_vm and not docker" --durations=0)
 rc=0
 
+if [ "$LANE" != full ]; then  # (the full lane ran all of tests/sandbox, these included)
+  # The warm start on v2 (docs/sandbox.md "Warm start"): each match's child a fresh process moved
+  # into its own v2 leaf before its first line, under its own uid; in the lean lane also the same
+  # record as cold and a dirty sandbox replaced. A skip (no warm pool) fails the lane.
+  echo "== the warm start on cgroup v2"
+  WARM=("tests/sandbox/test_warm.py::test_each_match_is_a_fresh_child_in_its_own_cgroup_and_uid")
+  [ "$LANE" = smoke ] || WARM+=(
+    "tests/sandbox/test_warm.py::test_same_seed_gives_the_same_record_warm_and_cold"
+    "tests/sandbox/test_warm.py::test_a_dirty_sandbox_is_replaced_not_reused"
+  )
+  "${PYTEST[@]}" -rs "${WARM[@]}" >"$OUT/warm.log" 2>&1 || rc=1
+  cat "$OUT/warm.log"
+  if grep -Eq '[0-9]+ skipped' "$OUT/warm.log"; then echo "the warm start's tests were skipped"; rc=1; fi
+fi
 echo "== sandbox tests on cgroup v2"
 if [ "$LANE" = full ]; then
   "${PYTEST[@]}" tests/sandbox tests/hostile || rc=1

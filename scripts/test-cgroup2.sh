@@ -78,7 +78,7 @@ if [ "$ACCEL" = tcg ]; then
 fi
 start=$(date +%s)
 set +e
-PATH="$VENV_BIN:$PATH" timeout "${ARENA_VM_TIMEOUT:-900}" vng --run "$KERNEL" "${flags[@]}" \
+PATH="$VENV_BIN:$PATH" timeout "${ARENA_VM_TIMEOUT:-1800}" vng --run "$KERNEL" "${flags[@]}" \
   --append "$append" --memory "$MEMORY" --cpus 2 \
   --rwdir "$OUT" --cwd "$REPO" \
   --exec "ARENA_REPO=$REPO ARENA_TEST_TIME_SCALE=${ARENA_TEST_TIME_SCALE:-1} bash $OUT/guest.sh $OUT $LANE $PY" </dev/null >"$OUT/console.log" 2>&1

@@ -20,6 +20,7 @@ import click
 
 from arena.cli.demo_match import greedy_player, match_demo, play_demo, random_player  # noqa: F401 (re-exported)
 from arena.cli.errors import UserError
+from arena.cli.ladder_common import warm_option
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
@@ -93,6 +94,7 @@ def _launcher() -> str:
     metavar="NAME",
     help="Only this sample bot (repeat; default: every bot.toml under sample_bots/).",
 )
+@warm_option
 @click.pass_context
 def demo(
     ctx: click.Context,
@@ -105,6 +107,7 @@ def demo(
     concurrency: int | None,
     launcher: str | None,
     only: tuple[str, ...],
+    warm: bool | None,
 ) -> None:
     """Run a short sandboxed season of the sample bots and print the standings (a few minutes)."""
     if one_match:
@@ -112,7 +115,13 @@ def demo(
         return
     if out:
         raise UserError("--out belongs to `arena demo --match`; a season's replays go under --home")
-    from arena.cli.ladder_common import check_launcher, parse_rules, run_with_progress, warn_weak_limits
+    from arena.cli.ladder_common import (
+        apply_warm,
+        check_launcher,
+        parse_rules,
+        run_with_progress,
+        warn_weak_limits,
+    )
     from arena.ladder.export import export_replays
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import close_season, create_season, maybe_finish_close, start_season
@@ -121,6 +130,7 @@ def demo(
     from arena.workers.execute import run_job
 
     launcher = check_launcher(launcher) if launcher else warn_weak_limits(_launcher())
+    apply_warm(warm, launcher)
     pairs = parse_rules(rules, None)
     concurrency = concurrency or 2 * (os.cpu_count() or 1)
     bundles = _chosen(only)  # a bad --only is refused before anything is written

@@ -13,6 +13,35 @@ from arena.cli.errors import UserError
 SANDBOX_HELP = "How bots run: bwrap (sandbox, default), docker, or local (no isolation; trusted bots only)."
 
 
+WARM_HELP = (
+    "Warm start of Python bots (bwrap as root, with memory and pids cgroups): a zygote per bot version "
+    "imports the runtime once and forks each match's bot, in the match's own uid and cgroup "
+    '(docs/sandbox.md "Warm start"). Default: on when ARENA_WARM_START=1, else off.'
+)
+
+
+def warm_option(f):  # noqa: ANN001,ANN201 - a click decorator
+    return click.option("--warm/--no-warm", default=None, help=WARM_HELP)(f)
+
+
+def apply_warm(warm: bool | None, launcher: str) -> None:
+    """--warm/--no-warm: set ARENA_WARM_START for this process and the workers it starts (they
+    inherit it; unset, the variable decides); a warning when the warm start cannot work here."""
+    import os
+
+    if warm is None:
+        return
+    if warm and launcher != "bwrap":
+        raise UserError(f"--warm needs the bwrap sandbox, not --sandbox {launcher}; drop --warm or use bwrap")
+    os.environ["ARENA_WARM_START"] = "1" if warm else "0"
+    if warm:
+        from arena.sandbox.bwrap import warm_unavailable
+
+        reason = warm_unavailable()
+        if reason:
+            click.echo(f"warning: --warm: {reason}; every bot starts cold", err=True)
+
+
 def open_store():  # noqa: ANN201 - lazily imported type
     """The store named by ARENA_DATABASE_URL (else $ARENA_HOME/arena.db), migrated."""
     from arena.cli.errors import ServiceLost

@@ -12,12 +12,14 @@ from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
     EXECUTOR_HELP,
     SANDBOX_HELP,
+    apply_warm,
     check_launcher,
     open_store,
     parse_rules,
     parse_time,
     run_with_progress,
     user_errors,
+    warm_option,
 )
 from arena.cli.remote import Remote, remote_options, store_only
 
@@ -282,6 +284,7 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
     show_default=True,
     help=EXECUTOR_HELP,
 )
+@warm_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(
     name: str,
@@ -292,6 +295,7 @@ def run(
     concurrency: int | None,
     launcher: str,
     executor: str,
+    warm: bool | None,
     quiet: bool,
 ) -> None:
     """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
@@ -300,6 +304,11 @@ def run(
         raise UserError("give exactly one goal: --matches N or --until-stable")
     store = open_store()
     check_launcher(launcher)
+    if warm is not None and executor == "celery":
+        raise UserError(
+            "--warm/--no-warm act on this machine's players; with --executor celery give it to `arena worker`"
+        )
+    apply_warm(warm, launcher)
     _play(
         store,
         name,

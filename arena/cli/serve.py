@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.errors import UserError
-from arena.cli.ladder_common import SANDBOX_HELP
+from arena.cli.ladder_common import SANDBOX_HELP, warm_option
 from arena.cli.serve_tls import Tls, load_tls
 from arena.logs import configure
 
@@ -113,6 +113,7 @@ NO_TOKEN = (
     "then `arena season run` or `arena worker` must play them).",
 )
 @click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
+@warm_option
 @click.option(
     "--tls-cert",
     "tls_cert",
@@ -142,6 +143,7 @@ def serve(
     db_url: str | None,
     workers: int,
     launcher: str,
+    warm: bool | None,
     tls_cert: str | None,
     tls_key: str | None,
     max_open: int,
@@ -156,7 +158,7 @@ def serve(
     """
     from arena.access.admin import AdminToken, AdminTokenError
     from arena.access.ratelimit import RateLimiter
-    from arena.cli.ladder_common import check_launcher
+    from arena.cli.ladder_common import apply_warm, check_launcher
     from arena.cli.play import parse_rules
     from arena.referee import TimeControl, TimeControlError
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
@@ -195,6 +197,7 @@ def serve(
         ) from None
     if workers:
         check_launcher(launcher)
+        apply_warm(warm, launcher)  # the players' process and its pool inherit it
     configure(default="info")
     service = Service(_open_store(db_url), admin=token, limiter=RateLimiter(), launcher=launcher)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from arena.cli.errors import UserError
+from arena.cli.ladder_common import warm_option
 
 
 @click.command()
@@ -13,7 +14,8 @@ from arena.cli.errors import UserError
 )
 @click.option("--queue", default=None, help="Queue to consume (default: ARENA_CELERY_QUEUE, else 'arena').")
 @click.option("--loglevel", default="warning", show_default=True, help="Celery log level.")
-def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
+@warm_option
+def worker(concurrency: int | None, queue: str | None, loglevel: str, warm: bool | None) -> None:
     """Play matches from the Celery broker (ARENA_BROKER_URL, default redis://127.0.0.1:6379/0).
 
     Only plays: the runner (`arena season run --executor celery`) claims, records and rates. The
@@ -34,9 +36,10 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str) -> None:
         redis.Redis.from_url(broker_url(), socket_connect_timeout=3).ping()
     except redis.exceptions.RedisError as exc:
         raise UserError(f"cannot reach the broker at {broker_url()} ({exc}); set ARENA_BROKER_URL") from None
-    from arena.cli.ladder_common import warn_weak_limits
+    from arena.cli.ladder_common import apply_warm, warn_weak_limits
 
     warn_weak_limits("bwrap")  # the worker plays with the runner's launcher; bwrap is the default
+    apply_warm(warm, "bwrap")  # its pool's processes inherit the switch (for the runner's bwrap jobs)
     app.worker_main(
         [
             "worker",

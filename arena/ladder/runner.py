@@ -20,6 +20,7 @@ from arena.ladder.standings import season_fit
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.models import BotVersion, Entry, Match, Season, utcnow
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
+from arena.store.repo import unplayable_paths
 
 MAX_ATTEMPTS = 3
 MAX_FAILED = 25  # matches given up in one run before the run stops scheduling new ones
@@ -28,7 +29,8 @@ REQUEUE_EVERY = 15.0
 
 def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
     """The job for a claimed match: its seed and salt (so the record carries the commitment the queue
-    published) and the REGISTERED name and version of each seat (never what the bundle calls itself)."""
+    published), the REGISTERED name and version of each seat (never what the bundle calls itself), and
+    the bundles that may no longer play (the worker stops their warm zygotes)."""
     v0, v1 = (s.get_one(BotVersion, vid) for vid in (m.version0_id, m.version1_id))
     return MatchJob(
         match_id=m.id,
@@ -40,6 +42,7 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
         salt=m.salt,
         names=((v0.bot.name, str(v0.number)), (v1.bot.name, str(v1.number))),
         attempt=m.attempts or 0,
+        retired=unplayable_paths(s),
     )
 
 

@@ -59,6 +59,16 @@ def _sweep() -> None:
         cgroups.sweep_stale()
 
 
+def warm_unavailable(use_cgroups: bool = True) -> str | None:
+    """Why the warm start cannot run here, or None: each match's child needs its own memory and pids
+    leaf (no weak limits) and the zygote needs root to hand each child its own uid."""
+    if os.geteuid() != 0:
+        return "the warm start needs root (the bwrap sandbox's per-bot uids)"
+    if not use_cgroups or cgroups.detect().weak():
+        return "the warm start needs memory and pids cgroups (`arena sandbox check` says which are missing)"
+    return None
+
+
 def _tasks_of_uid(uid: int) -> int:
     """Threads currently owned by `uid` (what RLIMIT_NPROC counts)."""
     count = 0
@@ -115,9 +125,7 @@ class BwrapLauncher:
             warm = os.environ.get("ARENA_WARM_START", "") == "1"
         self.warm: WarmPool | None = (
             # each match's child needs its own memory and pids leaf; without them every launch is cold
-            WarmPool(self, warm_max)
-            if warm and self.privileged and use_cgroups and not cgroups.detect().weak()
-            else None
+            WarmPool(self, warm_max) if warm and warm_unavailable(use_cgroups) is None else None
         )
 
     # --- public -------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ class MatchJob:
     names: tuple[tuple[str, str], tuple[str, str]] = (("", ""), ("", ""))
     live: str = ""  # where to append the match's public live events (arena.workers.live); "" for none
     attempt: int = 0  # the match row's claim count: the live file names it (an earlier attempt's is stale)
+    # stored bundles of retired or suspended bots at claim time: the worker stops their warm zygotes
+    retired: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

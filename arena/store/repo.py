@@ -308,6 +308,17 @@ def suspend_bot(s: Session, bot_id: int, reason: str) -> None:
     deactivate_bot_entries(s, bot_id)
 
 
+def unplayable_paths(s: Session) -> tuple[str, ...]:
+    """The stored bundles of retired or suspended bots that no playable bot shares (one bundle may be
+    several bots' versions): a worker stops their warm zygotes (docs/sandbox.md "Warm start")."""
+    off = Bot.retired.is_(True) | Bot.suspended.is_(True)
+    stopped = set(s.scalars(select(BotVersion.path).join(Bot).where(off)))
+    if not stopped:
+        return ()
+    shared = set(s.scalars(select(BotVersion.path).join(Bot).where(~off, BotVersion.path.in_(stopped))))
+    return tuple(sorted(stopped - shared))
+
+
 def deactivate_bot_entries(s: Session, bot_id: int) -> None:
     ids = select(BotVersion.id).where(BotVersion.bot_id == bot_id)
     for entry in s.scalars(select(Entry).where(Entry.version_id.in_(ids), Entry.active.is_(True))):

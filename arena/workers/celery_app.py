@@ -90,6 +90,7 @@ def job_from_dict(data: dict) -> MatchJob:
             "bundles": tuple(data["bundles"]),
             "rules": tuple(data["rules"]),
             "names": (tuple(names[0]), tuple(names[1])),
+            "retired": tuple(data.get("retired") or ()),
         }
     )
 

@@ -26,6 +26,23 @@ def make_launcher(name: str) -> Any:
     return _LAUNCHERS[name]
 
 
+def stop_retired_zygotes(job: MatchJob) -> int:
+    """Stop this process's warm zygotes of the bundles the job names as retired or suspended (not
+    this match's own: a challenge may still play one), so an unplayable version holds no sandbox
+    past this worker's next match; returns how many were stopped."""
+    stopped = 0
+    for path in set(job.retired) - set(job.bundles):
+        for launcher in _LAUNCHERS.values():
+            pool = getattr(launcher, "warm", None)
+            if pool is not None:
+                stopped += pool.retire(path)
+    if stopped:
+        logging.getLogger("arena.workers").info(
+            "stopped %d warm zygote(s) of retired or suspended bots", stopped
+        )
+    return stopped
+
+
 def bwrap_available() -> bool:
     """True when the bwrap launcher can run here."""
     from arena.sandbox.launchers import LauncherUnavailable, get_launcher
@@ -42,6 +59,7 @@ def run_job(job: MatchJob) -> MatchResult:
     from arena.sandbox.bundle import load_bundle
 
     started = time.monotonic()
+    stop_retired_zygotes(job)
     with match_context(job.match_id):  # the worker's lines about this match say which
         bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
         live = _live_writer(job.live, job.attempt)  # spectators follow it one trick behind
