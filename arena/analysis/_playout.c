@@ -2,7 +2,7 @@
  *
  * Random whole deals for `arena bench engine`, and noisy greedy playouts from a world for the search
  * bots (`arena.analysis.playout`, whose pure-Python twin draws the same random numbers and plays the
- * same cards: tests/analysis/test_playout.py).
+ * same cards: tests/analysis/test_playout_core.py).
  */
 
 /* -- random playouts: whole deals (shuffle, deal, 16 tricks of random legal cards) --------------------- */

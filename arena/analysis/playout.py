@@ -3,7 +3,7 @@ value of the search bots (`arena.sdk.sim.playout_value`).
 
 The compiled core (`_playout.c`) plays them when it is built, else this module's pure-Python twin;
 both draw the same 32-bit random numbers (SplitMix64, as the core's `Rng`) and play the same cards, so
-a bot plays the same card with or without the core (tests/analysis/test_playout.py). The random numbers
+a bot plays the same card with or without the core (tests/analysis/test_playout_core.py). The random numbers
 come from a seed per playout, not from a shared generator: the same seed for every card of one world
 compares the cards on the same luck (common random numbers).
 """
