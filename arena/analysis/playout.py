@@ -16,9 +16,8 @@ from arena.analysis import core
 from arena.analysis.solver import solve
 from arena.analysis.worlds import World
 from arena.engine.cards import HONOUR, cards_of
+from arena.engine.rng import MASK64, SplitMix64
 from arena.engine.tables import FOLLOWER_WINS
-
-MASK64 = (1 << 64) - 1
 
 
 def greedy(world: World) -> int:
@@ -53,26 +52,11 @@ def greedy(world: World) -> int:
     return min(blanks or winners or legal, key=cost)
 
 
-class SplitMix:
-    """The core's random words: SplitMix64, each output split into two 32-bit words, high half first."""
+class SplitMix(SplitMix64):
+    """The engine's SplitMix64 with the C core's draw: `below` by multiply-shift, as the core does (cheap;
+    its bias is below 2**-27 for a hand's few cards), so that both cores play the same cards."""
 
-    __slots__ = ("state", "spare")
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & MASK64
-        self.spare: int | None = None
-
-    def next32(self) -> int:
-        if self.spare is not None:
-            word, self.spare = self.spare, None
-            return word
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        z ^= z >> 31
-        self.spare = z & 0xFFFFFFFF
-        return z >> 32
+    __slots__ = ()
 
     def below(self, n: int) -> int:
         return (self.next32() * n) >> 32

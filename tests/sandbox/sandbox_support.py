@@ -39,3 +39,18 @@ def in_cgroup(name: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def warm_launcher():
+    """A warm-starting BwrapLauncher, or the test is skipped saying why this host cannot warm-start."""
+    import pytest
+
+    from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
+
+    try:
+        launcher = BwrapLauncher(warm=True)
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bwrap sandbox unavailable: {exc}")
+    if launcher.warm is None:
+        pytest.skip("the warm start needs root and a writable cgroup hierarchy")
+    return launcher

@@ -20,10 +20,10 @@ from arena.proto.codec import strip_timing
 from arena.referee import TimeControl
 from arena.sandbox import cgroups
 from arena.sandbox.bundle import load_bundle
-from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
+from arena.sandbox.bwrap import BwrapLauncher
 from arena.sandbox.warm import WarmChild
 from arena.workers.match import play_match
-from tests.sandbox.sandbox_support import TIME_SCALE, make_bundle
+from tests.sandbox.sandbox_support import TIME_SCALE, make_bundle, warm_launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "python" / "random"
@@ -78,12 +78,7 @@ class Keeper:
 
 @pytest.fixture
 def warm():
-    try:
-        launcher = BwrapLauncher(warm=True)
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable: {exc}")
-    if launcher.warm is None:
-        pytest.skip("the warm start needs root and a writable cgroup hierarchy")
+    launcher = warm_launcher()
     yield launcher
     launcher.warm.close()
 

@@ -12,14 +12,13 @@ import pytest
 
 from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import create_season, start_season
-from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
 from arena.store import Store
 from arena.store.models import Bot
 from arena.store.repo import find_bot, suspend_bot, unplayable_paths
 from arena.workers import execute
 from arena.workers.pool import run_pool
 from arena.workers.submit import submit_bundle
-from tests.sandbox.sandbox_support import TIME_SCALE
+from tests.sandbox.sandbox_support import TIME_SCALE, warm_launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "python" / "random"
@@ -28,12 +27,7 @@ RANDOM = ROOT / "sample_bots" / "python" / "random"
 @pytest.fixture
 def worker_launcher(monkeypatch):
     """The worker's own bwrap launcher (execute.make_launcher), warm by ARENA_WARM_START=1."""
-    try:
-        probe = BwrapLauncher(warm=True)
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable: {exc}")
-    if probe.warm is None:
-        pytest.skip("the warm start needs root and a writable cgroup hierarchy")
+    probe = warm_launcher()
     probe.warm.close()
     monkeypatch.setenv("ARENA_WARM_START", "1")
     saved = dict(execute._LAUNCHERS)

@@ -16,10 +16,9 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.ladder.seasons import create_season, start_season
-from arena.sandbox.bwrap import BwrapLauncher, SandboxUnavailable
 from arena.store import Store
 from arena.workers.submit import submit_bundle
-from tests.sandbox.sandbox_support import TIME_SCALE
+from tests.sandbox.sandbox_support import TIME_SCALE, warm_launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,12 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def home(tmp_path):
     """An ARENA_HOME with a running season of two sample Python bots."""
-    try:
-        probe = BwrapLauncher(warm=True)
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable: {exc}")
-    if probe.warm is None:
-        pytest.skip("the warm start needs root and a writable cgroup hierarchy")
+    probe = warm_launcher()
     probe.warm.close()
     home = tmp_path / "home"
     store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)
