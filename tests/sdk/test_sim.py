@@ -9,7 +9,7 @@ import pytest
 
 from arena.analysis.worlds import Knowledge, World
 from arena.bench.strength import fill_turn
-from arena.engine import Match, Rules
+from arena.engine import Deal, Match, Rules
 from arena.engine.cards import cards_of
 from arena.engine.view import build_view
 from arena.proto import referee_pb2 as pb
@@ -71,15 +71,19 @@ def test_worlds_spread_the_hidden_cards_evenly() -> None:
     assert all(abs(v - n / 5) < 0.25 * n / 5 for v in counts.values()), counts
 
 
+def _dealt(rules: Rules, seed: int, plays: int) -> tuple[Deal, World]:
+    """The first deal of a seeded match after `plays` first-legal cards, and its world."""
+    deal = Match(rules, seed).start_deal()
+    for _ in range(plays):
+        deal.play(deal.legal_cards()[0])
+    return deal, World.from_deal(deal)
+
+
 def test_fork_is_independent_and_play_forward_is_legal_in_every_variant() -> None:
     """Every card the greedy policy picks is replayed through the engine, which refuses illegal ones."""
     for rules in VARIANTS:
         for seed in range(8):
-            match = Match(rules, seed)
-            deal = match.start_deal()
-            for _ in range(seed * 3):
-                deal.play(deal.legal_cards()[0])
-            world = World.from_deal(deal)
+            deal, world = _dealt(rules, seed, plays=seed * 3)
             before = (list(world.hands), list(world.honours), list(world.stock))
             line = sim.fork(world)
             halfway = sim.play_forward(sim.fork(line))
@@ -98,11 +102,7 @@ def test_playout_value_is_play_forward_then_final_honours() -> None:
     them, the same seed gives the same value, and the two seats' values make 20."""
     for rules in VARIANTS:
         for seed in range(6):
-            match = Match(rules, seed)
-            deal = match.start_deal()
-            for _ in range(seed * 2):
-                deal.play(deal.legal_cards()[0])
-            world = World.from_deal(deal)
+            _, world = _dealt(rules, seed, plays=seed * 2)
             ahead = sim.play_forward(sim.fork(world))
             for seat in (0, 1):
                 assert sim.playout_value(world, seat, seed, 0.0) == sim.final_honours(ahead, seat)
