@@ -7,6 +7,8 @@ current directory). Bundles of submitted bots are copied under `$ARENA_HOME/bund
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -87,6 +89,29 @@ def database_url(url: str | None = None, home: str | Path | None = None) -> str:
     return f"sqlite:///{arena_home(home) / DB_FILE}"
 
 
+#: Seconds a SQLite connection waits for another one's lock (the busy timeout, and the WAL switch below).
+SQLITE_BUSY_SECONDS = 60
+
+
+def _use_wal(cursor: sqlite3.Cursor) -> None:
+    """Switch a SQLite file to WAL, waiting out another connection that holds it.
+
+    WAL is a property of the file, so only the first connection to a brand-new database changes
+    anything; but when several processes open a new file at once (the web server and workers
+    brought up together), SQLite answers `database is locked` to the switch at once, without
+    calling the busy handler, so the busy timeout alone does not cover it.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
+
+
 #: Execution option that marks a read-only connection (see Store.read).
 READONLY_OPTION = "arena_readonly"
 
@@ -100,16 +125,16 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
     """
     parsed = check_url(url)
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"timeout": 60})
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_SECONDS})
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
             dbapi_conn.isolation_level = None  # let SQLAlchemy's "begin" hook issue BEGIN
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
+            _use_wal(cur)
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA busy_timeout=60000")
             cur.close()
 
         @event.listens_for(engine, "begin")
