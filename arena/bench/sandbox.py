@@ -283,11 +283,18 @@ class HandleKeeper:
 
 
 def run(
-    rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None
+    rounds: int = 10,
+    deals: int = 2,
+    progress: Callable[[str, float], None] | None = None,
+    chain_rounds: int = 30,
+    chain_only: bool = False,
 ) -> dict[str, Any]:
-    from arena.bench import pause_cost
+    from arena.bench import launch_chain, pause_cost
 
+    chain = launch_chain.run(chain_rounds, (lambda f: progress("chain", f)) if progress else None)
+    if chain_only:
+        return {"chain": chain}
     launch = launch_overhead(rounds, (lambda f: progress("launch", f)) if progress else None)
     clocks = fair_clocks(deals, (lambda f: progress("clocks", f)) if progress else None)
     cost = pause_cost.run(progress=(lambda f: progress("cost", f)) if progress else None)
-    return {"launch": launch, "fair_clocks": clocks, "pause_cost": cost}
+    return {"chain": chain, "launch": launch, "fair_clocks": clocks, "pause_cost": cost}
