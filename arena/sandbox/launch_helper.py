@@ -1,10 +1,10 @@
 """The launch chain's compiled helper: `_launch.c` -> `_arena_launch`, built in place.
 
 A bwrap launch used to exec six programs before the bot: setpriv (death signal), sh (parent
-check), sh (cgroup join), prlimit, bwrap, setpriv (uid and capabilities), about 7 ms of CPU of the
-9 ms the chain cost (docs/sandbox.md, "`arena bench sandbox`"). The helper does the first four
-steps in one exec, in the same order, and the last one inside the sandbox; a static binary with no
-dynamic loader to run. `scripts/build_core.py` (so `make setup`) builds it; a launcher that finds it
+check), sh (cgroup join), prlimit, bwrap, setpriv (uid and capabilities); those besides bwrap cost
+about 5 ms of CPU per launch (docs/sandbox.md, "`arena bench sandbox`"). The helper does the first
+four steps in one exec, in the same order, and the last one inside the sandbox, about 4 ms less: a
+static binary, no dynamic loader to run, no shell. `scripts/build_core.py` (so `make setup`) builds it; a launcher that finds it
 missing or older than its source builds it once (gcc, or $CC), and where that fails every launch
 takes the old chain of util-linux tools, which `ARENA_LAUNCH_HELPER=0` also forces.
 """
@@ -68,7 +68,7 @@ def path() -> Path | None:
     try:
         return build()
     except (RuntimeError, OSError) as exc:
-        log.warning("%s; bots start through setpriv, sh and prlimit instead (about 5 ms more CPU each)", exc)
+        log.warning("%s; bots start through setpriv, sh and prlimit instead (about 4 ms more CPU each)", exc)
         return None
 
 
