@@ -308,6 +308,8 @@ def _met(ok: bool) -> str:
 
 def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     """The printed table: the baselines, each chain's steps and execs, its launch against them."""
+    if "skipped" in r:
+        return [("launch chain", "skipped", r["skipped"])]
     med = r["medians_ms"]
 
     def row(name: str, pair: tuple[float, float] | list[float], note: str = "") -> tuple[str, str, str]:
