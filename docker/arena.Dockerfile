@@ -25,6 +25,9 @@ COPY pyproject.toml README.md /src/
 COPY arena /src/arena
 RUN /opt/arena/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \
  && rm -rf /src
+# The bwrap launch chain's helper (docs/sandbox.md): built here where the image has gcc; without it bots
+# start through setpriv, sh and prlimit.
+RUN /opt/arena/bin/python -c "from arena.sandbox import launch_helper; launch_helper.build()" || true
 ENV PATH=/opt/arena/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /var/lib/arena

@@ -5,7 +5,7 @@
    a bundle by each available launcher (local, bwrap, docker when an engine answers), and by bwrap
    with the whole virtualenv bound (`bwrap-venv`, the runtime before the lean prefix). Two programs:
    `pass` (pure start-up) and `import grpc, arena.sdk` (what every Python bot pays first). Each
-   launch's CPU (its cgroup's under bwrap, which holds the chain from `sh` on; else this process's
+   launch's CPU (its cgroup's under bwrap, which holds the chain from its cgroup join on; else this process's
    waited-for children's) is kept beside its wall time: on a loaded machine only CPU compares.
 2. Fair clocks: real sandboxed matches between a "worker" bot, which burns a fixed amount of CPU
    per move (measured with process_time, so its work is constant), and a "ponderer", which also
@@ -283,11 +283,21 @@ class HandleKeeper:
 
 
 def run(
-    rounds: int = 10, deals: int = 2, progress: Callable[[str, float], None] | None = None
+    rounds: int = 10,
+    deals: int = 2,
+    progress: Callable[[str, float], None] | None = None,
+    chain_rounds: int = 30,
+    chain_only: bool = False,
 ) -> dict[str, Any]:
-    from arena.bench import pause_cost
+    from arena.bench import launch_chain, pause_cost
 
+    try:
+        chain = launch_chain.run(chain_rounds, (lambda f: progress("chain", f)) if progress else None)
+    except RuntimeError as exc:  # no helper or no CPU accounting here: the rest still measures
+        chain = {"skipped": str(exc), "load": os.getloadavg()[0]}
+    if chain_only:
+        return {"chain": chain}
     launch = launch_overhead(rounds, (lambda f: progress("launch", f)) if progress else None)
     clocks = fair_clocks(deals, (lambda f: progress("clocks", f)) if progress else None)
     cost = pause_cost.run(progress=(lambda f: progress("cost", f)) if progress else None)
-    return {"launch": launch, "fair_clocks": clocks, "pause_cost": cost}
+    return {"chain": chain, "launch": launch, "fair_clocks": clocks, "pause_cost": cost}

@@ -1,8 +1,8 @@
 """`arena bench startup`: what a Python bot costs from its launch until it has joined the match.
 
 Real bwrap matches of one deal between two `sample_bots/python/random`, each seat's start-up CPU
-read from its own cgroup (the whole chain: sh, prlimit, bwrap, setpriv, the interpreter, `import
-grpc, arena.sdk`, connecting and `Join`) at the moment the referee has both joins, and the wall
+read from its own cgroup (the chain from its cgroup join on: bwrap, the uid switch, the interpreter,
+`import grpc, arena.sdk`, connecting and `Join`) at the moment the referee has both joins, and the wall
 time from the match's launch to that moment. Two runtimes, alternated match by match in one run so
 that drifting load hits both alike: the lean prefix a bot gets now, and the whole virtualenv (with
 its `.pth` import hooks) as before, the baseline (arena/sandbox/runtime.py).

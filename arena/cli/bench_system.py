@@ -25,23 +25,50 @@ from arena.cli.bench_report import emit, json_option, with_progress
     show_default=True,
     help="Deals per match in the fair-clock scenarios.",
 )
+@click.option(
+    "--chain-rounds",
+    type=click.IntRange(1, 1000),
+    default=30,
+    show_default=True,
+    help="Rounds of the launch chain's phase table (every variant once per round; medians printed).",
+)
+@click.option("--chain-only", is_flag=True, help="Only the launch chain's phase table (about 30 s).")
 @json_option
-def sandbox(rounds: int, deals: int, as_json: bool) -> None:
-    """Launch overhead of each available launcher against a bare process start, the time a bot is
-    charged per move with 1 and 2 concurrent matches by how the idle bot is paused (never, on every
-    move as before, once it pondered as now), and the CPU per move each of those pause modes costs.
+def sandbox(rounds: int, deals: int, chain_rounds: int, chain_only: bool, as_json: bool) -> None:
+    """Where a bwrap launch's time goes, step by step, against a bare fork+exec and bwrap alone
+    (targets: the launch at most 2x bwrap alone, at most +5 ms of CPU over a bare start); launch
+    overhead of each available launcher against a bare process start, the time a bot is charged
+    per move with 1 and 2 concurrent matches by how the idle bot is paused (never, on every move as
+    before, once it pondered as now), and the CPU per move each of those pause modes costs.
 
     See docs/sandbox.md for what the figures mean and why the arena pauses the bot not on move.
     Each language's start-up until Join, and its build: `arena bench startup --languages`.
     """
+    from arena.bench import launch_chain
     from arena.bench.sandbox import run
 
     def work(progress: Callable[[float], None]) -> dict:
-        share = {"launch": (0.0, 0.4), "clocks": (0.4, 0.4), "cost": (0.8, 0.2)}
-        return run(rounds, deals, lambda part, f: progress(share[part][0] + share[part][1] * f))
+        share = {"chain": (0.0, 0.2), "launch": (0.2, 0.3), "clocks": (0.5, 0.3), "cost": (0.8, 0.2)}
+        if chain_only:
+            share["chain"] = (0.0, 1.0)
+        return run(
+            rounds,
+            deals,
+            lambda part, f: progress(share[part][0] + share[part][1] * f),
+            chain_rounds=chain_rounds,
+            chain_only=chain_only,
+        )
 
     r = with_progress("sandbox benchmark", work, as_json)
-    rows = []
+    chain = r["chain"]
+    title = (
+        f"sandbox benchmark: a bwrap launch of /usr/bin/true, CPU (every process of it, bwrap's pid namespace "
+        f"included) and wall, medians of {chain_rounds} rounds, load {chain['load']:.1f}"
+    )
+    if chain_only:
+        emit(r, as_json, title, launch_chain.rows(chain))
+        return
+    rows = launch_chain.rows(chain)
     for program in ("pass", "import grpc, arena.sdk"):
         figures = r["launch"][program]
         bare = figures["bare"]
@@ -87,7 +114,7 @@ def sandbox(rounds: int, deals: int, as_json: bool) -> None:
     emit(
         r,
         as_json,
-        f"sandbox benchmark: medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
+        f"{title}; then medians of {rounds} launches; fair clocks over {deals} deal(s) per match",
         rows,
     )
 

@@ -2,14 +2,16 @@
 
 One launch is this chain of exec's (no preexec_fn in a threaded referee, docs/sandbox-notes.md pitfall 8):
 
-    setpriv --pdeathsig KILL and sh (die with the referee from the fork on: `spawn.guarded`) ->
-    sh (joins the bot's cgroups, as root) -> prlimit (rlimits) -> bwrap (namespaces, mounts,
-    seccomp) -> setpriv (drops to the bot's own uid, clears capabilities) -> the bundle's `run`
+    the launch helper (dies with the referee from the fork on, joins the bot's cgroups as root, sets
+    the rlimits: `launch_helper.py`) -> bwrap (namespaces, mounts, seccomp) -> the helper again
+    (drops to the bot's own uid, clears capabilities) -> the bundle's `run`
 
-Run as root, bwrap works in privileged mode (no user namespace): it can bind the referee's socket
-and the bundle from anywhere, and the uid switch happens inside the sandbox with setpriv. Nested
-user namespaces are then blocked by the seccomp filter. Run as an ordinary user, bwrap makes a user
-namespace itself (`--unshare-user --disable-userns`) and every bot runs under that user's uid.
+Where the helper is not built, the chain before it: setpriv --pdeathsig and sh (`spawn.guarded`) ->
+sh (cgroup join) -> prlimit -> bwrap -> setpriv. Run as root, bwrap works in privileged mode (no
+user namespace): it can bind the referee's socket and the bundle from anywhere, and the uid switch
+happens inside the sandbox. Nested user namespaces are then blocked by the seccomp filter. Run as an
+ordinary user, bwrap makes a user namespace itself (`--unshare-user --disable-userns`) and every bot
+runs under that user's uid.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from arena.sandbox import cgroups, procmask, seccomp, sockets, spawn, uids
+from arena.sandbox import bwrap_args, cgroups, launch_helper, seccomp, sockets, spawn, uids
 from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import (
     Bundle,
@@ -84,10 +86,6 @@ def _tasks_of_uid(uid: int) -> int:
     return count
 
 
-def _ancestors(path: Path) -> list[Path]:
-    return [p for p in reversed(path.parents) if str(p) != "/"]
-
-
 class BwrapLauncher:
     """Launch bundles under bubblewrap. Raises SandboxUnavailable when bwrap is missing."""
 
@@ -102,12 +100,15 @@ class BwrapLauncher:
         full_venv: bool = False,
         warm: bool | None = None,
         warm_max: int = 4,
+        helper: bool = True,
     ) -> None:
         found = shutil.which("bwrap")
         if found is None:
             raise SandboxUnavailable("bwrap is not installed; run `make setup` (Debian package bubblewrap)")
         self.bwrap = found
         self.prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+        # One exec for what setpriv, sh, sh and prlimit did (launch_helper.py); False: the old chain.
+        self.helper = launch_helper.path() if helper else None
         self.privileged = os.geteuid() == 0
         if self.privileged and shutil.which("setpriv") is None:
             raise SandboxUnavailable("setpriv is not installed; run `make setup` (Debian package util-linux)")
@@ -206,7 +207,7 @@ class BwrapLauncher:
             )
             pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
             popen = spawn.popen(
-                args=spawn.guarded(args),  # dies with us from the fork on, not only once bwrap runs
+                args=args,  # its prelude: dies with us from the fork on, not only once bwrap runs
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -242,6 +243,42 @@ class BwrapLauncher:
         runtime = language_runtime(language)
         return {"PATH": runtime.path, **dict(runtime.env), **env}
 
+    def _rlimits(self, limits: Limits, cg: BotCgroup | None) -> list[tuple[str, int, int]]:
+        """(name, soft, hard) of each rlimit the chain sets before bwrap."""
+        out = [
+            ("as", limits.address_space, limits.address_space),
+            ("cpu", limits.cpu_seconds, limits.cpu_seconds + 2),
+            ("fsize", limits.file_size, limits.file_size),
+            ("nofile", limits.open_files, limits.open_files),
+            ("core", 0, 0),
+        ]
+        if self.privileged:
+            # Per uid, and each bot has its own uid. With a pids cgroup it is only a backstop above
+            # pids.max, so that the cgroup refuses first and the verdict is PIDS_LIMIT: a task left
+            # under the same uid by a dead run would otherwise make RLIMIT_NPROC refuse first, unnamed.
+            has_pids = cg is not None and cg.has("pids")
+            nproc = 2 * limits.pids if has_pids else limits.pids
+            out.append(("nproc", nproc, nproc))
+        elif cg is None or not cg.has("pids"):
+            # RLIMIT_NPROC counts every task of this (shared) uid: allow what runs now plus the bot's share.
+            nproc = _tasks_of_uid(os.getuid()) + limits.pids
+            out.append(("nproc", nproc, nproc))
+        return out
+
+    def _prelude(self, limits: Limits, cg: BotCgroup | None) -> list[str]:
+        """What runs before bwrap: die with this process, join the bot's cgroups, set rlimits. One
+        exec of the helper; without it the chain before it (setpriv, sh, sh, prlimit)."""
+        joins = cg.procs_files() if cg is not None else []
+        if self.helper is not None:
+            return launch_helper.outer(self.helper, os.getpid(), joins, self._rlimits(limits, cg))
+        cmd: list[str] = []
+        if joins:
+            cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *joins, "--"]
+        cmd.append(self.prlimit)
+        for name, soft, hard in self._rlimits(limits, cg):
+            cmd.append(f"--{name}={soft}" if soft == hard else f"--{name}={soft}:{hard}")
+        return spawn.guarded([*cmd, "--"], helper=False)
+
     def _command(
         self,
         bundle: Bundle,
@@ -257,58 +294,15 @@ class BwrapLauncher:
         run_dir: Path | None = None,
         drop_uid: bool = True,
     ) -> list[str]:
+        """The whole chain's argv: the prelude, bwrap (bwrap_args.py makes the parts that do not
+        change per launch once), the uid switch inside, the bundle's command."""
         runtime = language_runtime(bundle.language, full_venv=self.full_venv)
-        cmd: list[str] = []
-        if cg is not None:
-            cmd += ["/bin/sh", "-c", JOIN_SCRIPT, "arena-join", *cg.procs_files(), "--"]
-        cmd += [
-            self.prlimit,
-            f"--as={limits.address_space}",
-            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 2}",
-            f"--fsize={limits.file_size}",
-            f"--nofile={limits.open_files}",
-            "--core=0",
-        ]
-        if self.privileged:
-            # Per uid, and each bot has its own uid. With a pids cgroup it is only a backstop above
-            # pids.max, so that the cgroup refuses first and the verdict is PIDS_LIMIT: a task left
-            # under the same uid by a dead run would otherwise make RLIMIT_NPROC refuse first, unnamed.
-            has_pids = cg is not None and cg.has("pids")
-            cmd.append(f"--nproc={2 * limits.pids if has_pids else limits.pids}")
-        elif cg is None or not cg.has("pids"):
-            # RLIMIT_NPROC counts every task of this (shared) uid: allow what runs now plus the bot's share.
-            cmd.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.pids}")
-        cmd += ["--", self.bwrap]
-        if self.privileged:
-            cmd += [
-                "--unshare-ipc",
-                "--unshare-pid",
-                "--unshare-net",
-                "--unshare-uts",
-                "--unshare-cgroup-try",
-            ]
-        else:
-            cmd += ["--unshare-all", "--unshare-user", "--disable-userns"]
-        cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        if self.privileged:  # only setpriv uses these, to become the bot's uid; it then drops all
-            cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-        cmd += ["--hostname", "arena-bot", "--ro-bind", "/usr", "/usr"]
-        for name in ("lib", "lib64", "bin", "sbin"):
-            if os.path.islink(f"/{name}"):
-                cmd += ["--symlink", f"usr/{name}", f"/{name}"]
-            elif os.path.isdir(f"/{name}"):
-                cmd += ["--ro-bind", f"/{name}", f"/{name}"]
-        # /tmp first: a checkout (hence the venv) may itself live under /tmp, and a tmpfs mounted after
-        # the runtime's binds would hide them.
-        cmd += ["--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp"]
-        made: set[Path] = {Path("/usr"), Path("/tmp")}
+        become = self.privileged and drop_uid
         binds = [(p, str(p)) for p in runtime.ro_binds] + [(p, d) for p, d in extra_ro_binds]
-        for src, dest in binds:
-            for parent in _ancestors(Path(dest)):
-                if parent not in made and Path("/usr") not in (parent, *parent.parents):
-                    cmd += ["--perms", "0755", "--dir", str(parent)]
-                    made.add(parent)
-            cmd += ["--ro-bind", str(src), dest]
+        if become and self.helper is not None:  # the helper does the uid switch inside too
+            binds.append((self.helper, str(self.helper)))
+        cmd = [*self._prelude(limits, cg), self.bwrap]
+        cmd += bwrap_args.head(self.privileged, tuple(binds), limits.tmp_size)
         cmd += ["--bind" if writable else "--ro-bind", str(bundle.path), SANDBOX_BUNDLE]
         if run_dir is not None:  # a zygote's: the launcher links each match's socket in as it forks
             cmd += [
@@ -330,31 +324,15 @@ class BwrapLauncher:
                 "0755",
                 "--dir",
                 str(Path(SANDBOX_SOCKET).parent),
-                "--ro-bind",
-                str(socket_path),
-                SANDBOX_SOCKET,
             ]
-        cmd += [
-            "--perms",
-            "0755",
-            "--dir",
-            "/etc",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--remount-ro",
-            "/dev",
-            "--remount-ro",
-            "/",
-            *procmask.mask_args(self.state_dir, limits.memory),
-            "--chdir",
-            SANDBOX_BUNDLE,
-        ]
+            cmd += ["--ro-bind", str(socket_path), SANDBOX_SOCKET]
+        cmd += bwrap_args.tail(self.state_dir, limits.memory)
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
         cmd += ["--json-status-fd", str(status_fd), "--"]
-        if self.privileged and drop_uid:
+        if become and self.helper is not None:
+            cmd += launch_helper.become(self.helper, uid)
+        elif become:
             cmd += [
                 "/usr/bin/setpriv",
                 f"--reuid={uid}",

@@ -72,10 +72,17 @@ def process_start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
+_tag: tuple[int, str] = (0, "")
+
+
 def owner_tag() -> str:
-    """`<pid>.<start time>` of this process: the prefix of every group and work dir it creates."""
+    """`<pid>.<start time>` of this process: the prefix of every group and work dir it creates.
+    Read from /proc once per process (a forked child has its own)."""
+    global _tag
     pid = os.getpid()
-    return f"{pid}.{process_start_time(pid) or 0}"
+    if _tag[0] != pid:
+        _tag = (pid, f"{pid}.{process_start_time(pid) or 0}")
+    return _tag[1]
 
 
 def owner_alive(tag: str) -> bool:

@@ -9,10 +9,11 @@ dies):
   `asyncio.run` shuts down at the end), so a bot forked there would be SIGKILLed as soon as its
   thread ended. From the spawner thread, which lives as long as the process, the bots die with the
   referee and not earlier.
-- `guarded(argv)` makes an exec'd command die with its parent: `setpriv --pdeathsig KILL` sets the
-  signal before anything else of the command runs, then a one-line shell checks that its parent is
-  still the launching process (had the parent died before the signal was set, the child would have
-  been reparented and never told) and execs the command. A SIGSTOPped bot still dies of SIGKILL.
+- `guarded(argv)` makes an exec'd command die with its parent: the launch helper
+  (`launch_helper.py`; where it is not built, `setpriv --pdeathsig KILL` and a one-line shell) sets
+  the signal before anything else of the command runs, then checks that its parent is still the
+  launching process (had the parent died before the signal was set, the child would have been
+  reparented and never told) and execs the command. A SIGSTOPped bot still dies of SIGKILL.
 - `die_with_parent()` is the same for a Python child process (pool and Celery workers), which
   calls it first thing, in the child itself.
 
@@ -31,6 +32,8 @@ import subprocess
 import threading
 from concurrent.futures import Future
 from typing import Any
+
+from arena.sandbox import launch_helper
 
 PR_SET_PDEATHSIG = 1
 #: `$0` is the launching process's pid; sh sets $PPID from getppid() as it starts, after setpriv's prctl.
@@ -66,14 +69,18 @@ def popen(**kwargs: Any) -> subprocess.Popen[bytes]:
 
 
 def guardable() -> bool:
-    """Whether `guarded` can work here (Linux with util-linux's setpriv)."""
-    return os.path.exists(SETPRIV) and os.path.exists("/bin/sh")
+    """Whether `guarded` can work here (the launch helper, or util-linux's setpriv)."""
+    return launch_helper.path() is not None or (os.path.exists(SETPRIV) and os.path.exists("/bin/sh"))
 
 
-def guarded(argv: list[str]) -> list[str]:
+def guarded(argv: list[str], helper: bool = True) -> list[str]:
     """`argv`, wrapped to get SIGKILL when this process dies; start it with `popen`. Unchanged
-    where setpriv is missing (the caller says so once)."""
-    if not guardable():
+    where neither the helper nor setpriv is there (the caller says so once). `helper` False:
+    setpriv and sh even where the helper is built (the chain before it)."""
+    found = launch_helper.path() if helper else None
+    if found is not None:
+        return [*launch_helper.outer(found, os.getpid(), [], []), *argv]
+    if not (os.path.exists(SETPRIV) and os.path.exists("/bin/sh")):
         return list(argv)
     return [SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", GUARD, str(os.getpid()), *argv]
 

@@ -113,10 +113,10 @@ def _needs_cgroups() -> None:
         pytest.skip("no cgroup hierarchy here: there are no leaves to leave behind")
 
 
-STALLED_PRLIMIT = """#!/bin/sh
+STALLED_BWRAP = """#!/bin/sh
 echo $$ > "$ARENA_TEST_MARK"
 while [ ! -e "$ARENA_TEST_GO" ]; do sleep 0.05; done
-exec "$ARENA_TEST_PRLIMIT" "$@"
+exec "$ARENA_TEST_BWRAP" "$@"
 """
 
 MID_LAUNCH_REFEREE = """
@@ -126,8 +126,8 @@ from arena.sandbox.bundle import load_bundle
 from arena.sandbox.launcher import Limits
 launcher = BwrapLauncher()
 env = {"ARENA_TEST_RUN": sys.argv[3], "ARENA_TEST_MARK": sys.argv[4], "ARENA_TEST_GO": sys.argv[5],
-       "ARENA_TEST_PRLIMIT": launcher.prlimit}
-launcher.prlimit = sys.argv[2]  # stalls the launch after the cgroup join, before bwrap starts
+       "ARENA_TEST_BWRAP": launcher.bwrap}
+launcher.bwrap = sys.argv[2]  # stalls the launch after the cgroup join and rlimits, before bwrap starts
 proc = launcher.start(load_bundle(sys.argv[1]), ["python3", "bot.py"], env, Limits(), socket_path=None)
 print(proc.cgroup.name, flush=True)
 time.sleep(600)
@@ -139,8 +139,8 @@ def test_a_referee_killed_mid_launch_leaves_nothing_and_the_next_launch_sweeps_i
 ):
     _needs_cgroups()
     run = f"ARENA_TEST_RUN={tmp_path.name}-{os.getpid()}"
-    stalled = tmp_path / "prlimit"
-    stalled.write_text(STALLED_PRLIMIT)
+    stalled = tmp_path / "bwrap"
+    stalled.write_text(STALLED_BWRAP)
     stalled.chmod(0o755)
     mark, go = tmp_path / "mark", tmp_path / "go"
     bundle = make_bundle(tmp_path / "d", DAEMON)
