@@ -16,7 +16,8 @@ SANDBOX_HELP = "How bots run: bwrap (sandbox, default), docker, or local (no iso
 WARM_HELP = (
     "Warm start of Python bots (bwrap as root, with memory and pids cgroups): a zygote per bot version "
     "imports the runtime once and forks each match's bot, in the match's own uid and cgroup "
-    '(docs/sandbox.md "Warm start"). Default: on when ARENA_WARM_START=1, else off.'
+    '(docs/sandbox.md "Warm start"). Default: on where it works (bwrap as root with those cgroups; '
+    "elsewhere every bot starts cold, silently); ARENA_WARM_START=1 or 0 sets the default."
 )
 
 
@@ -26,10 +27,17 @@ def warm_option(f):  # noqa: ANN001,ANN201 - a click decorator
 
 def apply_warm(warm: bool | None, launcher: str) -> None:
     """--warm/--no-warm: set ARENA_WARM_START for this process and the workers it starts (they
-    inherit it; unset, the variable decides); a warning when the warm start cannot work here."""
+    inherit it); a warning when --warm cannot work here. Neither given: ARENA_WARM_START decides if
+    set, else the warm start is on wherever it works (it halves a Python match's CPU:
+    docs/sandbox.md "Warm start"), and off without a word elsewhere."""
     import os
 
     if warm is None:
+        if os.environ.get("ARENA_WARM_START") not in ("0", "1"):
+            from arena.sandbox.bwrap import warm_unavailable
+
+            works = launcher == "bwrap" and warm_unavailable() is None
+            os.environ["ARENA_WARM_START"] = "1" if works else "0"
         return
     if warm and launcher != "bwrap":
         raise UserError(f"--warm needs the bwrap sandbox, not --sandbox {launcher}; drop --warm or use bwrap")

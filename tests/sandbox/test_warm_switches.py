@@ -85,8 +85,14 @@ def _watch(proc: subprocess.Popen, timeout: float, until_zygote: bool = False) -
 
 @pytest.mark.parametrize(
     ("flag", "warm_env", "want"),
-    [("--warm", None, True), ("--no-warm", "1", False), (None, "1", True)],
-    ids=["warm", "no-warm-beats-env", "env-fallback"],
+    [
+        ("--warm", None, True),
+        ("--no-warm", "1", False),
+        (None, "1", True),
+        (None, "0", False),
+        (None, None, True),
+    ],
+    ids=["warm", "no-warm-beats-env", "env-on", "env-off", "default-on-where-it-works"],
 )
 def test_season_run_switch(home, flag, warm_env, want) -> None:
     args = [sys.executable, "-m", "arena.cli", "season", "run", "s", "--matches", "2", "--concurrency", "1"]
