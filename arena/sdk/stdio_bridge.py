@@ -1,20 +1,22 @@
 """The stdio bridge: lets a bot without gRPC play by reading and writing one JSON object per line.
 
-A bundle that declares `protocol = "stdio"` is started as
+    python3 -m arena.sdk.stdio_bridge -- <the bot's run command>
 
-    python3 -m arena.sdk.stdio_bridge -- <the bundle's run command>
+joins the referee over gRPC (ARENA_ADDRESS, ARENA_TOKEN) and starts the bot as its child. Every
+RefereeMessage becomes one line on the bot's stdin: `{"type": "<the message's name in
+referee.proto>", ...that message's fields...}`, with the field names of referee.proto. The bot
+answers a `turn_request` line with `{"card": "AS"}` on stdout and may write `{"log": "text"}` lines
+at any time. docs/stdio.md is the full manual; the translation itself is `arena.proto.lines`.
 
-inside the same sandbox. The bridge joins the referee over gRPC (ARENA_ADDRESS, ARENA_TOKEN) and
-starts the bot as its child. Every RefereeMessage becomes one line on the bot's stdin:
-`{"type": "<the message's name in referee.proto>", ...that message's fields...}`, with the field
-names of referee.proto. The bot answers a `turn_request` line with `{"card": "AS"}` on stdout and
-may write `{"log": "text"}` lines at any time. docs/stdio.md is the full manual.
+Who runs it: a bot author against `arena play BOT --remote`, and the Docker launcher inside a
+`protocol = "stdio"` bot's container. The bwrap and local launchers do not: there the referee's
+process speaks the lines to the bot's pipes itself (`arena.referee.stdio_seat`), with no Python
+process per bot.
 
 Failures stay the referee's to judge: a line that is not JSON, or a reply without a card, is sent
 as an Action carrying the bad text, which the referee rejects with PROTOCOL_ERROR; a bot that exits
 early ends the bridge, which the arena sees as a crash or a disconnect. Whatever the bot writes to
-stderr goes to the bridge's stderr, which the sandbox keeps in the bot's log. The translation
-itself is `arena.proto.lines` (one implementation, for the referee's use too).
+stderr goes to the bridge's stderr, which the sandbox keeps in the bot's log.
 """
 
 from __future__ import annotations
