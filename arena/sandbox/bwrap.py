@@ -45,6 +45,18 @@ JOIN_SCRIPT = (
 )
 
 
+def _stdio_chain(argv: list[str], taken: tuple[int, ...]) -> tuple[list[str], list[str]]:
+    """A stdio bot's protocol pipes past bwrap: outside, the chain's first step moves them from its
+    stdin and stdout to two free one-digit fds (dash's limit) and takes /dev/null and the log
+    instead; bwrap's monitor and its pid 1 close such extra fds, and inside, the last step before the
+    bot puts them back on 0 and 1. So the bot alone holds them, and the referee sees the end of its
+    stdout when the bot closes it, not only once bwrap exits. Returns (the bot's argv, the chain's prefix)."""
+    a, b = [fd for fd in range(3, 10) if fd not in taken][:2]
+    inner = ["/bin/sh", "-c", f'exec 0<&{a} 1>&{b} {a}<&- {b}>&-; exec "$@"', "arena-stdio", *argv]
+    outer = ["/bin/sh", "-c", f'exec {a}<&0 {b}>&1 0</dev/null 1>&2; exec "$@"', "arena-stdio"]
+    return inner, outer
+
+
 class SandboxUnavailable(RuntimeError):
     """The launcher cannot work on this machine; the message says what to install."""
 
@@ -203,6 +215,9 @@ class BwrapLauncher:
                 chown_tree(bundle.path, uid)
             if socket_path is not None:  # the seat's socket: its directory 0700, itself 0600, the bot's uid
                 sockets.make_private(socket_path, uid if self.privileged else None)
+            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
+            if stdio:
+                argv, prefix = _stdio_chain(argv, pass_fds)
             args = self._command(
                 bundle,
                 argv,
@@ -217,7 +232,8 @@ class BwrapLauncher:
                 run_dir=run_dir,
                 drop_uid=drop_uid,
             )
-            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
+            if stdio:
+                args = prefix + args
             popen = spawn.popen(
                 args=spawn.guarded(args),  # dies with us from the fork on, not only once bwrap runs
                 stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
