@@ -37,24 +37,13 @@ from arena.sandbox.launcher import (
     LaunchSpec,
     Limits,
 )
+from arena.sandbox.stdio_pipes import stdio_chain
 from arena.sandbox.warm import WarmPool
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
 JOIN_SCRIPT = (
     'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
 )
-
-
-def _stdio_chain(argv: list[str], taken: tuple[int, ...]) -> tuple[list[str], list[str]]:
-    """A stdio bot's protocol pipes past bwrap: outside, the chain's first step moves them from its
-    stdin and stdout to two free one-digit fds (dash's limit) and takes /dev/null and the log
-    instead; bwrap's monitor and its pid 1 close such extra fds, and inside, the last step before the
-    bot puts them back on 0 and 1. So the bot alone holds them, and the referee sees the end of its
-    stdout when the bot closes it, not only once bwrap exits. Returns (the bot's argv, the chain's prefix)."""
-    a, b = [fd for fd in range(3, 10) if fd not in taken][:2]
-    inner = ["/bin/sh", "-c", f'exec 0<&{a} 1>&{b} {a}<&- {b}>&-; exec "$@"', "arena-stdio", *argv]
-    outer = ["/bin/sh", "-c", f'exec {a}<&0 {b}>&1 0</dev/null 1>&2; exec "$@"', "arena-stdio"]
-    return inner, outer
 
 
 class SandboxUnavailable(RuntimeError):
@@ -217,7 +206,7 @@ class BwrapLauncher:
                 sockets.make_private(socket_path, uid if self.privileged else None)
             pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
             if stdio:
-                argv, prefix = _stdio_chain(argv, pass_fds)
+                argv, prefix = stdio_chain(argv, pass_fds)
             args = self._command(
                 bundle,
                 argv,
