@@ -14,10 +14,15 @@ iterative minorisation-maximisation fit in plain Python on the same matches.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
 import resource
+import shutil
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,9 @@ from typing import Any
 import numpy as np
 
 SAMPLE_BOTS = ("random", "greedy", "tactician")
+#: The stdio field (`arena bench ladder --field stdio`): the compiled greedy ports, quick to build.
+STDIO_BOTS = ("c", "go", "rust")
+STDIO_DIR = Path(__file__).resolve().parents[2] / "sample_bots" / "stdio"
 RATINGS_TARGET_S = 2.0
 
 
@@ -95,16 +103,42 @@ def _figures(phases: dict[str, float], seconds: float, matches: int) -> dict[str
     }
 
 
+def _field(field: str, work: Path) -> dict[str, list[Path]]:
+    """Each mode's bundle folders. `python`: the Python samples (one mode, "cold"; "warm" is added
+    by the caller). `stdio`: the compiled stdio samples whose tools are here, "direct" (the referee
+    speaks their lines) and "bridge" (copies whose run line starts the Python stdio bridge first,
+    as every stdio bot ran before: the baseline)."""
+    if field == "python":
+        return {"cold": [_sample_dir() / b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]}
+    from arena.sandbox.bundle import STDIO_BRIDGE
+    from arena.sandbox.languages import missing_tools
+
+    direct = [STDIO_DIR / b for b in STDIO_BOTS if not missing_tools(b)]
+    bridged = []
+    for src in direct:
+        copy = work / "bridged" / src.name
+        shutil.copytree(src, copy, ignore=shutil.ignore_patterns("bot", "target"))
+        toml = (copy / "bot.toml").read_text()
+        run = tomllib.loads(toml)["run"]
+        toml = re.sub(r"(?m)^run = .*$", f"run = {json.dumps([*STDIO_BRIDGE, *run])}", toml)
+        (copy / "bot.toml").write_text(re.sub(r'(?m)^protocol = "stdio"', 'protocol = "grpc"', toml))
+        bridged.append(copy)
+    return {"direct": direct, "bridge": bridged}
+
+
 def run_ladder(
     matches: int = 12,
     launcher: str = "bwrap",
     progress: Callable[[float], None] = lambda f: None,
     warm: bool = False,
+    field: str = "python",
 ) -> dict:
     """Matches/minute: direct play_match baseline, then the ladder at concurrency 1 and 2. With
     `warm`, each measurement is made twice in the same run, today's cold launch and the warm start
     (docs/sandbox.md "Warm start"): the baseline's matches alternate between the two launchers, the
-    ladder runs cold then warm at each concurrency; result["warm"] holds the warm figures."""
+    ladder runs cold then warm at each concurrency; result["warm"] holds the warm figures. With
+    `field="stdio"` the bots are the stdio samples, and the two modes are the referee speaking their
+    lines and the Python bridge before it (result["bridge"], the baseline)."""
     from arena.bench.sandbox import HandleKeeper
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
@@ -115,8 +149,12 @@ def run_ladder(
     from arena.workers.pool import Progress, run_pool
     from arena.workers.submit import submit_bundle
 
-    bots = [b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]
-    modes = ("cold", "warm") if warm else ("cold",)
+    work = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    fields = _field(field, work)
+    if warm:
+        fields["warm"] = fields["cold"]
+    modes = tuple(fields)
+    bots = [p.name for p in fields[modes[0]]]
     steps = 3 * matches * len(modes)
     finished = 0
 
@@ -126,20 +164,30 @@ def run_ladder(
         progress(min(1.0, finished / steps))
 
     per_mode: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        store = Store.open(f"sqlite:///{tmp}/arena.db", home=tmp)
-        for i, name in enumerate(bots):
-            submit_bundle(store, _sample_dir() / name, name=name, owner=f"owner{i}", launcher=launcher)
+    stores: dict[str, Store] = {}
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(shutil.rmtree, work, ignore_errors=True)
+        for mode in modes:  # a store per field of bots (the warm start's is the cold one's)
+            if mode == "warm":
+                stores[mode] = stores["cold"]
+                continue
+            home = work / mode
+            home.mkdir()
+            stores[mode] = store = Store.open(f"sqlite:///{home}/arena.db", home=str(home))
+            cleanup.callback(store.close)
+            for i, path in enumerate(fields[mode]):
+                submit_bundle(store, path, name=path.name, owner=f"owner{i}", launcher=launcher)
         # baseline: play_match in a loop (the same pairings the ladder cycles through), modes alternated
-        bundles = [load_bundle(_sample_dir() / b) for b in bots]
-        keepers = {"cold": HandleKeeper(make_launcher(launcher))}
+        loaded = {mode: [load_bundle(p) for p in paths] for mode, paths in fields.items()}
+        keepers = {m: HandleKeeper(make_launcher(launcher)) for m in modes if m != "warm"}
         if warm:
             keepers["warm"] = HandleKeeper(get_launcher(launcher, warn=False, warm=True))
         phases = {m: dict.fromkeys(PHASES, 0.0) for m in modes}  # CPU seconds over the loop's matches
         seconds = dict.fromkeys(modes, 0.0)
         for i in range(matches):
             for mode in modes if i % 2 == 0 else modes[::-1]:
-                a, b = bundles[i % len(bundles)], bundles[(i + 1) % len(bundles)]
+                pair = loaded[mode]
+                a, b = pair[i % len(pair)], pair[(i + 1) % len(pair)]
                 got, wall = _baseline_match(keepers[mode], a, b, i, mode)
                 for k, v in got.items():
                     phases[mode][k] += v
@@ -153,9 +201,9 @@ def run_ladder(
         for conc in (1, 2):
             for mode in modes:
                 name = f"bench-{mode}-c{conc}"
-                create_season(store, name, seed=conc)
-                start_season(store, name)
-                source = SeasonRun(store, name, matches=matches, launcher=launcher)
+                create_season(stores[mode], name, seed=conc)
+                start_season(stores[mode], name)
+                source = SeasonRun(stores[mode], name, matches=matches, launcher=launcher)
                 base = finished
 
                 def on_progress(p: Progress, base: int = base) -> None:
@@ -174,7 +222,6 @@ def run_ladder(
                         os.environ["ARENA_WARM_START"] = previous
                 finished += matches
                 per_mode[mode][f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
-        store.close()
     cores = len(os.sched_getaffinity(0))
     for r in per_mode.values():
         r["c2_vs_c1"] = round(r["ladder_c2_matches_per_min"] / r["ladder_c1_matches_per_min"], 2)
@@ -185,8 +232,20 @@ def run_ladder(
             r["c2_of_ceiling"] = round(r["ladder_c2_matches_per_min"] / r["cpu_ceiling_matches_per_min"], 2)
     result: dict[str, Any] = {
         "bots": bots, "matches": matches, "launcher": launcher, "rules": "default (flags=1)", "cores": cores,
-        **per_mode["cold"],
+        "field": field, **per_mode[modes[0]],
     }  # fmt: skip
+    if field == "stdio":
+        new, old = per_mode["direct"], per_mode["bridge"]
+        result["bridge"] = old
+        result["direct_vs_bridge"] = {
+            f"c{conc}": round(
+                new[f"ladder_c{conc}_matches_per_min"] / old[f"ladder_c{conc}_matches_per_min"], 2
+            )
+            for conc in (1, 2)
+        }
+        result["direct_vs_bridge"]["cpu_per_match"] = round(
+            sum(new["cpu_ms_per_match"].values()) / sum(old["cpu_ms_per_match"].values()), 2
+        )
     if warm:
         w, c = per_mode["warm"], per_mode["cold"]
         result["warm"] = w

@@ -6,8 +6,11 @@ Per language, its sample bot (sample_bots/), in one run:
 - build: the sample's `build` in the sandbox from a fresh bundle cache (cold), wall time;
 - join: real one-deal sandboxed matches of the sample against itself (`arena.bench.startup._one`): the wall
   time from the match's launch until the referee has both Joins (so the later of two launches of the
-  same bot, on a machine of two cores), and each seat's CPU until then from its own cgroup. A stdio
-  bot joins through the Python stdio bridge, which starts the bot and joins without waiting for it;
+  same bot, on a machine of two cores), and each seat's CPU until then from its own cgroup; each seat's
+  CPU over the whole match, and this process's (the referee's) CPU over it. Under bwrap a stdio bot's
+  lines are the referee's own (arena/referee/stdio_seat.py), and its seat joins as it is launched;
+  its baseline, in the same rounds, is the same bundle behind the Python stdio bridge started by its
+  own run line (`bridged`), as every stdio bot ran before;
 - bare: a hello-world in that language run on the host, outside any sandbox (compiled there first
   with the same toolchain), the floor of the runtime's own start.
 
@@ -205,6 +208,9 @@ def run(
                 result["languages"][language] = row
             bare: dict[str, list[float]] = {n: [] for n in ready}
             joins: dict[str, list[dict[str, float]]] = {n: [] for n in ready}
+            bridged: dict[str, list[dict[str, float]]] = {
+                n: [] for n, (b, _, _) in ready.items() if b.protocol == "stdio" and launcher.direct_stdio
+            }
             for r in range(rounds):
                 for i, (language, (bundle, hello, env)) in enumerate(ready.items()):
                     start = time.perf_counter()
@@ -213,6 +219,10 @@ def run(
                     )
                     bare[language].append(time.perf_counter() - start)
                     joins[language].append(_one(launcher, bundle, f"lang{r}-{language}", r))
+                    if language in bridged:
+                        bridged[language].append(
+                            _one(launcher, behind_bridge(bundle), f"lang{r}-{language}-b", r)
+                        )
                     progress((r * len(ready) + i + 1) / (rounds * max(1, len(ready))))
         finally:
             if saved is None:
@@ -221,10 +231,25 @@ def run(
                 os.environ["ARENA_BUNDLE_CACHE"] = saved
     for language, row in result["languages"].items():
         row["hello_bare_ms"] = round(1000 * statistics.median(bare[language]), 1)
-        for key in ("join_wall_ms", "join_cpu_ms"):
-            row[key] = round(statistics.median(s[key] for s in joins[language]), 1)
+        row.update(_medians(joins[language]))
+        if bridged.get(language):
+            row["bridged"] = _medians(bridged[language])
     result["loadavg"] = round(os.getloadavg()[0], 1)
     return result
+
+
+def _medians(samples: list[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.median(s[key] for s in samples), 1) for key in samples[0]}
+
+
+def behind_bridge(bundle: Any) -> Any:
+    """The same stdio bundle behind the SDK's Python bridge, started by its own run line (a gRPC
+    bot to the launcher): how every stdio bot ran under bwrap before, the baseline."""
+    from dataclasses import replace
+
+    from arena.sandbox.bundle import STDIO_BRIDGE
+
+    return replace(bundle, run=STDIO_BRIDGE + bundle.run, protocol="grpc")
 
 
 def _build_outputs() -> Callable[[str, list[str]], set[str]]:

@@ -265,6 +265,7 @@ class HandleKeeper:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
+        self.direct_stdio = getattr(inner, "direct_stdio", False)
         self.pause_always = False
         self._handles: dict[str, Any] = {}
 

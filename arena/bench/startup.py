@@ -37,7 +37,7 @@ def _one(launcher: HandleKeeper, bundle: Any, label: str, seed: int) -> dict[str
             joined["wall"] = time.perf_counter() - t0
             joined["cpu"] = sum(launcher.handle(f"{label}-seat{s}").cpu_seconds() or 0.0 for s in (0, 1))
 
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     outcome = play_match(
         (bundle, bundle),
         rules=Rules(max_deals=1),
@@ -49,11 +49,13 @@ def _one(launcher: HandleKeeper, bundle: Any, label: str, seed: int) -> dict[str
     )
     if outcome.verdicts != ("OK", "OK") or "cpu" not in joined:
         raise RuntimeError(f"the start-up bench match {label} did not play cleanly: {outcome.verdicts}")
+    referee = time.process_time() - cpu0  # this process: the referee, the launches, a stdio bot's lines
     total = sum(launcher.handle(f"{label}-seat{s}").cpu_seconds() or 0.0 for s in (0, 1))
     return {
         "join_wall_ms": joined["wall"] * 1000,
         "join_cpu_ms": joined["cpu"] * 500,
         "bot_cpu_ms": total * 500,
+        "referee_cpu_ms": referee * 1000,
     }
 
 

@@ -1,5 +1,6 @@
 """`arena bench startup`: what a bot costs before its first move, from launch until the referee has its
-`Join`: the Python runtimes compared (lean prefix against the whole venv), or every language's sample."""
+`Join`: the Python runtimes compared (lean prefix against the whole venv), or every language's sample;
+and `arena bench stdio`, what a stdio bot's move costs the referee's process by how its seat is served."""
 
 from __future__ import annotations
 
@@ -87,7 +88,41 @@ def _startup_languages(rounds: int, only: tuple[str, ...], sandbox: str, as_json
                 f"{v['join_cpu_ms']:.0f} ms; {build}",
             )
         )
+        rows.append((f"{name}: CPU per match", _match_cpu(v), "both bots + the referee's process, one deal"))
+        if "bridged" in v:  # a stdio sample: the same bundle behind the Python bridge, same rounds
+            b = v["bridged"]
+            rows.append((f"{name} behind the bridge: launch to both joined", f"{b['join_wall_ms']:.0f} ms",
+                         f"CPU per bot until Join {b['join_cpu_ms']:.0f} ms (baseline)"))  # fmt: skip
+            ratio = (2 * v["bot_cpu_ms"] + v["referee_cpu_ms"]) / (2 * b["bot_cpu_ms"] + b["referee_cpu_ms"])
+            rows.append((f"{name} behind the bridge: CPU per match", _match_cpu(b), f"direct: {ratio:.2f}x"))
     for name, why in r["skipped"].items():
         rows.append((f"{name}: skipped", "-", why))
     emit(r, as_json, f"start-up per language: {rounds} one-deal {sandbox} matches of each sample vs itself",
+         rows, f"load {r['loadavg']}")  # fmt: skip
+
+
+def _match_cpu(v: dict[str, float]) -> str:
+    return f"{2 * v['bot_cpu_ms'] + v['referee_cpu_ms']:.0f} ms ({v['bot_cpu_ms']:.0f} per bot, referee {v['referee_cpu_ms']:.0f})"
+
+
+@click.command("stdio")
+@click.option("--turns", type=click.IntRange(100, 100_000), default=2000, show_default=True,
+              help="Moves per measurement (after a warm-up of 50).")  # fmt: skip
+@click.option("--rounds", type=click.IntRange(1, 50), default=3, show_default=True,
+              help="Measurements per design, alternated (medians are printed).")  # fmt: skip
+@json_option
+def stdio(turns: int, rounds: int, as_json: bool) -> None:
+    """The referee process's CPU per move of a stdio bot: its seat served in-process (the referee
+    speaks the lines on the bot's pipes) against the same seat joining through a gRPC socket, and the
+    line translation alone. See arena/bench/stdio_seat.py and docs/sandbox.md ("stdio bots")."""
+    from arena.bench.stdio_seat import run
+
+    r = with_progress("stdio seat benchmark", lambda progress: run(turns, rounds, progress), as_json)
+    rows = [
+        ("in-process seat (the referee's)", f"{r['in_process_us']:.1f} us/move", f"runs {r['in_process_runs_us']}"),
+        ("through a gRPC socket (baseline)", f"{r['socket_us']:.1f} us/move",
+         f"{r['socket_vs_in_process']:.2f}x in-process; runs {r['socket_runs_us']}"),
+        ("the line translation alone", f"{r['translation_us']:.1f} us/move", "referee_line + raw_bot_message"),
+    ]  # fmt: skip
+    emit(r, as_json, f"stdio seat benchmark: the referee process's CPU per move, {turns} moves x {rounds}",
          rows, f"load {r['loadavg']}")  # fmt: skip

@@ -210,14 +210,23 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
     show_default=True,
     help="Also measure the warm start of Python bots against the cold launch, in the same run.",
 )
+@click.option(
+    "--field",
+    type=click.Choice(["python", "stdio"]),
+    default="python",
+    show_default=True,
+    help="The bots: the Python samples, or the compiled stdio samples (C, Go, Rust) measured both with "
+    "the referee speaking their lines and behind the Python stdio bridge (the baseline), in one run.",
+)
 @json_option
-def ladder(matches: int, launcher: str | None, warm: bool, as_json: bool) -> None:
+def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
     time, with no store, matchmaking or pool. Its matches also give the CPU per match (referee and
     bots' cgroups) and the cores' CPU ceiling in matches/min. With --warm, every figure again with
     the warm start (a zygote per bot forks each match's bot: docs/sandbox.md), the two alternated.
+    With --field stdio, the stdio samples, direct and behind the bridge (docs/sandbox.md "stdio bots").
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
@@ -225,8 +234,12 @@ def ladder(matches: int, launcher: str | None, warm: bool, as_json: bool) -> Non
     launcher = launcher or ("bwrap" if bwrap_available() else "local")
     if warm and launcher != "bwrap":
         raise click.UsageError("--warm needs the bwrap sandbox (--sandbox bwrap, as root)")
+    if warm and field != "python":
+        raise click.UsageError("--warm is the warm start of Python bots: use it with --field python")
     r = with_progress(
-        "ladder benchmark", lambda progress: run_ladder(matches, launcher, progress, warm=warm), as_json
+        "ladder benchmark",
+        lambda progress: run_ladder(matches, launcher, progress, warm=warm, field=field),
+        as_json,
     )
     emit(
         r,
@@ -265,6 +278,7 @@ def ladder(matches: int, launcher: str | None, warm: bool, as_json: bool) -> Non
                 for name, ms in r["phases_cpu_ms_per_match"].items()
             ],
             *_warm_rows(r),
+            *_bridge_rows(r),
         ],  # fmt: skip
     )
 
@@ -273,16 +287,27 @@ def _warm_rows(r: dict) -> list[tuple[str, str, str]]:
     """The warm start's figures beside the cold ones of the same run (`bench ladder --warm`)."""
     if "warm" not in r:
         return []
-    w, ratio = r["warm"], r["warm_vs_cold"]
-    cpu = sum(w["cpu_ms_per_match"].values())
+    return _mode_rows("warm", r["warm"], r["warm_vs_cold"], "{}x cold", "bots and zygotes")
+
+
+def _bridge_rows(r: dict) -> list[tuple[str, str, str]]:
+    """The stdio field behind the Python bridge, the same run's baseline (`bench ladder --field stdio`)."""
+    if "bridge" not in r:
+        return []
+    return _mode_rows("bridge", r["bridge"], r["direct_vs_bridge"], "direct: {}x", "bots")
+
+
+def _mode_rows(tag: str, m: dict, ratio: dict, note: str, bots: str) -> list[tuple[str, str, str]]:
+    """A second mode's figures from the same run; `note` shows its ratio to the first mode."""
+    cpu = sum(m["cpu_ms_per_match"].values())
     return [
-        ("warm      play_match in a loop", f"{w['baseline_matches_per_min']} matches/min", "same run, alternated"),
-        ("warm      ladder concurrency 1", f"{w['ladder_c1_matches_per_min']} matches/min", f"{ratio['c1']}x cold"),
-        ("warm      ladder concurrency 2", f"{w['ladder_c2_matches_per_min']} matches/min", f"{ratio['c2']}x cold"),
-        ("warm      CPU per match", f"{cpu:.1f} ms", f"{ratio['cpu_per_match']}x cold, "
-         f"referee {w['cpu_ms_per_match']['referee']} ms, bots and zygotes {w['cpu_ms_per_match']['bots']} ms"),
-        *[(f"  warm phase: {name}", f"{ms} ms", f"{ms / max(0.1, cpu):.0%} of the CPU")
-          for name, ms in w["phases_cpu_ms_per_match"].items()],
+        (f"{tag:<9} play_match in a loop", f"{m['baseline_matches_per_min']} matches/min", "same run, alternated"),
+        (f"{tag:<9} ladder concurrency 1", f"{m['ladder_c1_matches_per_min']} matches/min", note.format(ratio["c1"])),
+        (f"{tag:<9} ladder concurrency 2", f"{m['ladder_c2_matches_per_min']} matches/min", note.format(ratio["c2"])),
+        (f"{tag:<9} CPU per match", f"{cpu:.1f} ms", f"{note.format(ratio['cpu_per_match'])}, "
+         f"referee {m['cpu_ms_per_match']['referee']} ms, {bots} {m['cpu_ms_per_match']['bots']} ms"),
+        *[(f"  {tag} phase: {name}", f"{ms} ms", f"{ms / max(0.1, cpu):.0%} of the CPU")
+          for name, ms in m["phases_cpu_ms_per_match"].items()],
     ]  # fmt: skip
 
 

@@ -36,6 +36,11 @@ CUT_WAIT = 0.1  # after an EOF: how long to wait for the cancellation that tells
 READER_GRACE = 1.0
 
 
+class StreamEnded(Exception):
+    """Raised by a seat's `read()` when its bot can send no more (a stdio bot closed its stdout); the
+    message says so in the arena's words, for the verdict's detail."""
+
+
 def describe_exit(code: int) -> str:
     if code < 0:
         import signal
@@ -116,6 +121,9 @@ class SeatStreams:
                 msg = await context.read()  # the deserializer never raises (server._parse_bot_message)
             except asyncio.CancelledError:
                 raise
+            except StreamEnded as exc:
+                self.queue.post(Event(GONE, idx, str(exc)))
+                return
             except Exception as exc:  # gRPC itself failed the read: the stream is gone
                 self.queue.post(Event(GONE, idx, f"broke its stream ({type(exc).__name__})"))
                 return

@@ -35,7 +35,8 @@ from arena.sandbox.links import check_tree, read_inside
 MANIFEST = "bot.toml"
 STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
-#: A `protocol = "stdio"` bundle runs behind the SDK's stdio bridge (docs/stdio.md), in the same sandbox.
+#: Under the Docker launcher a `protocol = "stdio"` bundle runs behind the SDK's stdio bridge
+#: (docs/stdio.md), in the same container; bwrap and local give its pipes to the referee instead.
 STDIO_BRIDGE = ("python3", "-m", "arena.sdk.stdio_bridge", "--")
 __all__ = [
     "Bundle",
@@ -65,7 +66,8 @@ class Bundle:
 
     @property
     def argv(self) -> tuple[str, ...]:
-        """The command a launcher starts: `run`, behind the stdio bridge when protocol = "stdio"."""
+        """The command the Docker launcher starts: `run`, behind the stdio bridge when protocol =
+        "stdio" (the launchers with `direct_stdio` start `run` itself and hand its pipes to the referee)."""
         return STDIO_BRIDGE + self.run if self.protocol == "stdio" else self.run
 
     @property

@@ -39,6 +39,7 @@ from arena.sandbox.launcher import (
     LaunchSpec,
     Limits,
 )
+from arena.sandbox.stdio_pipes import stdio_chain
 from arena.sandbox.warm import WarmPool
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
@@ -90,6 +91,7 @@ class BwrapLauncher:
     """Launch bundles under bubblewrap. Raises SandboxUnavailable when bwrap is missing."""
 
     name = "bwrap"
+    direct_stdio = True  # a stdio bot's pipes go to the referee (arena.referee.stdio_seat), no bridge
 
     def __init__(
         self,
@@ -136,6 +138,16 @@ class BwrapLauncher:
         failed = build_first(self, spec)
         if failed is not None:
             return failed
+        if spec.bundle.protocol == "stdio":  # the referee speaks its lines on its pipes: no socket, no token
+            return self.start(
+                spec.bundle,
+                list(spec.bundle.run),
+                {},
+                spec.limits,
+                socket_path=None,
+                label=spec.label,
+                stdio=True,
+            )
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
         if self.warm is not None:
             child = self.warm.launch(spec, env)
@@ -175,10 +187,12 @@ class BwrapLauncher:
         pass_fds: tuple[int, ...] = (),
         run_dir: Path | None = None,
         drop_uid: bool = True,
+        stdio: bool = False,
     ) -> BwrapProcess:
         """Start `argv` in a sandbox holding `bundle` at /bot (also used by probes, builds and the warm
         start's zygotes: `run_dir` is then bound at /run/arena instead of one socket, and with
-        `drop_uid` False the process keeps uid 0 and CAP_SETUID/SETGID to give each child its own uid)."""
+        `drop_uid` False the process keeps uid 0 and CAP_SETUID/SETGID to give each child its own uid).
+        `stdio`: its stdin and stdout are pipes for the stdio protocol, its stderr alone is its log."""
         if self.use_cgroups:
             _sweep()
         lease = uids.acquire(self.state_dir / "uids") if self.privileged and drop_uid else None
@@ -191,6 +205,9 @@ class BwrapLauncher:
                 chown_tree(bundle.path, uid)
             if socket_path is not None:  # the seat's socket: its directory 0700, itself 0600, the bot's uid
                 sockets.make_private(socket_path, uid if self.privileged else None)
+            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
+            if stdio:
+                argv, prefix = stdio_chain(argv, pass_fds)
             args = self._command(
                 bundle,
                 argv,
@@ -205,12 +222,13 @@ class BwrapLauncher:
                 run_dir=run_dir,
                 drop_uid=drop_uid,
             )
-            pass_fds = tuple(fd for fd in (seccomp_fd, status_w) if fd is not None) + pass_fds
+            if stdio:
+                args = prefix + args
             popen = spawn.popen(
                 args=args,  # its prelude: dies with us from the fork on, not only once bwrap runs
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
                 pass_fds=pass_fds,
                 start_new_session=True,
                 # The bot's environment (the seat token among it) passes down the exec chain through
@@ -230,9 +248,12 @@ class BwrapLauncher:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
         os.set_blocking(status_r, False)
-        assert popen.stdout is not None
-        capture = OutputCapture(popen.stdout, limits.log_bytes)
-        return BwrapProcess(popen, capture, limits, cg, lease, status_r)
+        log_pipe = popen.stderr if stdio else popen.stdout
+        assert log_pipe is not None
+        proc = BwrapProcess(popen, OutputCapture(log_pipe, limits.log_bytes), limits, cg, lease, status_r)
+        if stdio:
+            proc.protocol_pipes = (popen.stdin, popen.stdout)
+        return proc
 
     # --- helpers ------------------------------------------------------------------------------
     @staticmethod

@@ -96,6 +96,7 @@ class BwrapProcess:
         self.escaped_pause = False  # a process outside the bot's group kept running while paused
         self.pondered = False  # it used CPU while not on move: paused for real from then on
         self.uid = lease.uid if lease else os.getuid()
+        self.protocol_pipes: tuple[Any, Any] | None = None  # a stdio bot's (stdin, stdout), for the referee
         if cgroup is not None and cgroup.has("cpu"):
             _watchdog.watch(self)
 

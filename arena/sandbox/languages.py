@@ -4,7 +4,8 @@ Every launcher reads this table instead of special cases: the bwrap launcher bin
 paths read-only and sets its environment, the Docker launcher picks its image and sets the same
 environment, the build step gets the entry's build limits, and `arena sandbox check` runs its version
 command inside the sandbox. The Python runtime (runtime.py: the arena's virtualenv and the SDK) is
-always bound, whatever the language, because a stdio bot runs behind the Python stdio bridge.
+always bound, whatever the language: a bundle's run line may start the Python stdio bridge (as every
+stdio bot's did before the referee spoke their lines itself) or `python3`.
 
 Inside the bwrap sandbox /etc is empty, so a toolchain reached through an /etc/alternatives link
 (`java`, `javac`) is resolved here to its real folder, which goes first on PATH, and a JDK's
@@ -161,8 +162,9 @@ def _etc_links(root: Path) -> set[Path]:
 
 @functools.cache
 def runtime(name: str, full_venv: bool = False) -> Runtime:
-    """The Python runtime (always: the stdio bridge) plus what this language's tools need here;
-    `full_venv`: the whole virtualenv, the start-up benchmark's baseline (`bot_runtime`)."""
+    """The Python runtime (always: a run line may start python3 or the stdio bridge) plus what this
+    language's tools need here; `full_venv`: the whole virtualenv, the start-up benchmark's
+    baseline (`bot_runtime`)."""
     base = bot_runtime(full_venv=full_venv)
     entry = language(name)
     if entry is None:

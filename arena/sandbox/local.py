@@ -28,10 +28,13 @@ log = logging.getLogger("arena.sandbox")
 _told_unguarded = False
 
 
-def start(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def start(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None, stdio: bool = False
+) -> subprocess.Popen[bytes]:
     """`argv` in its own session (so its group can be paused and killed), output piped, made to die
     with this process. A command that does not exist raises FileNotFoundError here, as Popen would,
-    rather than from inside the wrapper."""
+    rather than from inside the wrapper. `stdio`: stdin and stdout are the stdio protocol's pipes,
+    stderr alone is the output."""
     global _told_unguarded
     if not argv:
         raise FileNotFoundError("empty command")
@@ -46,9 +49,9 @@ def start(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subp
         args=spawn.guarded(argv),
         cwd=cwd,
         env=env,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
         start_new_session=True,
     )
 
@@ -63,9 +66,11 @@ def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 class LocalProcess:
     """A bot started in its own session, so the whole process group can be paused and killed."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], capture: OutputCapture) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], capture: OutputCapture, stdio: bool = False) -> None:
         self._proc = proc
         self._capture = capture
+        # a stdio bot's (stdin, stdout), for the referee (arena.referee.stdio_seat)
+        self.protocol_pipes = (proc.stdin, proc.stdout) if stdio else None
 
     @property
     def pid(self) -> int:
@@ -108,6 +113,7 @@ class LocalProcess:
 
 class LocalLauncher:
     name = "local"
+    direct_stdio = True  # a stdio bot's pipes go to the referee (arena.referee.stdio_seat), no bridge
 
     def __init__(self, warn: bool = True) -> None:
         if warn:
@@ -124,16 +130,18 @@ class LocalLauncher:
             "LANG": "C.UTF-8",
             # Let `python3` in a bundle's run line find the arena SDK when run from a checkout.
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-            **spec.env,
-            "ARENA_ADDRESS": f"unix://{spec.socket_path}",
         }
-        sockets.make_private(spec.socket_path, None)  # same uid as ours: 0700 directory, 0600 socket
-        argv = list(spec.bundle.argv)
+        stdio = spec.bundle.protocol == "stdio"  # the referee speaks its lines: no socket, no token
+        if not stdio:
+            env.update({**spec.env, "ARENA_ADDRESS": f"unix://{spec.socket_path}"})
+            sockets.make_private(spec.socket_path, None)  # same uid as ours: 0700 directory, 0600 socket
+        argv = list(spec.bundle.run)
         if argv and argv[0] in ("python3", "python"):
             argv[0] = sys.executable
-        proc = start(argv, spec.bundle.path, env)
-        assert proc.stdout is not None
-        return LocalProcess(proc, OutputCapture(proc.stdout, spec.limits.log_bytes))
+        proc = start(argv, spec.bundle.path, env, stdio=stdio)
+        log_pipe = proc.stderr if stdio else proc.stdout
+        assert log_pipe is not None
+        return LocalProcess(proc, OutputCapture(log_pipe, spec.limits.log_bytes), stdio=stdio)
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per staged bundle content (unsandboxed!); success is recorded."""

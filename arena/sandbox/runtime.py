@@ -16,7 +16,7 @@ bot sees none of the arena's other dependencies. `full_venv=True` binds the whol
 `arena bench sandbox` keeps it as the same-run baseline of a bot's start-up.
 
 This is the Python entry of the runtime table (languages.py), and the base of every other entry:
-a stdio bot of any language runs behind the Python stdio bridge.
+a run line of any language may start `python3` or the Python stdio bridge.
 """
 
 from __future__ import annotations

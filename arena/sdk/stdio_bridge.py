@@ -1,14 +1,17 @@
 """The stdio bridge: lets a bot without gRPC play by reading and writing one JSON object per line.
 
-A bundle that declares `protocol = "stdio"` is started as
+    python3 -m arena.sdk.stdio_bridge -- <the bot's run command>
 
-    python3 -m arena.sdk.stdio_bridge -- <the bundle's run command>
+joins the referee over gRPC (ARENA_ADDRESS, ARENA_TOKEN) and starts the bot as its child. Every
+RefereeMessage becomes one line on the bot's stdin: `{"type": "<the message's name in
+referee.proto>", ...that message's fields...}`, with the field names of referee.proto. The bot
+answers a `turn_request` line with `{"card": "AS"}` on stdout and may write `{"log": "text"}` lines
+at any time. docs/stdio.md is the full manual; the translation itself is `arena.proto.lines`.
 
-inside the same sandbox. The bridge joins the referee over gRPC (ARENA_ADDRESS, ARENA_TOKEN) and
-starts the bot as its child. Every RefereeMessage becomes one line on the bot's stdin:
-`{"type": "<the message's name in referee.proto>", ...that message's fields...}`, with the field
-names of referee.proto. The bot answers a `turn_request` line with `{"card": "AS"}` on stdout and
-may write `{"log": "text"}` lines at any time. docs/stdio.md is the full manual.
+Who runs it: a bot author against `arena play BOT --remote`, and the Docker launcher inside a
+`protocol = "stdio"` bot's container. The bwrap and local launchers do not: there the referee's
+process speaks the lines to the bot's pipes itself (`arena.referee.stdio_seat`), with no Python
+process per bot.
 
 Failures stay the referee's to judge: a line that is not JSON, or a reply without a card, is sent
 as an Action carrying the bad text, which the referee rejects with PROTOCOL_ERROR; a bot that exits
@@ -19,7 +22,6 @@ stderr goes to the bridge's stderr, which the sandbox keeps in the bot's log.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import queue
 import subprocess
@@ -28,70 +30,17 @@ import threading
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import grpc
-from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor
 
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pb_grpc
+from arena.proto.lines import MAX_LINE, bot_message, raw_bot_message, referee_line
 from arena.proto.protocol import PROTOCOL_VERSION
 
-MAX_LINE = 16 * 1024  # a bot's line, like a gRPC message from a bot, is at most 16 KiB
 EXIT_GRACE = 2.0  # seconds the bot gets to exit after its stdin closes
-UINT64_FIELDS = ("turn_id", "bot_seed")  # TurnRequest.turn_id, Welcome.bot_seed
-
-
-def _in_field_order(descriptor: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
-    """Keys in referee.proto's field order at every level, so a bot that scans the line for a
-    name (as the C sample does) finds View.lead_card before the lead_card of any finished trick."""
-    out: dict[str, Any] = {}
-    for field in descriptor.fields:
-        if field.name not in data:
-            continue
-        value = data[field.name]
-        if field.message_type is not None:
-            if isinstance(value, list):
-                value = [_in_field_order(field.message_type, v) for v in value]
-            else:
-                value = _in_field_order(field.message_type, value)
-        out[field.name] = value
-    return out
-
-
-def referee_line(message: pb.RefereeMessage) -> str:
-    """One RefereeMessage as the JSON line the bot reads: the oneof's name as "type", then that
-    message's fields (referee.proto names and order, every field present). The 64-bit fields
-    turn_id and bot_seed are JSON numbers (protobuf's JSON mapping would quote them)."""
-    kind = message.WhichOneof("msg") or "unknown"
-    inner = getattr(message, kind)
-    body = json_format.MessageToDict(
-        inner, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
-    body = _in_field_order(inner.DESCRIPTOR, body)
-    for key in UINT64_FIELDS:
-        if key in body:
-            body[key] = int(body[key])
-    return json.dumps({"type": kind, **body}, separators=(",", ":")) + "\n"
-
-
-def bot_message(line: str, current_turn: int) -> pb.BotMessage:
-    """The BotMessage for one line the bot wrote. Anything malformed becomes an Action whose card
-    is the offending text, so that the referee, not the bridge, rules on it (PROTOCOL_ERROR)."""
-    text = line.strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("log"), str) and "card" not in data:
-        return pb.BotMessage(log=pb.Log(text=data["log"]))
-    if isinstance(data, dict) and isinstance(data.get("card"), str):
-        turn = data.get("turn_id", current_turn)
-        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
-            turn = current_turn
-        return pb.BotMessage(action=pb.Action(turn_id=turn, card=data["card"]))
-    return pb.BotMessage(action=pb.Action(turn_id=current_turn, card=text[:64] or "<empty line>"))
+__all__ = ["MAX_LINE", "Bridge", "bot_message", "main", "referee_line"]
 
 
 def _manifest_identity(cwd: Path) -> tuple[str, str]:
@@ -127,9 +76,7 @@ class Bridge:
             raw = stdout.readline(MAX_LINE + 1)
             if not raw:
                 break
-            if len(raw) > MAX_LINE:
-                raw = raw[:64]
-            self.outbox.put(bot_message(raw.decode("utf-8", errors="replace"), self.turn))
+            self.outbox.put(raw_bot_message(raw, self.turn))
         self.bot_gone.set()
         if not self.finished.is_set():
             call.cancel()

@@ -20,7 +20,7 @@ from typing import Any
 from arena.engine import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import encode_record
-from arena.referee import MatchSpec, TimeControl
+from arena.referee import MatchSpec, TimeControl, stdio_seat
 from arena.referee.botsocket import BotSocket, seat_socket_path
 from arena.referee.loop import run_sync
 from arena.referee.match import MatchRunner
@@ -196,19 +196,24 @@ async def play_match_async(
         os.chmod(tmp, 0o755)  # sandboxed bots may run under another uid
         _claim_match_dir(Path(tmp))
         runner = MatchRunner(spec, pause_idle=pause_idle, on_event=on_event)
-        # One socket per seat, each in its own private folder, serving that seat's token only.
+        # One socket per seat, each in its own private folder, serving that seat's token only; none
+        # for a stdio bot whose launcher hands its pipes to this process (arena/referee/stdio_seat.py).
+        direct = [b is not None and b.protocol == "stdio" and getattr(launcher, "direct_stdio", False)
+                  for b in bundles]  # fmt: skip
         sockets = [
-            BotSocket(
-                runner, seat, unix_path=seat_socket_path(tmp, seat), tcp=tcp if bundle is None else None
-            )
+            None if direct[seat] else
+            BotSocket(runner, seat, unix_path=seat_socket_path(tmp, seat), tcp=tcp if bundle is None else None)
             for seat, bundle in enumerate(bundles)
-        ]
+        ]  # fmt: skip
         handles: list[Any] = [None, None]
+        seats: list[asyncio.Future[None]] = []
         try:
             for sock in sockets:
-                await sock.start()
+                if sock is not None:
+                    await sock.start()
             if on_ready is not None:
-                on_ready((sockets[0].addresses, sockets[1].addresses), runner.tokens)
+                addresses = [s.addresses if s is not None else [] for s in sockets]
+                on_ready((addresses[0], addresses[1]), runner.tokens)
             for seat, bundle in enumerate(bundles):
                 if bundle is None:
                     continue
@@ -221,13 +226,22 @@ async def play_match_async(
                     handles[seat] = await loop.run_in_executor(None, launcher.launch, launch)
                 except Exception as exc:  # a missing interpreter, a bad run line, a sandbox error
                     handles[seat] = DeadProcess(f"could not start {bundle.run!r}: {exc}")
+                pipes = getattr(handles[seat], "protocol_pipes", None)
+                if pipes is not None:  # a stdio bot (a failed build's handle has none: it never joins)
+                    context = await stdio_seat.open_context(*pipes)
+                    seats.append(asyncio.ensure_future(
+                        stdio_seat.serve(runner, seat, context, bundle.name, bundle.version)
+                    ))  # fmt: skip
             runner.handles = handles
             result = await runner.run()
         finally:
             for h in handles:
                 if h is not None:
                     await loop.run_in_executor(None, h.kill)
-            await asyncio.gather(*(sock.stop(0.5) for sock in sockets))
+            for task in seats:  # over (or cancelled): each closes its bot's pipes
+                task.cancel()
+            await asyncio.gather(*seats, return_exceptions=True)
+            await asyncio.gather(*(sock.stop(0.5) for sock in sockets if sock is not None))
     record = runner.record
     assert record is not None
     for seat, h in enumerate(handles):

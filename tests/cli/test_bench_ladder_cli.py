@@ -40,10 +40,32 @@ def test_bench_ladder_warm_measures_both_paths_in_one_run() -> None:
     w = r["warm"]
     assert w["phases_cpu_ms_per_match"]["zygotes: start-up and forks"] > 0  # the zygotes really ran
     assert w["phases_cpu_ms_per_match"]["bots: start-up until Join"] > 0
-    for conc in (1, 2):
-        want = w[f"ladder_c{conc}_matches_per_min"] / r[f"ladder_c{conc}_matches_per_min"]
-        assert abs(r["warm_vs_cold"][f"c{conc}"] - want) <= 0.01
-    cpu = sum(w["cpu_ms_per_match"].values()) / sum(r["cpu_ms_per_match"].values())
-    assert abs(r["warm_vs_cold"]["cpu_per_match"] - cpu) <= 0.01
+    _ratios_agree(w, r, r["warm_vs_cold"])
     refused = CliRunner().invoke(cli, ["bench", "ladder", "--sandbox", "local", "--warm"])
     assert refused.exit_code == 2 and "--warm needs the bwrap sandbox" in refused.output
+
+
+def test_bench_ladder_stdio_field_measures_direct_and_bridge_in_one_run() -> None:
+    from arena.workers.execute import bwrap_available
+
+    if not bwrap_available():
+        pytest.skip("bwrap does not run here: the bots' CPU per match is read from their cgroups")
+    args = ["bench", "ladder", "--matches", "2", "--sandbox", "bwrap", "--field", "stdio", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["field"] == "stdio" and r["bots"], r  # the stdio samples whose toolchains are here
+    b = r["bridge"]
+    assert b["phases_cpu_ms_per_match"]["bots: start-up until Join"] > 0  # the bridge's Python start
+    _ratios_agree(r, b, r["direct_vs_bridge"])
+    refused = CliRunner().invoke(cli, ["bench", "ladder", "--field", "stdio", "--warm"])
+    assert refused.exit_code == 2 and "--warm is the warm start of Python bots" in refused.output
+
+
+def _ratios_agree(first: dict, second: dict, ratios: dict) -> None:
+    """The printed ratios of two modes of one run are first / second: matches/min at c1 and c2, CPU per match."""
+    for conc in (1, 2):
+        want = first[f"ladder_c{conc}_matches_per_min"] / second[f"ladder_c{conc}_matches_per_min"]
+        assert abs(ratios[f"c{conc}"] - want) <= 0.01
+    cpu = sum(first["cpu_ms_per_match"].values()) / sum(second["cpu_ms_per_match"].values())
+    assert abs(ratios["cpu_per_match"] - cpu) <= 0.01

@@ -27,7 +27,9 @@ def test_bench_startup_json_figures_are_consistent() -> None:
 
 def test_bench_startup_per_language_reports_join_baseline_and_build() -> None:
     """`--languages` for a compiled stdio sample (C) and an interpreted one (shell): each is built
-    where it has a build, plays its mirror matches to the Join, and has its bare hello-world."""
+    where it has a build, plays its mirror matches, and has its bare hello-world; its seat joins as it
+    is launched (the referee speaks its lines), and the same bundle behind the Python bridge, in the
+    same rounds, is its baseline."""
     from arena.workers.execute import bwrap_available
 
     if not bwrap_available():
@@ -40,7 +42,10 @@ def test_bench_startup_per_language_reports_join_baseline_and_build() -> None:
     c, shell = r["languages"]["c"], r["languages"]["shell"]
     assert c["build_s"] > 0 and shell["build_s"] is None  # gcc ran; the shell bot has no build
     for v in (c, shell):
-        assert v["hello_bare_ms"] > 0 and v["join_wall_ms"] > 0 and v["join_cpu_ms"] > 0
+        assert v["hello_bare_ms"] > 0 and v["join_wall_ms"] > 0 and v["bot_cpu_ms"] > 0
+        assert v["referee_cpu_ms"] > 0 and v["join_cpu_ms"] <= v["bot_cpu_ms"]
+        bridged = v["bridged"]  # the bridge's Python start is paid before its Join
+        assert bridged["join_cpu_ms"] > 0 and bridged["join_cpu_ms"] <= bridged["bot_cpu_ms"]
 
 
 def test_bench_startup_names_an_unknown_language() -> None:

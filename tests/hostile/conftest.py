@@ -21,6 +21,7 @@ class RecordingLauncher:
 
     def __init__(self, inner) -> None:
         self.inner = inner
+        self.direct_stdio = inner.direct_stdio
         self.handles: list = []
         self.pids: set[int] = set()
         self.cgroups: list[str] = []

@@ -35,6 +35,13 @@ CASES = {
     "daemon": ("daemon", "CRASH", {}, {}),
     "garbage": ("garbage", "STARTUP_FAILED", {}, {}),
     "oversized": ("oversized", "PROTOCOL_ERROR", {}, {}),
+    # stdio bots, whose lines the referee's own process reads (arena/referee/stdio_seat.py)
+    "stdio_flood_lines": ("stdio_flood_lines", "TIMEOUT", {}, {}),
+    "stdio_unasked": ("stdio_unasked", "PROTOCOL_ERROR", {}, {}),
+    "stdio_long_line": ("stdio_long_line", "PROTOCOL_ERROR", {}, {}),
+    "stdio_binary": ("stdio_binary", "PROTOCOL_ERROR", {}, {}),
+    "stdio_exit": ("stdio_exit", "CRASH", {}, {}),
+    "stdio_close_stdout": ("stdio_close_stdout", "DISCONNECT", {}, {}),
 }
 
 
@@ -124,6 +131,10 @@ def test_hostile_bot_loses_and_harms_nothing(case, tmp_path, recording_launcher,
     if case == "flood":
         assert hostile.output_bytes > limits.log_bytes  # it flooded, and only the cap was kept
         assert len(hostile.output().encode()) <= limits.log_bytes
+    if case == "stdio_flood_lines":  # read, rate-limited and dropped by the referee, not buffered
+        assert outcome.record.stats[0].logs_dropped > 0
+    if case == "stdio_long_line":  # cut at 16 KiB: the bad card the referee quotes is its first bytes
+        assert "AAAA" in outcome.record.result.private_details[0]
     if case in ("disk_small", "disk_huge"):
         assert "wrote" in private and "wrote" not in outcome.verdict_details[0]  # its output is private
         wrote = int(private.split(" wrote ")[1].split()[0])

@@ -1,6 +1,6 @@
 /* Elfern Arena sample bot in plain C, speaking the stdio line protocol (docs/stdio.md).
  *
- * The arena runs it behind its stdio bridge: every referee message arrives on stdin as one JSON
+ * The arena speaks to it in JSON lines (docs/stdio.md): every referee message arrives on stdin as one JSON
  * object per line, and each "turn_request" line is answered with one line {"card":"XX"} on stdout.
  * No JSON library: the few fields it needs are found by name. Play is greedy: beat a led honour
  * with the cheapest card that does it, else throw the cheapest losing card; lead an ace if held,

@@ -1,6 +1,6 @@
 // Elfern Arena sample bot in C#, speaking the stdio line protocol (docs/stdio.md).
 //
-// The arena runs it behind its stdio bridge: every referee message arrives on stdin as one JSON
+// The arena speaks to it in JSON lines (docs/stdio.md): every referee message arrives on stdin as one JSON
 // object per line, and each "turn_request" line is answered with one line {"card":"XX"} on stdout.
 // Mono's class library has no JSON parser that mcs reaches without extra assemblies, so the few
 // fields it needs are found by name, which works because the bridge writes every field in

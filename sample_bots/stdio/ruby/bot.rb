@@ -1,6 +1,6 @@
 # Elfern Arena sample bot in Ruby, speaking the stdio line protocol (docs/stdio.md).
 #
-# The arena runs it behind its stdio bridge: every referee message arrives on stdin as one JSON
+# The arena speaks to it in JSON lines (docs/stdio.md): every referee message arrives on stdin as one JSON
 # object per line, and each "turn_request" line is answered with one line {"card":"XX"} on stdout.
 # Play is the greedy rule of sample_bots/python/greedy: following, beat a led honour with the lowest
 # card that does it, else throw the cheapest card that loses; leading, cash an ace, else the cheapest

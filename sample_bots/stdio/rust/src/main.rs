@@ -1,6 +1,6 @@
 //! Elfern Arena sample bot in Rust, speaking the stdio line protocol (docs/stdio.md).
 //!
-//! The arena runs it behind its stdio bridge: every referee message arrives on stdin as one JSON
+//! The arena speaks to it in JSON lines (docs/stdio.md): every referee message arrives on stdin as one JSON
 //! object per line, and each "turn_request" line is answered with one line {"card":"XX"} on stdout.
 //! No crates (the sandbox's build is offline): the few fields it needs are found by name, which works
 //! because the bridge writes every field in referee.proto's order, the view's own lead_card first.

@@ -1,0 +1,114 @@
+"""The referee's own stdio seat (arena/referee/stdio_seat.py): a `protocol = "stdio"` bot's lines on
+its pipes, no bridge process. Real matches through `play_match` with the local launcher against the
+random sample bot, each case also played behind the SDK's bridge (started by hand, as a bot author
+does) where the two must agree. The bwrap sandbox's attack cases are in tests/hostile."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import REPO, local_launcher
+
+from arena.engine import Rules
+from arena.proto.lines import MAX_LINE
+from arena.referee import TimeControl
+from arena.sandbox.bundle import STDIO_BRIDGE, load_bundle
+from arena.workers.match import MatchOutcome, play_match
+
+# Every line it reads goes to seen.txt, then "EOF" once its stdin ends; it answers the first legal card.
+RECORDER = """
+import json, os, sys
+with open("seen.txt", "w") as seen:
+    seen.write("token in env: %s\\n" % ("ARENA_TOKEN" in os.environ))
+    for line in sys.stdin:
+        seen.write(line)
+        msg = json.loads(line)
+        if msg["type"] == "turn_request":
+            print(json.dumps({"card": msg["legal_cards"][0]}), flush=True)
+    seen.write("EOF\\n")
+"""
+ON_TURN = """
+import json, os, sys, time
+for line in sys.stdin:
+    if json.loads(line)["type"] == "turn_request":
+        ACT
+"""
+
+
+def _bundle(root: Path, script: str, bridge: bool) -> Path:
+    """A stdio bot running `script`: direct (protocol = "stdio"), or the same bot behind the bridge
+    started by its own run line, as before."""
+    root.mkdir(parents=True)
+    (root / "bot.py").write_text(script)
+    run = [*STDIO_BRIDGE, "python3", "bot.py"] if bridge else ["python3", "bot.py"]
+    protocol = "grpc" if bridge else "stdio"
+    (root / "bot.toml").write_text(
+        f'name = "liner"\nversion = "2"\nprotocol = "{protocol}"\nrun = {run!r}\n'.replace("'", '"')
+    )
+    os.chmod(root, 0o755)
+    return root
+
+
+def _play(bot: Path, deals: int = 1, seed: int = 4) -> MatchOutcome:
+    return play_match(
+        (load_bundle(bot), load_bundle(REPO / "sample_bots" / "python" / "random")),
+        rules=Rules(max_deals=deals), seed=seed, time_control=TimeControl(move=5.0, bank=10.0),
+        launcher=local_launcher(), match_id="stdio-seat", salt=b"s" * 16,
+    )  # fmt: skip
+
+
+def _acting(act: str) -> str:
+    return ON_TURN.replace("ACT", act)
+
+
+def test_the_bot_reads_the_bridges_lines_byte_for_byte_and_its_stdin_ends_after_the_result(tmp_path) -> None:
+    seen = {}
+    for bridge in (False, True):
+        bot = _bundle(tmp_path / f"bridge{bridge}", RECORDER, bridge)
+        out = _play(bot, deals=2)
+        assert out.verdicts == ("OK", "OK"), out.verdict_details
+        assert out.record.players[0].self_reported_name == "liner"
+        seen[bridge] = (bot / "seen.txt").read_text()
+    direct, bridged = seen[False].splitlines(), seen[True].splitlines()
+    assert direct[0] == "token in env: False", "the direct bot gets no seat token: it needs none"
+    assert bridged[0] == "token in env: True"
+    assert direct[1:] == bridged[1:], "the same lines, byte for byte"
+    assert direct[-1] == "EOF" and '"type":"match_result"' in direct[-2]
+
+
+@pytest.mark.parametrize("bridge", [False, True], ids=["direct", "bridge"])
+@pytest.mark.parametrize(
+    ("act", "verdict"),
+    [
+        ('print("I think I will play the ace", flush=True)', "PROTOCOL_ERROR"),
+        (f'print("{{" + "x" * {MAX_LINE} + "}}", flush=True)', "PROTOCOL_ERROR"),  # over MAX_LINE: cut
+        ('print(json.dumps({"card": "7Z"}), flush=True)', "PROTOCOL_ERROR"),
+        ("sys.exit(3)", "CRASH"),
+    ],
+    ids=["garbage", "long-line", "not-a-card", "exit"],
+)
+def test_a_misbehaving_line_bot_gets_the_same_verdict_as_behind_the_bridge(
+    tmp_path, act, verdict, bridge
+) -> None:
+    out = _play(_bundle(tmp_path / "bot", _acting(act), bridge))
+    assert out.verdicts == (verdict, "OK"), out.verdict_details
+    assert out.winner == 1
+
+
+def test_closing_stdout_while_alive_is_a_disconnect_and_its_stderr_is_its_log(tmp_path) -> None:
+    act = 'print("closing", file=sys.stderr, flush=True); os.close(1); time.sleep(60)'
+    out = _play(_bundle(tmp_path / "bot", _acting(act), bridge=False))
+    assert out.verdicts == ("DISCONNECT", "OK"), out.verdict_details
+    assert "closed its stdout while its process kept running" in out.verdict_details[0]
+    assert [log.text for log in out.record.logs if log.seat == 0 and log.source == "output"] == ["closing"]
+
+
+def test_log_lines_reach_the_replay(tmp_path) -> None:
+    act = 'print(json.dumps({"log": "thinking"}), flush=True); print(json.dumps({"card": "AS"}), flush=True)'
+    out = _play(
+        _bundle(tmp_path / "bot", _acting(act).replace('"AS"', 'json.loads(line)["legal_cards"][0]'), False)
+    )
+    assert out.verdicts == ("OK", "OK"), out.verdict_details
+    assert any(log.seat == 0 and log.text == "thinking" and log.source != "output" for log in out.record.logs)
