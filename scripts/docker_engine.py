@@ -259,9 +259,19 @@ class Engine:
             "--userland-proxy=false",
             "--log-level=warn",
         ]
+        # dockerd inherits the cached data root's lock (an flock lives as long as any process holds
+        # its file), so an engine orphaned by a killed test run keeps it: the next run then starts
+        # from an empty data root instead of a second dockerd on the same one (containerd then
+        # times out on its boltdb, and every Docker test fails).
+        held = (self._data_lock.fd,) if self._data_lock is not None else ()
         with open(self.log_path, "ab") as out:
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+                pass_fds=held,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
