@@ -260,5 +260,6 @@ int elf_minimax_values(uint32_t a, uint32_t b, int table, int trump, int mh, int
 }
 
 #include "_playout.c" /* playouts: random whole deals, noisy greedy ones from a world */
+#include "_ismcts.c"  /* the ISMCTS of phase 1 over those playouts */
 
 int elf_version(void) { return 1; }

@@ -15,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_core.c"
-SOURCES = (SOURCE, HERE / "_playout.c")  # _core.c includes _playout.c
+SOURCES = (SOURCE, HERE / "_playout.c", HERE / "_ismcts.c")  # _core.c includes the other two
 TARGET = HERE / "_elfern_core.so"
 FLAGS = ["-O3", "-std=c11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror"]
 # x86 instructions worth 2x to the playouts (select the k-th card with pdep, count with popcnt). Used only
@@ -44,7 +44,7 @@ def build(force: bool = False) -> Path:
         return TARGET
     cc = shlex.split(os.environ.get("CC", "gcc"))
     tmp = TARGET.with_suffix(".so.tmp")
-    cmd = [*cc, *FLAGS, *cpu_flags(), "-o", str(tmp), str(SOURCE)]
+    cmd = [*cc, *FLAGS, *cpu_flags(), "-o", str(tmp), str(SOURCE), "-lm"]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"building the solver core failed: {' '.join(cmd)}\n{result.stderr.strip()}")

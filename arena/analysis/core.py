@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_core.c"
-SOURCES = (SOURCE, HERE / "_playout.c")  # _core.c includes _playout.c
+SOURCES = (SOURCE, HERE / "_playout.c", HERE / "_ismcts.c")  # _core.c includes the other two
 LIBRARY = HERE / "_elfern_core.so"
 CORES = ("auto", "c", "python")
 
@@ -61,6 +61,9 @@ def _load() -> ctypes.CDLL | None:
     lib.elf_greedy_playout.argtypes = [u32, u32, ctypes.POINTER(ctypes.c_uint8), i32, i32, i32, i32, i32, i32,
                                        i32, ctypes.c_uint64, u32, i32]  # fmt: skip
     lib.elf_greedy_playout.restype = i32
+    lib.elf_ismcts.argtypes = [u32, u32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, ctypes.c_uint64, u32,
+                               ctypes.c_double, i32, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_double)]  # fmt: skip
+    lib.elf_ismcts.restype = i32
     lib.elf_version.restype = i32
     _lib = lib
     return lib

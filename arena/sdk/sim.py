@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from arena.analysis.ismcts import search as _ismcts
 from arena.analysis.playout import greedy
 from arena.analysis.playout import playout_value as _playout_value
 from arena.analysis.solver import solve as _solve
@@ -43,6 +44,7 @@ __all__ = [
     "final_honours",
     "fork",
     "greedy",
+    "ismcts",
     "knowledge",
     "noisy",
     "play_forward",
@@ -169,3 +171,15 @@ def playout_value(world: World, seat: int, seed: int, epsilon: float = 0.3) -> i
     Python, with the same cards either way. Its random numbers come from `seed` alone: give every card of
     one world the same seed and they are compared on the same luck."""
     return _playout_value(world, seat, seed, epsilon)
+
+
+def ismcts(
+    k: Knowledge, seed: int, iterations: int, explore: float = 0.7, epsilon: float = 0.3, depth: int = 32
+) -> dict[int, tuple[int, float]]:
+    """Single-observer ISMCTS from a phase-1 position known as `k`: card -> (visits, the sum of its
+    rewards, honours / 20 at the end of the deal) at the root after `iterations`, each on a world dealt
+    anew, its leaf a `playout_value` playout (`epsilon`: the share of random cards), UCB1 with
+    `explore`, the tree at most `depth` cards deep (`arena.analysis.ismcts`). In the compiled core when
+    it is built (some 4 us an iteration), else the pure-Python twin with the same answer; its random
+    numbers come from `seed` alone."""
+    return _ismcts(k, seed, iterations, explore, epsilon, depth)

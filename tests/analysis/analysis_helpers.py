@@ -1,11 +1,13 @@
-"""Random phase-2 positions across the rules variants, for the solver's tests."""
+"""Random phase-2 positions across the rules variants, for the solver's tests; knowledge of deals that differ
+only in hidden cards, for the samplers' and searches'."""
 
 from __future__ import annotations
 
 import random
 
 from arena.analysis import Position
-from arena.engine import Deal, Rules
+from arena.analysis.worlds import Knowledge
+from arena.engine import Deal, Match, Rules
 
 VARIANTS = [
     Rules(),
@@ -50,3 +52,18 @@ def core_args(pos: Position) -> tuple[int, int, int, int, bool]:
         -1 if pos.trump is None else pos.trump,
         pos.must_head,
     )
+
+
+def hidden_twins(rules: Rules) -> list[Knowledge]:
+    """The non-dealer's knowledge (on move) of two deals that differ only in cards it cannot see: a
+    dealer's card and the stock's last hidden card swapped."""
+    deck = list(range(32))
+    random.Random(4).shuffle(deck)
+    swapped = list(deck)
+    swapped[2], swapped[31] = deck[31], deck[2]
+    knows = []
+    for d in (deck, swapped):
+        m = Match(rules, 1)
+        m.start_deal(deck=d, dealer=0)
+        knows.append(Knowledge.from_view(m.view(1), rules))
+    return knows

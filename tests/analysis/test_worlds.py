@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from analysis_helpers import VARIANTS
+from analysis_helpers import VARIANTS, hidden_twins
 
 from arena.analysis.worlds import Knowledge, World, sample_world
 from arena.engine import Match, Rules
@@ -43,16 +43,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_knows() -> None:
 def test_sampling_never_reads_hidden_cards() -> None:
     """Two deals that differ only in what the seat cannot see give the same knowledge, hence the same
     worlds from the same generator state."""
-    rules = Rules(trumps=True)
-    deck = list(range(32))
-    random.Random(4).shuffle(deck)
-    swapped = list(deck)
-    swapped[2], swapped[31] = deck[31], deck[2]  # a dealer's card and the stock's last hidden card
-    knows = []
-    for d in (deck, swapped):
-        m = Match(rules, 1)
-        m.start_deal(deck=d, dealer=0)
-        knows.append(Knowledge.from_view(m.view(1), rules))  # the non-dealer, on move
+    knows = hidden_twins(Rules(trumps=True))
     assert knows[0] == knows[1]
     worlds = [sample_world(k, random.Random(9)) for k in knows]
     assert worlds[0].hands == worlds[1].hands and worlds[0].stock == worlds[1].stock

@@ -108,3 +108,18 @@ def test_playout_value_is_play_forward_then_final_honours() -> None:
                 assert sim.playout_value(world, seat, seed, 0.0) == sim.final_honours(ahead, seat)
             noisy = [sim.playout_value(world, seat, 99 + seed) for seat in (0, 1)]
             assert sum(noisy) == 20 and noisy[0] == sim.playout_value(world, 0, 99 + seed)
+
+
+def test_ismcts_from_an_sdk_view_visits_the_legal_cards_and_repeats_with_its_seed() -> None:
+    """`sim.ismcts` on the knowledge of an SDK view: one root entry per legal card, the iterations shared
+    among them, the mean reward a share of the 20 honours; the same seed, the same search."""
+    for rules in VARIANTS:
+        for _match, view in _turns(rules, 3):
+            if view.phase != 1:
+                break
+            k = sim.knowledge(view, rules_to_proto(rules))
+            stats = sim.ismcts(k, 17, 120, depth=2)
+            assert sorted(stats) == sorted(sim.card(c) for c in view.legal)
+            assert sum(v for v, _ in stats.values()) == 120
+            assert all(0 <= r <= v for v, r in stats.values())
+            assert stats == sim.ismcts(k, 17, 120, depth=2)
