@@ -136,11 +136,13 @@ def demo(
     bundles = _chosen(only)  # a bad --only is refused before anything is written
     home = home.resolve()
     store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)
-    click.echo(f"Elfern Arena demo: store {home / 'arena.db'}, {launcher} sandbox")
+    warm_note = ", warm start of Python bots" if os.environ.get("ARENA_WARM_START") == "1" else ""
+    click.echo(f"Elfern Arena demo: store {home / 'arena.db'}, {launcher} sandbox{warm_note}")
 
     click.echo("1. submitting and building the sample bots ...")
     names = []
     # Builds run one per core: most of a cold demo's first minute is compilers (tsc, cargo, javac).
+    width = max(len(_sample_name(path, fallback=True)) for path in bundles)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         results = pool.map(lambda path: _submit_sample(store, path, launcher), bundles)
         for path, name, done, error in results:
@@ -149,7 +151,7 @@ def demo(
                 continue
             v = done.version
             status = "built" if v.build_ok else "BUILD FAILED (see `arena bots show " + name + "`)"
-            click.echo(f"   {name:<16} {v.language:<8} @{v.number} {status}")
+            click.echo(f"   {name:<{width}} {v.language:<10} @{v.number} {status}")
             if v.build_ok:
                 names.append(name)
     if len(names) < 2:
@@ -233,16 +235,29 @@ def _chosen(only: tuple[str, ...]) -> list[Path]:
     return [by_name[name] for name in dict.fromkeys(only)]
 
 
+def _sample_name(path: Path, fallback: bool = False) -> str:
+    """The name a sample bot registers under (its bot.toml's, not its folder's); with `fallback`,
+    the folder's name for a bundle that does not load (submitting it then says why)."""
+    from arena.sandbox.bundle import BundleError, load_bundle
+
+    try:
+        return load_bundle(path).name
+    except BundleError:
+        if fallback:
+            return path.name
+        raise
+
+
 def _submit_sample(store: Any, path: Path, launcher: str) -> tuple[Path, str, Any, str]:
     """Submit and build one sample bundle as its own owner: (path, name, Submitted or None, error)."""
-    from arena.sandbox.bundle import BundleError, load_bundle
+    from arena.sandbox.bundle import BundleError
     from arena.store import StoreError
     from arena.workers.submit import submit_bundle
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            name = load_bundle(path).name
+            name = _sample_name(path)
             owner = f"{getpass.getuser()}-{name}"
             return path, name, submit_bundle(store, path, name=name, owner=owner, launcher=launcher), ""
         except (BundleError, StoreError) as exc:
