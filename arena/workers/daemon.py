@@ -54,6 +54,21 @@ def _stop_signal(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
+def _ignore_stop_signals() -> None:
+    """Stopping is settled: a late SIGTERM (stop_players sends one to a process it still sees alive)
+    must not kill the interpreter's exit. Python's finalisation puts the default action back for every
+    signal it handled before it collects the modules (measured: a SIGTERM then ends the process with
+    -15), and leaves ignored ones ignored. A signal that lands while a handler is being changed makes
+    the next change raise OSError ("ignored due to race condition") and consumes it: so try again."""
+    for _ in range(4):
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return
+        except OSError:
+            continue
+
+
 def play_forever(url: str | None, home: str, concurrency: int, launcher: str, parent: int) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
     configure(default="info")
@@ -81,6 +96,7 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
     finally:
         if store is not None:
             store.close()
+        _ignore_stop_signals()
     log.info("stopped; matches in flight went back to the queue")
 
 
