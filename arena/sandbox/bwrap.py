@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from arena.sandbox.launcher import (
     LaunchSpec,
     Limits,
 )
-from arena.sandbox.stdio_pipes import stdio_chain
+from arena.sandbox.stdio_pipes import popen_streams, split_streams, stdio_chain
 from arena.sandbox.warm import WarmPool
 
 #: Signs, in a dead bot's last output, that it died of an allocation failure (rlimit-only hosts).
@@ -226,9 +225,7 @@ class BwrapLauncher:
                 args = prefix + args
             popen = spawn.popen(
                 args=args,  # its prelude: dies with us from the fork on, not only once bwrap runs
-                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
+                **popen_streams(stdio),
                 pass_fds=pass_fds,
                 start_new_session=True,
                 # The bot's environment (the seat token among it) passes down the exec chain through
@@ -248,11 +245,9 @@ class BwrapLauncher:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
         os.set_blocking(status_r, False)
-        log_pipe = popen.stderr if stdio else popen.stdout
-        assert log_pipe is not None
-        proc = BwrapProcess(popen, OutputCapture(log_pipe, limits.log_bytes), limits, cg, lease, status_r)
-        if stdio:
-            proc.protocol_pipes = (popen.stdin, popen.stdout)
+        output, protocol = split_streams(popen, stdio)
+        proc = BwrapProcess(popen, OutputCapture(output, limits.log_bytes), limits, cg, lease, status_r)
+        proc.protocol_pipes = protocol
         return proc
 
     # --- helpers ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.launcher import LaunchSpec, Limits
+from arena.sandbox.stdio_pipes import popen_streams, split_streams
 
 WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
 log = logging.getLogger("arena.sandbox")
@@ -49,9 +50,7 @@ def start(
         args=spawn.guarded(argv),
         cwd=cwd,
         env=env,
-        stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
+        **popen_streams(stdio),
         start_new_session=True,
     )
 
@@ -66,11 +65,13 @@ def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 class LocalProcess:
     """A bot started in its own session, so the whole process group can be paused and killed."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], capture: OutputCapture, stdio: bool = False) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], stdio: bool, log_bytes: int) -> None:
         self._proc = proc
-        self._capture = capture
-        # a stdio bot's (stdin, stdout), for the referee (arena.referee.stdio_seat)
-        self.protocol_pipes = (proc.stdin, proc.stdout) if stdio else None
+        output, protocol = split_streams(proc, stdio)
+        self._capture = OutputCapture(output, log_bytes)
+        self.protocol_pipes = (
+            protocol  # a stdio bot's (stdin, stdout), for the referee (arena.referee.stdio_seat)
+        )
 
     @property
     def pid(self) -> int:
@@ -139,9 +140,7 @@ class LocalLauncher:
         if argv and argv[0] in ("python3", "python"):
             argv[0] = sys.executable
         proc = start(argv, spec.bundle.path, env, stdio=stdio)
-        log_pipe = proc.stderr if stdio else proc.stdout
-        assert log_pipe is not None
-        return LocalProcess(proc, OutputCapture(log_pipe, spec.limits.log_bytes), stdio=stdio)
+        return LocalProcess(proc, stdio, spec.limits.log_bytes)
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per staged bundle content (unsandboxed!); success is recorded."""
@@ -154,5 +153,5 @@ def _run_build(bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         proc = start(list(bundle.build or ()), bundle.path)
     except OSError as exc:
         return False, f"build command could not start: {exc}"
-    built = LocalProcess(proc, OutputCapture(proc.stdout, limits.log_bytes))  # type: ignore[arg-type]
+    built = LocalProcess(proc, False, limits.log_bytes)
     return await_build(built, bundle, limits, restore=False, poll=0.02)

@@ -1,11 +1,39 @@
-"""A stdio bot's protocol pipes through the bwrap launch chain (docs/sandbox.md "stdio bots").
+"""A stdio bot's protocol pipes (docs/sandbox.md "stdio bots"): which of a bot's streams are pipes,
+for every launcher that hands them to the referee, and their way through the bwrap launch chain.
 
-The chain (setpriv, sh, prlimit, bwrap, its monitor and its pid 1) would hold the bot's stdin and
-stdout as long as the sandbox lives, so the referee would never see the bot close its stdout. bwrap's
-monitor and pid 1 close every fd above 2, though; so the pipes cross on two of those.
+The chain (the launch helper or setpriv, sh and prlimit, then bwrap, its monitor and its pid 1)
+would hold the bot's stdin and stdout as long as the sandbox lives, so the referee would never see
+the bot close its stdout. bwrap's monitor and pid 1 close every fd above 2, though; so the pipes
+cross on two of those.
 """
 
 from __future__ import annotations
+
+import subprocess
+from typing import IO
+
+
+def popen_streams(stdio: bool) -> dict[str, int]:
+    """Popen's stdin, stdout and stderr for a bot: a stdio bot's stdin and stdout are its protocol
+    pipes and its stderr alone is its output; any other bot has no stdin and one output pipe."""
+    return {
+        "stdin": subprocess.PIPE if stdio else subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE if stdio else subprocess.STDOUT,
+    }
+
+
+def split_streams(
+    popen: subprocess.Popen[bytes], stdio: bool
+) -> tuple[IO[bytes], tuple[IO[bytes], IO[bytes]] | None]:
+    """(the output pipe to capture, the protocol pipes (stdin, stdout) or None) of a bot started
+    with `popen_streams(stdio)`."""
+    output = popen.stderr if stdio else popen.stdout
+    assert output is not None
+    if not stdio:
+        return output, None
+    assert popen.stdin is not None and popen.stdout is not None
+    return output, (popen.stdin, popen.stdout)
 
 
 def stdio_chain(argv: list[str], taken: tuple[int, ...]) -> tuple[list[str], list[str]]:
