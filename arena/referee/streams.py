@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from arena.referee.spec import MatchSpec
 
 log = logging.getLogger(__name__)
-EXIT_GRACE = 2.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT;
-# 1 s was short on a loaded machine: a Python bot unwinding from a refused 1 MiB message took longer)
+EXIT_GRACE = 5.0  # after a stream drops, how long to wait for the process to exit (CRASH vs DISCONNECT;
+# 1 s, then 2 s, were short on a loaded machine: a Python bot unwinding from a refused 1 MiB message,
+# and one dying of its own exception (the hostile write_bundle, in a fresh-clone run at load), took longer)
 # A seat whose stream takes no message for this long stopped reading: TIMEOUT. Read at run time
 # (the watchdog polls at a quarter of it, at most every second), so tests may shorten it.
 WRITE_STALL = 10.0
