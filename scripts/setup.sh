@@ -38,8 +38,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Wait for another apt or dpkg (unattended-upgrades, a second checkout's setup) rather than fail.
+    apt_wait=(-o DPkg::Lock::Timeout=900)
+    apt-get "${apt_wait[@]}" update -qq
+    apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
     echo "setup: these Debian packages are missing: ${missing[*]}" >&2
     echo "setup: run this once as root, then try again:" >&2
@@ -78,7 +80,7 @@ fi
 # The Node.js sample bot's dependencies (pinned by its package-lock.json). Its build step runs
 # `npm ci --offline` in the sandbox, which has no network, so fill its npm cache here.
 if ! command -v npm >/dev/null && [ "$(id -u)" -eq 0 ]; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null || true
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends npm >/dev/null || true
 fi
 if command -v npm >/dev/null; then
   echo "setup: filling the Node.js sample bot's npm cache"
