@@ -34,7 +34,7 @@ trap 'stop_lanes; exit 130' INT TERM
 
 lane machines 0 "cgroup2_vm or docker"
 lane fuzz 19 "fuzz"
-"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker"
+"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker" --durations=15
 status=$?
 for marker in machines fuzz; do
   if kill -0 "${pids[$marker]}" 2>/dev/null; then
