@@ -4,47 +4,14 @@ in-process referee server on a real Unix socket and TCP port for raw-gRPC client
 from __future__ import annotations
 
 import threading
-import warnings
 from pathlib import Path
 
 import pytest
+from referee_support import FAST, bundle, local_launcher, play
 
-from arena.engine import Rules
 from arena.referee import MatchSpec, TimeControl
 from arena.referee.loop import run_sync
 from arena.referee.server import RefereeServer
-from arena.sandbox.bundle import load_bundle
-from arena.sandbox.local import LocalLauncher
-from arena.workers.match import play_match
-
-BOTS = Path(__file__).resolve().parent / "bots"
-REPO = Path(__file__).resolve().parents[2]
-# Short clocks keep the suite fast; generous enough for a loaded 2-core machine.
-FAST = TimeControl(
-    startup=20.0, move=1.0, bank=3.0
-)  # roomy: normal bots must never run out on a loaded machine
-
-
-def bundle(name: str):
-    path = BOTS / name if (BOTS / name).is_dir() else REPO / "sample_bots" / "python" / name
-    return load_bundle(path)
-
-
-def local_launcher() -> LocalLauncher:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return LocalLauncher(warn=False)
-
-
-def play(a: str, b: str, *, seed: int = 1, tc: TimeControl = FAST, rules: Rules | None = None, **kw):
-    return play_match(
-        (bundle(a), bundle(b)),
-        rules=rules or Rules(),
-        seed=seed,
-        time_control=tc,
-        launcher=local_launcher(),
-        **kw,
-    )
 
 
 class Referee:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import bundle, local_launcher
+from referee_support import bundle, local_launcher
 
 from arena.engine import Rules
 from arena.proto import referee_pb2 as pb

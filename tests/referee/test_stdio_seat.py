@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import REPO, local_launcher
+from referee_support import REPO, local_launcher
 
 from arena.engine import Rules
 from arena.proto.lines import MAX_LINE

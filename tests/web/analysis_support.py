@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import play_record
+from record_support import play_record
 
 
 def recorded_matches(url: str, home: Path, count: int = 2, deals: int = 1) -> list[int]:

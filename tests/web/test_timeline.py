@@ -121,7 +121,7 @@ def test_not_an_elfern_record():
 def test_the_viewer_walks_the_binary_record_once_and_shows_what_its_elfern1_form_shows(crash_at, perspective):
     """The page's timeline comes from one walk of the stored record (no elfern/1 conversion first),
     and it is the timeline of that record's elfern/1 form, a verdict's early end included."""
-    from conftest import play_record
+    from record_support import play_record
 
     from arena.proto.codec import encode_record
     from arena.web.records import labelled_record, match_timeline, public_bytes
