@@ -9,6 +9,20 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _environment_restored():
+    """Each test leaves os.environ as it found it. A command run in-process (CliRunner) may set
+    variables for itself and the workers it starts (`apply_warm` sets ARENA_WARM_START=1 where the
+    warm start works); without this, every later test in the process ran warm."""
+    import os
+
+    saved = dict(os.environ)
+    yield
+    if os.environ != saved:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     """The checkout's root, for sample bots and docs."""

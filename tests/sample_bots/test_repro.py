@@ -125,6 +125,7 @@ def test_the_same_seed_replays_the_same_match(pair: tuple[str, str], matrix) -> 
             pytest.skip(reason)
     first, again = matrix[pair]
     assert first.verdicts == ("OK", "OK"), first.verdict_details
+    assert again.verdicts == ("OK", "OK"), again.verdict_details
     assert first.match_id != again.match_id, "the runs differ in match id (a bot must not seed from it)"
     assert first.record.salt != again.record.salt
     plays = [(p.seat, p.card) for d in first.record.deals for p in d.plays]
