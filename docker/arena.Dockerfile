@@ -7,10 +7,11 @@
 ARG BASE_IMAGE=debian:12-slim
 FROM ${BASE_IMAGE}
 ARG BOT_TOOLCHAINS="g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs"
-# bubblewrap + python3-seccomp + util-linux (prlimit, setpriv): the bwrap sandbox (docs/sandbox.md).
+# bubblewrap + python3-seccomp + util-linux (prlimit, setpriv): the bwrap sandbox (docs/sandbox.md);
+# gcc + libc6-dev: the sandbox's static launch helper, built below (whatever BOT_TOOLCHAINS holds).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      python3 python3-venv bubblewrap python3-seccomp util-linux ca-certificates ${BOT_TOOLCHAINS} \
+      python3 python3-venv bubblewrap python3-seccomp util-linux ca-certificates gcc libc6-dev ${BOT_TOOLCHAINS} \
  && rm -rf /var/lib/apt/lists/*
 # The venv is built from Debian's /usr/bin/python3 on purpose: sandboxed Python bots see the
 # interpreter under /usr, which the sandbox binds read-only.
@@ -25,9 +26,9 @@ COPY pyproject.toml README.md /src/
 COPY arena /src/arena
 RUN /opt/arena/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \
  && rm -rf /src
-# The bwrap launch chain's helper (docs/sandbox.md): built here where the image has gcc; without it bots
-# start through setpriv, sh and prlimit.
-RUN /opt/arena/bin/python -c "from arena.sandbox import launch_helper; launch_helper.build()" || true
+# The bwrap launch chain's helper (docs/sandbox.md), built into the installed package: a worker then
+# never compiles it at its first launch, nor falls back to setpriv, sh and prlimit.
+RUN /opt/arena/bin/python -c "from arena.sandbox import launch_helper; launch_helper.build()"
 ENV PATH=/opt/arena/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /var/lib/arena

@@ -61,6 +61,8 @@ BASE_PACKAGES = (
     "python3-seccomp",
     "util-linux",
     "ca-certificates",
+    "gcc",
+    "libc6-dev",
     "postgresql",
     "redis-server",
 )

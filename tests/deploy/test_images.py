@@ -57,3 +57,25 @@ def test_the_images_install_their_locks_and_nothing_else(docker_engine) -> None:
     # pip and setuptools: the venv's own (python3-venv); the lock adds grpcio, protobuf and their needs
     assert {n for n, _ in bot - _pins("requirements-bot.lock")} == {"pip", "setuptools"}
     assert _pins("requirements-bot.lock") <= bot
+
+
+def test_the_arena_image_holds_the_built_launch_helper(docker_engine) -> None:
+    """A worker in the image launches bots through the static helper (docs/sandbox.md), not the
+    fallback chain: it was built with the image, is not older than its source, and runs a command."""
+    probe = (
+        "from arena.sandbox import launch_helper as h; import subprocess, sys; "
+        "assert h.fresh(), 'not built'; "
+        "sys.exit(subprocess.run([str(h.TARGET), '--', 'true']).returncode)"
+    )
+    result = docker_engine.docker(
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        "elfern-arena/arena:latest",
+        "/opt/arena/bin/python",
+        "-c",
+        probe,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
