@@ -42,7 +42,9 @@ def _one(launcher: HandleKeeper, bundle: Any, label: str, seed: int) -> dict[str
         (bundle, bundle),
         rules=Rules(max_deals=1),
         seed=seed,
-        time_control=TimeControl(),
+        # It measures the start-up, not judges it: a container's start on a busy machine may pass the
+        # default 10 s (both seats STARTUP_FAILED under the Docker launcher at load 10).
+        time_control=TimeControl(startup=60.0),
         launcher=launcher,
         on_event=on_event,
         match_id=label,
