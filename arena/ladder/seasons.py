@@ -20,14 +20,14 @@ import secrets
 from collections import Counter
 from itertools import combinations
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from arena.engine.rng import GOLDEN, MASK64, mix64
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
-from arena.store.models import Bot, Entry, Match, Season, utcnow
+from arena.store.models import Bot, BotVersion, Entry, Match, Season, utcnow
 from arena.store.repo import BadName, check_name
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,16 @@ def sync_entries(s: Session, season: Season) -> None:
     """Enter each eligible bot's newest built ladder version; deactivate older versions, retired and
     suspended bots. Versions registered by `arena compare` (ladder=False) enter only once an
     organiser adds them (`add_version`). A new entry's live Elo starts from the season fit of the
-    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional."""
+    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional.
+
+    The matchmaking calls it before every pairing; `entries_in_sync` tells first, from one narrow
+    query, whether anything would change, so the ORM's load of every bot and entry is skipped then."""
+    if not entries_in_sync(s, season):
+        _sync_all(s, season)
+
+
+def _sync_all(s: Session, season: Season) -> None:
+    """`sync_entries` on the ORM objects: every bot, its versions and the season's entries."""
     entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
     starts: dict[int, float] | None = None
     for bot in s.scalars(select(Bot).order_by(Bot.id)):
@@ -201,6 +210,36 @@ def sync_entries(s: Session, season: Season) -> None:
             elif entry is not None:
                 entry.active = v is latest
     s.flush()
+
+
+def entries_in_sync(s: Session, season: Season) -> bool:
+    """True when `sync_entries` would change nothing: every bot's newest playable version has an
+    active entry and no other entry is active. The same rule, on plain rows of one query (versions,
+    their bot's flags and their entry in this season), so the answer is exact, with no cache to go
+    stale: a bot registered, built, retired or suspended since is seen at once."""
+    rows = s.execute(
+        select(
+            BotVersion.id,
+            BotVersion.bot_id,
+            BotVersion.build_ok,
+            BotVersion.ladder,
+            Bot.retired,
+            Bot.suspended,
+            Entry.active,
+        )
+        .join(Bot, BotVersion.bot_id == Bot.id)
+        .outerjoin(Entry, and_(Entry.version_id == BotVersion.id, Entry.season_id == season.id))
+        .order_by(Bot.id, BotVersion.number)
+    ).all()
+    latest: dict[int, int] = {}  # bot id -> its newest playable version (rows go oldest first)
+    for vid, bot_id, build_ok, ladder, retired, suspended, active in rows:
+        if build_ok and (ladder or active is not None) and not retired and not suspended:
+            latest[bot_id] = vid
+    for vid, bot_id, _, _, _, _, active in rows:
+        wanted = latest.get(bot_id) == vid
+        if (active is None and wanted) or (active is not None and bool(active) != wanted):
+            return False
+    return True
 
 
 def _start_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
@@ -229,8 +268,6 @@ def _start_for(bot: Bot, entries: dict[int, Entry], starts: dict[int, float]) ->
 
 def add_version(store: Store, name: str, version_id: int) -> None:
     """An organiser enters a version (one `arena compare` registered) in season NAME's ladder."""
-    from arena.store.models import BotVersion
-
     with store.tx() as s:
         season = _season(s, name, lock=True)
         v = s.get_one(BotVersion, version_id)
