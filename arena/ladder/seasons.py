@@ -303,8 +303,7 @@ def _queue_pair(
         commit_decks(s, m)
         out.append(m)
     a.last_scheduled = b.last_scheduled = index
-    season.scheduled = index + 1
-    s.flush()
+    season.scheduled = index + 1  # flushed with the claim that follows (one UPDATE of the match, not two)
     return out
 
 
@@ -315,19 +314,14 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     sync_entries(s, season)
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
     by_id = {e.id: e for e in entries}
-    open_matches = s.execute(
-        select(Match.entry0_id, Match.entry1_id).where(Match.season_id == season.id, Match.status.in_(OPEN))
-    ).all()
-    busy = Counter(i for row in open_matches for i in row)
-    failed = Counter(
-        i
-        for row in s.execute(
-            select(Match.entry0_id, Match.entry1_id).where(
-                Match.season_id == season.id, Match.status == "failed"
-            )
-        ).all()
-        for i in row
-    )
+    busy: Counter[int | None] = Counter()
+    failed: Counter[int | None] = Counter()
+    for status, *seats in s.execute(
+        select(Match.status, Match.entry0_id, Match.entry1_id).where(
+            Match.season_id == season.id, Match.status.in_((*OPEN, "failed"))
+        )
+    ).all():
+        (failed if status == "failed" else busy).update(seats)
     # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
     # failed ones count so that a bot whose matches keep breaking is not "new" forever
     rating = pairing_ratings(s, season, entries)

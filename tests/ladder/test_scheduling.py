@@ -153,3 +153,23 @@ def test_the_pairing_fit_is_refreshed_when_results_arrive_and_not_otherwise(stor
     with store.tx() as s:
         assert s.scalar(select(Season).where(Season.name == "f")).recorded == 42
         assert len(list(s.scalars(select(Match).where(Match.status == "done")))) == 42
+
+
+def test_a_new_pairing_is_taken_at_once_and_a_blocked_twin_stays_queued(store: Store) -> None:
+    _version(store, "a", "ann", "1")
+    _version(store, "b", "bob", "1")
+    create_season(store, "d", duplicate=True, seed=5)
+    start_season(store, "d")
+    source = SeasonRun(store, "d", matches=10, launcher="local")
+    first, second = source.next_job(), source.next_job()
+    assert first is not None and second is not None
+    with store.tx() as s:
+        matches = {m.id: m for m in s.scalars(select(Match))}
+        assert len(matches) == 4  # two pairings, each queued as twins
+        taken = [matches[first.match_id], matches[second.match_id]]
+        assert [m.pair for m in taken] == [0, 1]  # the twin of the first waits: its decks are in play
+        for m in taken:
+            assert (m.status, m.lease_owner, m.attempts) == ("running", source.owner, 1)
+            assert m.id == min(x.id for x in matches.values() if x.pair == m.pair)  # the oldest of its pair
+        assert sorted(m.status for m in matches.values()) == ["queued", "queued", "running", "running"]
+    assert source.counts() == (0, 4)
