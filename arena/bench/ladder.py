@@ -35,6 +35,8 @@ SAMPLE_BOTS = ("random", "greedy", "tactician")
 #: The stdio field (`arena bench ladder --field stdio`): the compiled greedy ports, quick to build.
 STDIO_BOTS = ("c", "go", "rust")
 STDIO_DIR = Path(__file__).resolve().parents[2] / "sample_bots" / "stdio"
+#: The Node field (`arena bench ladder --field node`): the gRPC samples that run on Node.js.
+NODE_BOTS = ("node", "typescript")
 RATINGS_TARGET_S = 2.0
 
 
@@ -120,6 +122,10 @@ def _field(field: str, work: Path) -> dict[str, list[Path]]:
     as every stdio bot ran before: the baseline)."""
     if field == "python":
         return {"cold": [_sample_dir() / b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]}
+    if field == "node":
+        from arena.sandbox.languages import missing_tools
+
+        return {"node": [STDIO_DIR.parent / b for b in NODE_BOTS if not missing_tools(b)]}
     from arena.sandbox.bundle import STDIO_BRIDGE
     from arena.sandbox.languages import missing_tools
 
@@ -148,7 +154,9 @@ def run_ladder(
     (docs/sandbox.md "Warm start"): the baseline's matches alternate between the two launchers, the
     ladder runs cold then warm at each concurrency; result["warm"] holds the warm figures. With
     `field="stdio"` the bots are the stdio samples, and the two modes are the referee speaking their
-    lines and the Python bridge before it (result["bridge"], the baseline)."""
+    lines and the Python bridge before it (result["bridge"], the baseline). With `field="node"`, the
+    Node.js samples (one mode). Every mode's phase table ends with the season parent's CPU per match
+    (`PARENT_PHASE`), and its CPU ceiling counts it."""
     from arena.bench.sandbox import HandleKeeper
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
@@ -165,6 +173,8 @@ def run_ladder(
         fields["warm"] = fields["cold"]
     modes = tuple(fields)
     bots = [p.name for p in fields[modes[0]]]
+    if len(bots) < 2:
+        raise RuntimeError(f"the {field} field needs two sample bots whose tools are here; found {bots}")
     steps = 3 * matches * len(modes)
     finished = 0
 

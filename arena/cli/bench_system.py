@@ -212,11 +212,12 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
 )
 @click.option(
     "--field",
-    type=click.Choice(["python", "stdio"]),
+    type=click.Choice(["python", "node", "stdio"]),
     default="python",
     show_default=True,
-    help="The bots: the Python samples, or the compiled stdio samples (C, Go, Rust) measured both with "
-    "the referee speaking their lines and behind the Python stdio bridge (the baseline), in one run.",
+    help="The bots: the Python samples, the Node.js samples (node, typescript), or the compiled stdio "
+    "samples (C, Go, Rust) measured both with the referee speaking their lines and behind the Python "
+    "stdio bridge (the baseline), in one run.",
 )
 @json_option
 def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: bool) -> None:

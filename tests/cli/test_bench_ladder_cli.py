@@ -71,6 +71,22 @@ def test_bench_ladder_stdio_field_measures_direct_and_bridge_in_one_run() -> Non
     assert refused.exit_code == 2 and "--warm is the warm start of Python bots" in refused.output
 
 
+def test_bench_ladder_node_field_plays_the_node_samples() -> None:
+    from arena.sandbox.languages import missing_tools
+    from arena.workers.execute import bwrap_available
+
+    if not bwrap_available():
+        pytest.skip("bwrap does not run here: the bots' CPU per match is read from their cgroups")
+    if missing_tools("node") or missing_tools("typescript"):
+        pytest.skip(f"Node.js tools missing: {missing_tools('node') + missing_tools('typescript')}")
+    args = ["bench", "ladder", "--matches", "2", "--sandbox", "bwrap", "--field", "node", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["field"] == "node" and r["bots"] == ["node", "typescript"], r
+    _table_adds_up(r, r["cores"])
+
+
 def _ratios_agree(first: dict, second: dict, ratios: dict) -> None:
     """The printed ratios of two modes of one run are first / second: matches/min at c1 and c2, CPU per match."""
     for conc in (1, 2):
