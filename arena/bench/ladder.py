@@ -1,12 +1,14 @@
 """Ladder benchmarks.
 
-`run_ladder`: matches per minute of a season of the sample Python bots through the whole ladder
-(store, matchmaking, worker pool, sandboxed referee, one-transaction recording) at concurrency 1 and
-2, against a baseline measured in the same run: the same number of matches played by calling
-`play_match` directly, one after another, with no store and no pool. The baseline's matches also
-give the CPU per match (this process's, where the referee runs, and each bot's cgroup), split into
-phases at the moment both bots have joined, and from it the CPU ceiling of the cores: the matches/min they could play if CPU were all a match needed (the
-pool's matches run in worker processes, whose bots this process cannot see).
+`run_ladder`: matches per minute of a season of the sample Python bots (or the Node or stdio
+samples) through the whole ladder (store, matchmaking, worker pool, sandboxed referee,
+one-transaction recording) at concurrency 1 and 2, against a baseline measured in the same run: the
+same number of matches played by calling `play_match` directly, one after another, with no store and
+no pool. The baseline's matches give the CPU per match (this process's, where the referee runs, and
+each bot's cgroup), split into phases at the moment both bots have joined; the season runs add the
+season parent's own CPU per match (this process while it drives the pool: claiming, matchmaking,
+recording; the matches run in worker processes, whose bots this process cannot see). From their sum,
+the CPU ceiling of the cores: the matches/min they could play if CPU were all a season needed.
 
 `run_ratings`: the season fit for 100,000 matches among 200 bots (target < 2 s), against the classic
 iterative minorisation-maximisation fit in plain Python on the same matches.
@@ -33,6 +35,8 @@ SAMPLE_BOTS = ("random", "greedy", "tactician")
 #: The stdio field (`arena bench ladder --field stdio`): the compiled greedy ports, quick to build.
 STDIO_BOTS = ("c", "go", "rust")
 STDIO_DIR = Path(__file__).resolve().parents[2] / "sample_bots" / "stdio"
+#: The Node field (`arena bench ladder --field node`): the gRPC samples that run on Node.js.
+NODE_BOTS = ("node", "typescript")
 RATINGS_TARGET_S = 2.0
 
 
@@ -44,6 +48,9 @@ PHASES = (
 )
 #: The warm start's own cost, over the baseline's matches: the zygotes' start-up and their forks.
 ZYGOTE_PHASE = "zygotes: start-up and forks"
+#: The season's process itself, over the ladder's matches (both concurrencies): claims, matchmaking,
+#: recording and the pool's bookkeeping. Not a match's CPU, but every season match costs it.
+PARENT_PHASE = "season parent: claim, pair, record"
 
 
 def _self_cpu() -> float:
@@ -92,9 +99,14 @@ def _zygote_cpu(launcher: Any) -> float:
 
 
 def _figures(phases: dict[str, float], seconds: float, matches: int) -> dict[str, Any]:
+    def part(prefix: str, exclude: tuple[str, ...] = ()) -> float:
+        ms = sum(v for k, v in phases.items() if k.startswith(prefix) and not k.startswith(exclude))
+        return round(1000 * ms / matches, 1)
+
     cpu = {
-        "referee": round(1000 * sum(v for k, v in phases.items() if k.startswith("referee")) / matches, 1),
-        "bots": round(1000 * sum(v for k, v in phases.items() if not k.startswith("referee")) / matches, 1),
+        "referee": part("referee"),
+        "bots": part("", exclude=("referee", "season")),  # the zygotes too: they exist for the bots
+        "season_parent": part("season"),
     }
     return {
         "baseline_matches_per_min": round(60 * matches / seconds, 1),
@@ -110,6 +122,10 @@ def _field(field: str, work: Path) -> dict[str, list[Path]]:
     as every stdio bot ran before: the baseline)."""
     if field == "python":
         return {"cold": [_sample_dir() / b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]}
+    if field == "node":
+        from arena.sandbox.languages import missing_tools
+
+        return {"node": [STDIO_DIR.parent / b for b in NODE_BOTS if not missing_tools(b)]}
     from arena.sandbox.bundle import STDIO_BRIDGE
     from arena.sandbox.languages import missing_tools
 
@@ -138,7 +154,9 @@ def run_ladder(
     (docs/sandbox.md "Warm start"): the baseline's matches alternate between the two launchers, the
     ladder runs cold then warm at each concurrency; result["warm"] holds the warm figures. With
     `field="stdio"` the bots are the stdio samples, and the two modes are the referee speaking their
-    lines and the Python bridge before it (result["bridge"], the baseline)."""
+    lines and the Python bridge before it (result["bridge"], the baseline). With `field="node"`, the
+    Node.js samples (one mode). Every mode's phase table ends with the season parent's CPU per match
+    (`PARENT_PHASE`), and its CPU ceiling counts it."""
     from arena.bench.sandbox import HandleKeeper
     from arena.ladder.runner import SeasonRun
     from arena.ladder.seasons import create_season, start_season
@@ -155,6 +173,8 @@ def run_ladder(
         fields["warm"] = fields["cold"]
     modes = tuple(fields)
     bots = [p.name for p in fields[modes[0]]]
+    if len(bots) < 2:
+        raise RuntimeError(f"the {field} field needs two sample bots whose tools are here; found {bots}")
     steps = 3 * matches * len(modes)
     finished = 0
 
@@ -196,8 +216,8 @@ def run_ladder(
         if warm:
             phases["warm"][ZYGOTE_PHASE] = _zygote_cpu(keepers["warm"].inner)
             keepers["warm"].inner.warm.close()
-        for mode in modes:
-            per_mode[mode] = _figures(phases[mode], seconds[mode], matches)
+        ladder: dict[str, dict[str, float]] = {mode: {} for mode in modes}
+        parent = dict.fromkeys(modes, 0.0)  # this process's CPU seconds while it ran each mode's seasons
         for conc in (1, 2):
             for mode in modes:
                 name = f"bench-{mode}-c{conc}"
@@ -212,16 +232,20 @@ def run_ladder(
                 previous = os.environ.get("ARENA_WARM_START")
                 os.environ["ARENA_WARM_START"] = "1" if mode == "warm" else "0"  # the workers' launchers
                 try:
-                    start = time.perf_counter()
+                    start, cpu = time.perf_counter(), _self_cpu()
                     run_pool(source, run_job, concurrency=conc, on_progress=on_progress)
                     elapsed = time.perf_counter() - start
+                    parent[mode] += _self_cpu() - cpu
                 finally:
                     if previous is None:
                         os.environ.pop("ARENA_WARM_START")
                     else:
                         os.environ["ARENA_WARM_START"] = previous
                 finished += matches
-                per_mode[mode][f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
+                ladder[mode][f"ladder_c{conc}_matches_per_min"] = round(60 * matches / elapsed, 1)
+        for mode in modes:  # each concurrency's season played `matches`: the mean per match of both
+            phases[mode][PARENT_PHASE] = parent[mode] / 2
+            per_mode[mode] = {**_figures(phases[mode], seconds[mode], matches), **ladder[mode]}
     cores = len(os.sched_getaffinity(0))
     for r in per_mode.values():
         r["c2_vs_c1"] = round(r["ladder_c2_matches_per_min"] / r["ladder_c1_matches_per_min"], 2)

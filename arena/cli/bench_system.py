@@ -212,21 +212,24 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
 )
 @click.option(
     "--field",
-    type=click.Choice(["python", "stdio"]),
+    type=click.Choice(["python", "node", "stdio"]),
     default="python",
     show_default=True,
-    help="The bots: the Python samples, or the compiled stdio samples (C, Go, Rust) measured both with "
-    "the referee speaking their lines and behind the Python stdio bridge (the baseline), in one run.",
+    help="The bots: the Python samples, the Node.js samples (node, typescript), or the compiled stdio "
+    "samples (C, Go, Rust) measured both with the referee speaking their lines and behind the Python "
+    "stdio bridge (the baseline), in one run.",
 )
 @json_option
 def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: bool) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
-    time, with no store, matchmaking or pool. Its matches also give the CPU per match (referee and
-    bots' cgroups) and the cores' CPU ceiling in matches/min. With --warm, every figure again with
-    the warm start (a zygote per bot forks each match's bot: docs/sandbox.md), the two alternated.
-    With --field stdio, the stdio samples, direct and behind the bridge (docs/sandbox.md "stdio bots").
+    time, with no store, matchmaking or pool. Its matches give the CPU per match (referee and bots'
+    cgroups), the season runs the season parent's own (claims, matchmaking, recording), and their sum
+    the cores' CPU ceiling in matches/min. With --warm, every figure again with the warm start (a
+    zygote per bot forks each match's bot: docs/sandbox.md), the two alternated. With --field node,
+    the Node.js samples; with --field stdio, the stdio samples, direct and behind the bridge
+    (docs/sandbox.md "stdio bots").
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
@@ -260,9 +263,10 @@ def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: 
                 + (f", {r['c2_of_ceiling']:.0%} of the CPU ceiling" if "c2_of_ceiling" in r else ""),
             ),
             (
-                "CPU per match (baseline's matches)",
+                "CPU per match (baseline's matches + season parent)",
                 f"{sum(r['cpu_ms_per_match'].values()):.1f} ms",
-                f"referee {r['cpu_ms_per_match']['referee']} ms, bots {r['cpu_ms_per_match']['bots']} ms",
+                f"referee {r['cpu_ms_per_match']['referee']} ms, bots {r['cpu_ms_per_match']['bots']} ms, "
+                f"season parent {r['cpu_ms_per_match']['season_parent']} ms",
             ),
             (
                 "CPU ceiling of the cores",
@@ -303,9 +307,12 @@ def _mode_rows(tag: str, m: dict, ratio: dict, note: str, bots: str) -> list[tup
     return [
         (f"{tag:<9} play_match in a loop", f"{m['baseline_matches_per_min']} matches/min", "same run, alternated"),
         (f"{tag:<9} ladder concurrency 1", f"{m['ladder_c1_matches_per_min']} matches/min", note.format(ratio["c1"])),
-        (f"{tag:<9} ladder concurrency 2", f"{m['ladder_c2_matches_per_min']} matches/min", note.format(ratio["c2"])),
+        (f"{tag:<9} ladder concurrency 2", f"{m['ladder_c2_matches_per_min']} matches/min", note.format(ratio["c2"])
+         + (f", {m['c2_of_ceiling']:.0%} of its CPU ceiling ({m['cpu_ceiling_matches_per_min']} matches/min)"
+            if "c2_of_ceiling" in m else "")),
         (f"{tag:<9} CPU per match", f"{cpu:.1f} ms", f"{note.format(ratio['cpu_per_match'])}, "
-         f"referee {m['cpu_ms_per_match']['referee']} ms, {bots} {m['cpu_ms_per_match']['bots']} ms"),
+         f"referee {m['cpu_ms_per_match']['referee']} ms, {bots} {m['cpu_ms_per_match']['bots']} ms, "
+         f"season parent {m['cpu_ms_per_match']['season_parent']} ms"),
         *[(f"  {tag} phase: {name}", f"{ms} ms", f"{ms / max(0.1, cpu):.0%} of the CPU")
           for name, ms in m["phases_cpu_ms_per_match"].items()],
     ]  # fmt: skip

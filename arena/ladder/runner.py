@@ -18,8 +18,8 @@ from arena.ladder.record import record_result
 from arena.ladder.seasons import SeasonError, no_pairing_reason, schedule
 from arena.ladder.standings import season_fit
 from arena.store import MatchJob, MatchResult, Store
-from arena.store.models import BotVersion, Entry, Match, Season, utcnow
-from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned
+from arena.store.models import Bot, BotVersion, Entry, Match, Season, utcnow
+from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned, take
 from arena.store.repo import unplayable_paths
 
 MAX_ATTEMPTS = 3
@@ -31,16 +31,24 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
     """The job for a claimed match: its seed and salt (so the record carries the commitment the queue
     published), the REGISTERED name and version of each seat (never what the bundle calls itself), and
     the bundles that may no longer play (the worker stops their warm zygotes)."""
-    v0, v1 = (s.get_one(BotVersion, vid) for vid in (m.version0_id, m.version1_id))
+    seats = {  # both seats' versions in one narrow query (a season claims one job per match)
+        vid: (path, name, number)
+        for vid, path, name, number in s.execute(
+            select(BotVersion.id, BotVersion.path, Bot.name, BotVersion.number)
+            .join(Bot, BotVersion.bot_id == Bot.id)
+            .where(BotVersion.id.in_((m.version0_id, m.version1_id)))
+        ).all()
+    }
+    (path0, name0, number0), (path1, name1, number1) = seats[m.version0_id], seats[m.version1_id]
     return MatchJob(
         match_id=m.id,
-        bundles=(v0.path, v1.path),
+        bundles=(path0, path1),
         rules=tuple(m.rules),
         seed=m.seed,
         time_control=dict(m.time_control),
         launcher=launcher,
         salt=m.salt,
-        names=((v0.bot.name, str(v0.number)), (v1.bot.name, str(v1.number))),
+        names=((name0, str(number0)), (name1, str(number1))),
         attempt=m.attempts or 0,
         retired=unplayable_paths(s),
     )
@@ -90,11 +98,19 @@ class SeasonRun:
             if season.status == "closing":
                 m = claim(s, self.owner, season_id=season.id, kinds=("final",), ttl=self.ttl)
             elif season.status == "running":
-                m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
-                if m is None and self._want_more(s, season):
-                    if not schedule(s, season, 1) and self._counts(s)[1] == 0:
+                done, queued, running = self._ladder_counts(s)
+                # nothing queued: no claim to try (its queries were a fifth of a pairing's cost)
+                m = (
+                    claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
+                    if queued
+                    else None
+                )
+                if m is None and self._want_more(s, season, done, queued + running):
+                    created = schedule(s, season, 1)
+                    if created:  # the oldest match `claim` could take now is the first one just queued
+                        m = take(s, self.owner, created[0], ttl=self.ttl)
+                    elif queued + running == 0:
                         self.blocked = no_pairing_reason(s, season)
-                    m = claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
             else:
                 return None
             return job_for(s, m, self.launcher) if m is not None else None
@@ -123,19 +139,23 @@ class SeasonRun:
             return self._counts(s)
 
     def _counts(self, s) -> tuple[int, int]:  # noqa: ANN001
-        base = (
-            select(func.count())
-            .select_from(Match)
-            .where(Match.season_id == self.season_id, Match.kind == "ladder")
-        )
-        done = s.scalar(base.where(Match.status == "done")) or 0
-        open_ = s.scalar(base.where(Match.status.in_(("queued", "running")))) or 0
-        return done, open_
+        done, queued, running = self._ladder_counts(s)
+        return done, queued + running
 
-    def _want_more(self, s, season: Season) -> bool:  # noqa: ANN001
+    def _ladder_counts(self, s) -> tuple[int, int, int]:  # noqa: ANN001
+        """(done, queued, running) ladder matches of the season, in one query."""
+        by_status = dict(
+            s.execute(
+                select(Match.status, func.count())
+                .where(Match.season_id == self.season_id, Match.kind == "ladder")
+                .group_by(Match.status)
+            ).all()
+        )
+        return by_status.get("done", 0), by_status.get("queued", 0), by_status.get("running", 0)
+
+    def _want_more(self, s, season: Season, done: int, open_: int) -> bool:  # noqa: ANN001
         if len(self.errors) >= MAX_FAILED:  # the executor is broken, not the bots: stop, say so
             return False
-        done, open_ = self._counts(s)
         if self.matches is not None:
             return done + open_ < self.matches
         if self.until_stable:

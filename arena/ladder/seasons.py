@@ -18,16 +18,17 @@ import math
 import random
 import secrets
 from collections import Counter
+from dataclasses import dataclass
 from itertools import combinations
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from arena.engine.rng import GOLDEN, MASK64, mix64
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
-from arena.store.models import Bot, Entry, Match, Season, utcnow
+from arena.store.models import Bot, BotVersion, Entry, Match, Season, utcnow
 from arena.store.repo import BadName, check_name
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,16 @@ def sync_entries(s: Session, season: Season) -> None:
     """Enter each eligible bot's newest built ladder version; deactivate older versions, retired and
     suspended bots. Versions registered by `arena compare` (ladder=False) enter only once an
     organiser adds them (`add_version`). A new entry's live Elo starts from the season fit of the
-    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional."""
+    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional.
+
+    The matchmaking calls it before every pairing; `entries_in_sync` tells first, from one narrow
+    query, whether anything would change, so the ORM's load of every bot and entry is skipped then."""
+    if not entries_in_sync(s, season):
+        _sync_all(s, season)
+
+
+def _sync_all(s: Session, season: Season) -> None:
+    """`sync_entries` on the ORM objects: every bot, its versions and the season's entries."""
     entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
     starts: dict[int, float] | None = None
     for bot in s.scalars(select(Bot).order_by(Bot.id)):
@@ -201,6 +211,36 @@ def sync_entries(s: Session, season: Season) -> None:
             elif entry is not None:
                 entry.active = v is latest
     s.flush()
+
+
+def entries_in_sync(s: Session, season: Season) -> bool:
+    """True when `sync_entries` would change nothing: every bot's newest playable version has an
+    active entry and no other entry is active. The same rule, on plain rows of one query (versions,
+    their bot's flags and their entry in this season), so the answer is exact, with no cache to go
+    stale: a bot registered, built, retired or suspended since is seen at once."""
+    rows = s.execute(
+        select(
+            BotVersion.id,
+            BotVersion.bot_id,
+            BotVersion.build_ok,
+            BotVersion.ladder,
+            Bot.retired,
+            Bot.suspended,
+            Entry.active,
+        )
+        .join(Bot, BotVersion.bot_id == Bot.id)
+        .outerjoin(Entry, and_(Entry.version_id == BotVersion.id, Entry.season_id == season.id))
+        .order_by(Bot.id, BotVersion.number)
+    ).all()
+    latest: dict[int, int] = {}  # bot id -> its newest playable version (rows go oldest first)
+    for vid, bot_id, build_ok, ladder, retired, suspended, active in rows:
+        if build_ok and (ladder or active is not None) and not retired and not suspended:
+            latest[bot_id] = vid
+    for vid, bot_id, _, _, _, _, active in rows:
+        wanted = latest.get(bot_id) == vid
+        if (active is None and wanted) or (active is not None and bool(active) != wanted):
+            return False
+    return True
 
 
 def _start_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
@@ -229,8 +269,6 @@ def _start_for(bot: Bot, entries: dict[int, Entry], starts: dict[int, float]) ->
 
 def add_version(store: Store, name: str, version_id: int) -> None:
     """An organiser enters a version (one `arena compare` registered) in season NAME's ladder."""
-    from arena.store.models import BotVersion
-
     with store.tx() as s:
         season = _season(s, name, lock=True)
         v = s.get_one(BotVersion, version_id)
@@ -265,8 +303,7 @@ def _queue_pair(
         commit_decks(s, m)
         out.append(m)
     a.last_scheduled = b.last_scheduled = index
-    season.scheduled = index + 1
-    s.flush()
+    season.scheduled = index + 1  # flushed with the claim that follows (one UPDATE of the match, not two)
     return out
 
 
@@ -277,19 +314,14 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     sync_entries(s, season)
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
     by_id = {e.id: e for e in entries}
-    open_matches = s.execute(
-        select(Match.entry0_id, Match.entry1_id).where(Match.season_id == season.id, Match.status.in_(OPEN))
-    ).all()
-    busy = Counter(i for row in open_matches for i in row)
-    failed = Counter(
-        i
-        for row in s.execute(
-            select(Match.entry0_id, Match.entry1_id).where(
-                Match.season_id == season.id, Match.status == "failed"
-            )
-        ).all()
-        for i in row
-    )
+    busy: Counter[int | None] = Counter()
+    failed: Counter[int | None] = Counter()
+    for status, *seats in s.execute(
+        select(Match.status, Match.entry0_id, Match.entry1_id).where(
+            Match.season_id == season.id, Match.status.in_((*OPEN, "failed"))
+        )
+    ).all():
+        (failed if status == "failed" else busy).update(seats)
     # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
     # failed ones count so that a bot whose matches keep breaking is not "new" forever
     rating = pairing_ratings(s, season, entries)
@@ -329,35 +361,62 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     return created
 
 
-_FIT_CACHE: dict[tuple, tuple[int, dict[int, float]]] = {}  # season -> (recorded at fit, ratings)
+@dataclass(frozen=True)
+class _PairingFit:
+    """One season's fit as the matchmaking last took it."""
+
+    recorded: int  # season.recorded when fitted
+    ratings: dict[int, float]  # entry id -> fitted Elo (rated entries only)
+    established: frozenset[int]  # the entries then past their provisional matches
+
+
+_FIT_CACHE: dict[tuple, _PairingFit] = {}  # (database, season) -> its last pairing fit
+REFIT_SHARE = 20  # refit once the new results are a twentieth of those fitted (or a tenth of the entries)
+
+
+def refit_due(cached: _PairingFit | None, recorded: int, entries: int, established: frozenset[int]) -> bool:
+    """Whether the matchmaking fits the season again before this pairing.
+
+    Only bots past their provisional matches are paired on the fit, so there is no fit while there
+    are none, and one as soon as a bot joins them (it would wait on live Elo otherwise). Else the fit
+    is refreshed once the results recorded since it are a tenth of the entries' worth or a twentieth
+    of those it holds, whichever is more: k new results move a rating by about sqrt(k/games) of its
+    standard error, a fifth of it at a twentieth, well inside the pairing's random offset (σ = 100
+    Elo). Refitting on every result, as a small field did, cost the season's parent process a fit
+    per match (issue #18); the simulation pairs on a fit ten games per bot old and keeps the spread."""
+    if not established:
+        return False
+    if cached is None or recorded < cached.recorded or not established <= cached.established:
+        return True
+    return recorded - cached.recorded >= max(1, entries // 10, cached.recorded // REFIT_SHARE)
+
+
+def fit_key(s: Session, season: Season) -> tuple:
+    """The season's key in `_FIT_CACHE`: its database and identity (ids restart in a new database)."""
+    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
 
 
 def pairing_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
     """The ratings matchmaking pairs on: the season fit for entries past their provisional matches
     (live Elo, paired on itself, stretches to ~1.5x the true spread), the live rating for the rest
-    (a few games' fit scatters widely, and would pull every pairing to whoever sits in the middle). Refitted once a
-    tenth of the entries' worth of new matches has been recorded (a fit per pairing is wasted work)."""
+    (a few games' fit scatters widely, and would pull every pairing to whoever sits in the middle).
+    When it refits: `refit_due`."""
     from arena.ladder.ratings import PROVISIONAL_GAMES, FitError
     from arena.ladder.standings import season_fit
 
-    key = (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
+    key = fit_key(s, season)
+    established = frozenset(e.id for e in entries if e.rated >= PROVISIONAL_GAMES)
     cached = _FIT_CACHE.get(key)
-    if (
-        cached is None
-        or season.recorded - cached[0] >= max(1, len(entries) // 10)
-        or season.recorded < cached[0]
-    ):
+    if refit_due(cached, season.recorded, len(entries), established):
         fitted: dict[int, float] = {}
-        if season.recorded:
-            try:
-                all_entries, fit = season_fit(s, season)
-                fitted = {e.id: float(fit.ratings[i]) for i, e in enumerate(all_entries) if fit.rated[i]}
-            except FitError as exc:
-                log.warning("season %s: matchmaking on live ratings (%s)", season.name, exc)
-        cached = _FIT_CACHE[key] = (season.recorded, fitted)
-    return {
-        e.id: cached[1].get(e.id, e.rating) if e.rated >= PROVISIONAL_GAMES else e.rating for e in entries
-    }
+        try:
+            all_entries, fit = season_fit(s, season)
+            fitted = {e.id: float(fit.ratings[i]) for i, e in enumerate(all_entries) if fit.rated[i]}
+        except FitError as exc:
+            log.warning("season %s: matchmaking on live ratings (%s)", season.name, exc)
+        cached = _FIT_CACHE[key] = _PairingFit(season.recorded, fitted, established)
+    fitted = cached.ratings if cached is not None else {}
+    return {e.id: fitted.get(e.id, e.rating) if e.id in established else e.rating for e in entries}
 
 
 def no_pairing_reason(s: Session, season: Season) -> str:

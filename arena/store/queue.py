@@ -147,6 +147,14 @@ def claim(
             m = None
     if m is None:
         return None
+    return take(s, owner, m, ttl=ttl)
+
+
+def take(s: Session, owner: str, m: Match, *, ttl: float = LEASE_SECONDS) -> Match:
+    """Lease `m`, a queued match `claim` picked or one this very transaction queued: a new pairing's
+    seed and pair are its own, so no deck-mate of it can be running, and no other runner can see it
+    before the commit. Taking it so spares the queue queries a second `claim` would make."""
+    assert m.status == "queued", f"match {m.id} is {m.status}, not queued"
     m.status, m.lease_owner, m.lease_expires = "running", owner, time.time() + ttl
     m.started_at = utcnow()
     m.attempts += 1
