@@ -51,7 +51,11 @@ PAIRS = [
     for a, b in itertools.combinations(SAMPLES, 2)
     if not ({a, b} & set(RULE_PORTS)) or {a, b} - set(RULE_PORTS) == {"python/random"}
 ]
-CLOCK = TimeControl(startup=30.0)  # the default move clock; start-up slack for Node on a busy machine
+#: Roomy clocks: this test is about determinism, not speed, and every sample bounds its search in
+#: nodes, so a longer clock changes no move. With the default move clock (1 s and a 10 s bank) and
+#: 30 s to start, two runs on a busy CI machine ended before their first card, verdicts unrecorded;
+#: a stall past the start-up or first-move clock fits that, and the assertions now name the verdicts.
+CLOCK = TimeControl(startup=120.0, move=30.0, bank=120.0)
 
 
 @functools.cache
