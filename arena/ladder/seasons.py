@@ -192,12 +192,18 @@ def sync_entries(s: Session, season: Season) -> None:
         _sync_all(s, season)
 
 
+def _may_enter(build_ok: bool | None, ladder: bool, entered: bool) -> bool:
+    """Whether a version may hold its bot's entry (the newest such one does, unless the bot is retired
+    or suspended): built, and on the ladder or already entered by an organiser (`add_version`)."""
+    return bool(build_ok) and (ladder or entered)
+
+
 def _sync_all(s: Session, season: Season) -> None:
     """`sync_entries` on the ORM objects: every bot, its versions and the season's entries."""
     entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
     starts: dict[int, float] | None = None
     for bot in s.scalars(select(Bot).order_by(Bot.id)):
-        built = [v for v in bot.versions if v.build_ok and (v.ladder or v.id in entries)]
+        built = [v for v in bot.versions if _may_enter(v.build_ok, v.ladder, v.id in entries)]
         latest = built[-1] if built and not bot.retired and not bot.suspended else None
         for v in bot.versions:
             entry = entries.get(v.id)
@@ -234,7 +240,7 @@ def entries_in_sync(s: Session, season: Season) -> bool:
     ).all()
     latest: dict[int, int] = {}  # bot id -> its newest playable version (rows go oldest first)
     for vid, bot_id, build_ok, ladder, retired, suspended, active in rows:
-        if build_ok and (ladder or active is not None) and not retired and not suspended:
+        if _may_enter(build_ok, ladder, active is not None) and not retired and not suspended:
             latest[bot_id] = vid
     for vid, bot_id, _, _, _, _, active in rows:
         wanted = latest.get(bot_id) == vid

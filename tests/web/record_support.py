@@ -8,32 +8,14 @@ import random
 from arena.engine import Match, Rules
 from arena.engine.cards import card_code
 from arena.proto import replay_pb2 as rpb
+from arena.referee.convert import rules_to_proto
 
 
 def play_record(rules: Rules, seed: int, names: tuple[str, str], crash_at: tuple[int, int] | None = None):
     """Play a seeded match with random legal cards; return (proto record, result fields, plays)."""
-    from arena.proto import referee_pb2 as pb
-
     rnd = random.Random(seed)
     m = Match(rules, seed)
-    d = rules.to_dict()
-    rec = rpb.MatchRecord(
-        format=1,
-        match_id=str(seed),
-        seed=seed,
-        rules=pb.Rules(
-            scoring=d["scoring"],
-            hand_size=d["hand_size"],
-            trumps=d["trumps"],
-            must_head_phase2=d["must_head_phase2"],
-            standoff=d["standoff"],
-            next_dealer=d["next_dealer"],
-            dealer_after_tie=d["dealer_after_tie"],
-            flags=d["flags"],
-            max_deals=d["max_deals"] or 0,
-            deck=d["deck"],
-        ),
-    )
+    rec = rpb.MatchRecord(format=1, match_id=str(seed), seed=seed, rules=rules_to_proto(rules))
     for seat, name in enumerate(names):
         rec.players.add(seat=seat, name=name, version="1")
     crashed = False
