@@ -137,3 +137,31 @@ def raw_bot_message(raw: bytes, current_turn: int) -> pb.BotMessage:
     if len(raw) > MAX_LINE:
         raw = raw[:CUT_LINE]
     return bot_message(raw.decode("utf-8", errors="replace"), current_turn)
+
+
+def referee_message(line: str | bytes) -> pb.RefereeMessage:
+    """The RefereeMessage one referee line stands for: `referee_line` read back, as the Python SDK's
+    stdio transport reads it (keys it does not know are skipped, so an older SDK reads a newer
+    referee's lines). Raises ValueError on a line that is not one."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ValueError(f"not a referee line: {str(line)[:CUT_LINE]!r}")
+    kind = data.pop("type")
+    message = pb.RefereeMessage()
+    if kind not in pb.RefereeMessage.DESCRIPTOR.fields_by_name:
+        return message  # a message type this SDK does not know: nothing set, read and ignored
+    json_format.ParseDict({kind: data}, message, ignore_unknown_fields=True)
+    return message
+
+
+def bot_line(message: pb.BotMessage) -> str:
+    """One BotMessage as the line a stdio bot writes: an Action as {"card", "turn_id"}, a Log as
+    {"log"} (a Join has no line: the stdio seat joins as the bot is started)."""
+    kind = message.WhichOneof("msg")
+    if kind == "action":
+        body: dict[str, Any] = {"card": message.action.card, "turn_id": message.action.turn_id}
+    elif kind == "log":
+        body = {"log": message.log.text}
+    else:
+        raise ValueError(f"a stdio bot sends no {kind} message")
+    return json.dumps(body, separators=(",", ":")) + "\n"

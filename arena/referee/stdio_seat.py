@@ -144,6 +144,10 @@ class StdioContext:
         await self._admit()
         return raw_bot_message(raw, self.turn)
 
+    async def first_line(self) -> bytes | None:
+        """The first line on the pipe, before the bot's own: the launch chain's (None at its end)."""
+        return await self._output.line()
+
     async def _admit(self) -> None:
         """One token per line; without one, wait for it (the bot's pipe fills meanwhile)."""
         now = time.monotonic()
@@ -185,12 +189,24 @@ async def open_context(stdin: IO[bytes], stdout: IO[bytes]) -> StdioContext:
     return StdioContext(output, write_transport, state, read_transport)
 
 
-async def serve(runner: MatchRunner, seat_index: int, context: StdioContext, name: str, version: str) -> None:
+async def serve(
+    runner: MatchRunner,
+    seat_index: int,
+    context: StdioContext,
+    name: str,
+    version: str,
+    started: bytes | None,
+) -> None:
     """Seat `seat_index` of `runner`, played by the stdio bot behind `context`, until its match is
-    over: joined now (the arena launched it, so no token is needed), then read by the runner's own
-    `read_loop`, as a gRPC stream's handler does (server.RefereeServicer)."""
+    over: joined once the launch chain wrote `started`, its line for "the sandbox is up, the bot's
+    program starts now" (at once when None; the arena launched the bot, so no token is needed), then
+    read by the runner's own `read_loop`, as a gRPC stream's handler does (server.RefereeServicer).
+    Without that line the seat is never joined: the runner rules STARTUP_FAILED, as for a gRPC bot
+    that never sent its Join."""
     seat = runner.seats[seat_index]
     try:
+        if started is not None and await context.first_line() != started:
+            return  # the pipe ended first: the sandbox never ran the bot
         check_claim(runner, seat)
         seat.claimed = True
         join = pb.Join(bot_name=name[:64], bot_version=version[:64], protocol_version=PROTOCOL_VERSION)

@@ -35,8 +35,8 @@ from arena.sandbox.links import check_tree, read_inside
 MANIFEST = "bot.toml"
 STAGED_MARK = "staged"
 PROTOCOLS = ("grpc", "stdio")
-#: Under the Docker launcher a `protocol = "stdio"` bundle runs behind the SDK's stdio bridge
-#: (docs/stdio.md), in the same container; bwrap and local give its pipes to the referee instead.
+#: The SDK's stdio bridge (docs/stdio.md): how a stdio bot plays a remote referee from its author's
+#: machine, and the benchmarks' baseline; every launcher gives a stdio bot's pipes to the referee.
 STDIO_BRIDGE = ("python3", "-m", "arena.sdk.stdio_bridge", "--")
 __all__ = [
     "Bundle",
@@ -63,12 +63,6 @@ class Bundle:
     protocol: str = "grpc"
     version: str = ""
     source: Path | None = None  # what the user named (archive or directory), for messages
-
-    @property
-    def argv(self) -> tuple[str, ...]:
-        """The command the Docker launcher starts: `run`, behind the stdio bridge when protocol =
-        "stdio" (the launchers with `direct_stdio` start `run` itself and hand its pipes to the referee)."""
-        return STDIO_BRIDGE + self.run if self.protocol == "stdio" else self.run
 
     @property
     def build_record(self) -> Path:

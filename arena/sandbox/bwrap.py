@@ -35,6 +35,7 @@ from arena.sandbox.languages import runtime as language_runtime
 from arena.sandbox.launcher import (
     SANDBOX_BUNDLE,
     SANDBOX_SOCKET,
+    STDIO_ENV,
     LaunchSpec,
     Limits,
 )
@@ -137,28 +138,23 @@ class BwrapLauncher:
         failed = build_first(self, spec)
         if failed is not None:
             return failed
-        if spec.bundle.protocol == "stdio":  # the referee speaks its lines on its pipes: no socket, no token
-            return self.start(
-                spec.bundle,
-                list(spec.bundle.run),
-                {},
-                spec.limits,
-                socket_path=None,
-                label=spec.label,
-                stdio=True,
-            )
-        env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
+        stdio = spec.bundle.protocol == "stdio"
+        if stdio:  # the referee speaks its lines on its pipes: no socket, no token
+            env = dict(STDIO_ENV)
+        else:
+            env = {**spec.env, "ARENA_ADDRESS": f"unix://{SANDBOX_SOCKET}"}
         if self.warm is not None:
             child = self.warm.launch(spec, env)
             if child is not None:
                 return child
         return self.start(
             spec.bundle,
-            list(spec.bundle.argv),
+            list(spec.bundle.run),
             env,
             spec.limits,
-            socket_path=spec.socket_path,
+            socket_path=None if stdio else spec.socket_path,
             label=spec.label,
+            stdio=stdio,
         )
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:

@@ -6,6 +6,10 @@
                --mount bundle -> /bot (read-only)  --mount socket dir -> /run/arena (read-only)
                IMAGE <run...>
 
+A `protocol = "stdio"` bot gets `--interactive` and no socket instead: the client relays the
+container's stdin and stdout, which the referee speaks the stdio lines on (arena/referee/stdio_seat.py),
+and its stderr is the bot's log, as under bwrap.
+
 The image is chosen by the bundle's `language` (IMAGES); every container carries a label naming
 the referee process that started it, so containers of a referee that died are removed at start-up.
 Verdicts: MEMORY_LIMIT from the container's OOM state (`docker inspect` .State.OOMKilled, or an OOM kill
@@ -21,6 +25,7 @@ import signal
 import subprocess
 import uuid
 from pathlib import Path
+from typing import Any
 
 from arena.sandbox import cgroups, procstat, sockets, spawn, uids
 from arena.sandbox.building import await_build, build_once
@@ -32,7 +37,16 @@ from arena.sandbox.capture import OutputCapture
 from arena.sandbox.docker_cgroup import ContainerCgroup
 from arena.sandbox.failed import BuildFailedProcess, build_first
 from arena.sandbox.languages import LANGUAGES, NATIVE_IMAGE, language
-from arena.sandbox.launcher import CPU_LIMIT, MEMORY_LIMIT, PIDS_LIMIT, SANDBOX_BUNDLE, LaunchSpec, Limits
+from arena.sandbox.launcher import (
+    CPU_LIMIT,
+    MEMORY_LIMIT,
+    PIDS_LIMIT,
+    SANDBOX_BUNDLE,
+    STDIO_ENV,
+    LaunchSpec,
+    Limits,
+)
+from arena.sandbox.stdio_pipes import announced, popen_streams, split_streams
 
 #: The runtime image of each `language` value, from the runtime table (languages.py).
 IMAGES = {n: lang.image for lang in LANGUAGES for n in (lang.name, *lang.aliases)}
@@ -146,6 +160,7 @@ class DockerProcess:
         self._inspect_cache: list[str] | None = None
         self._cgroup: ContainerCgroup | None = None
         self._counters: tuple[int, int] = (0, 0)  # (OOM kills, refused forks), kept from the last read
+        self.protocol_pipes: tuple[Any, Any] | None = None  # a stdio bot's (stdin, stdout), for the referee
 
     def _docker_run(self, *args: str, timeout: float = 10.0) -> subprocess.CompletedProcess[str] | None:
         try:
@@ -259,6 +274,7 @@ class DockerLauncher:
     (`--host`; default: the client's own, i.e. DOCKER_HOST or the system socket)."""
 
     name = "docker"
+    direct_stdio = True  # a stdio bot's lines go through `docker run -i`'s pipes to the referee, no bridge
 
     def __init__(
         self,
@@ -314,11 +330,11 @@ class DockerLauncher:
         failed = build_first(self, spec)
         if failed is not None:
             return failed
-        assert spec.socket_path is not None
+        if spec.bundle.protocol == "stdio":  # `docker run -i`: the referee speaks on the client's pipes
+            argv = announced(list(spec.bundle.run))  # STARTED_LINE once the container runs
+            return self._start(spec.bundle, argv, dict(STDIO_ENV), spec.limits, None, spec.label, stdio=True)
         env = {**spec.env, "ARENA_ADDRESS": f"unix://{SOCKET_DIR}/{spec.socket_path.name}"}
-        return self._start(
-            spec.bundle, list(spec.bundle.argv), env, spec.limits, spec.socket_path, spec.label
-        )
+        return self._start(spec.bundle, list(spec.bundle.run), env, spec.limits, spec.socket_path, spec.label)
 
     def _start(
         self,
@@ -329,7 +345,10 @@ class DockerLauncher:
         socket_path: Path | None,
         label: str,
         writable: bool = False,
+        stdio: bool = False,
     ) -> DockerProcess:
+        """`stdio`: the container's stdin and stdout are the protocol pipes (`docker run -i` relays
+        them), its stderr alone is its log."""
         lease = uids.acquire(self.state_dir / "uids")
         if writable and os.geteuid() == 0:
             chown_tree(bundle.path, lease.uid)
@@ -349,19 +368,16 @@ class DockerLauncher:
             writable,
             self.cpus,
         )
+        if stdio:
+            cmd[2:2] = ["--interactive"]  # after `run`: the client relays its stdin, and its end
         cmd[1:1] = self.docker[1:]  # --host
         popen = spawn.popen(
-            args=cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=client_env(env),
-        )
-        assert popen.stdout is not None
-        return DockerProcess(
-            self.docker, name, popen, OutputCapture(popen.stdout, limits.log_bytes), limits, lease
-        )
+            args=cmd, **popen_streams(stdio), start_new_session=True, env=client_env(env)
+        )  # fmt: skip
+        output, protocol = split_streams(popen, stdio)
+        proc = DockerProcess(self.docker, name, popen, OutputCapture(output, limits.log_bytes), limits, lease)
+        proc.protocol_pipes = protocol
+        return proc
 
     def build(self, bundle: Bundle, limits: Limits) -> tuple[bool, str]:
         """Run `build` once per bundle content, in the bot's image, with the bundle writable."""

@@ -15,6 +15,9 @@ from arena.verdicts import Verdict
 
 #: Where the referee's socket appears inside a sandbox; launchers set ARENA_ADDRESS to it.
 SANDBOX_SOCKET = "/run/arena/referee.sock"
+#: What a launcher adds to a `protocol = "stdio"` bot's environment: the Python SDK's `run()` then speaks
+#: the stdio lines (docs/stdio.md) instead of gRPC (arena.sdk.bot.STDIO_ENV, the same; tested).
+STDIO_ENV = {"ARENA_PROTOCOL": "stdio"}
 #: Where the bundle appears inside a sandbox (read-only; the working directory of `run`).
 SANDBOX_BUNDLE = "/bot"
 

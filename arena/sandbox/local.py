@@ -21,8 +21,8 @@ from arena.sandbox.building import await_build, build_once
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.capture import OutputCapture
 from arena.sandbox.failed import BuildFailedProcess, build_first
-from arena.sandbox.launcher import LaunchSpec, Limits
-from arena.sandbox.stdio_pipes import popen_streams, split_streams
+from arena.sandbox.launcher import STDIO_ENV, LaunchSpec, Limits
+from arena.sandbox.stdio_pipes import announced, popen_streams, split_streams
 
 WARNING = "the local launcher runs bots without any isolation; use it only for bots you trust"
 log = logging.getLogger("arena.sandbox")
@@ -34,8 +34,8 @@ def start(
 ) -> subprocess.Popen[bytes]:
     """`argv` in its own session (so its group can be paused and killed), output piped, made to die
     with this process. A command that does not exist raises FileNotFoundError here, as Popen would,
-    rather than from inside the wrapper. `stdio`: stdin and stdout are the stdio protocol's pipes,
-    stderr alone is the output."""
+    rather than from inside the wrapper. `stdio`: stdin and stdout are the stdio protocol's pipes
+    (STARTED_LINE written on the latter first), stderr alone is the output."""
     global _told_unguarded
     if not argv:
         raise FileNotFoundError("empty command")
@@ -47,7 +47,7 @@ def start(
         _told_unguarded = True
         log.warning("setpriv is missing: local bots will outlive a referee that is killed")
     return spawn.popen(
-        args=spawn.guarded(argv),
+        args=spawn.guarded(announced(argv) if stdio else argv),
         cwd=cwd,
         env=env,
         **popen_streams(stdio),
@@ -133,7 +133,9 @@ class LocalLauncher:
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
         }
         stdio = spec.bundle.protocol == "stdio"  # the referee speaks its lines: no socket, no token
-        if not stdio:
+        if stdio:
+            env.update(STDIO_ENV)
+        else:
             env.update({**spec.env, "ARENA_ADDRESS": f"unix://{spec.socket_path}"})
             sockets.make_private(spec.socket_path, None)  # same uid as ours: 0700 directory, 0600 socket
         argv = list(spec.bundle.run)

@@ -64,9 +64,10 @@ class ZygoteError(RuntimeError):
 
 
 def warm_script(bundle: Bundle) -> str | None:
-    """The script a zygote can run for `bundle` (`run = ["python3", "SCRIPT.py", ...]`), else None."""
+    """The script a zygote can run for `bundle` (`run = ["python3", "SCRIPT.py", ...]`, over gRPC or the
+    stdio lines: the SDK speaks both), else None."""
     run = bundle.run
-    if bundle.language != "python" or bundle.protocol != "grpc" or bundle.build or len(run) < 2:
+    if bundle.language != "python" or bundle.build or len(run) < 2:
         return None
     if run[0] not in PYTHONS or not run[1].endswith(".py") or run[1].startswith("-"):
         return None
@@ -146,6 +147,8 @@ class Zygote:
     def __init__(self, launcher: BwrapLauncher, bundle: Bundle, limits: Limits, script: str) -> None:
         self.launcher = launcher
         self.limits = limits
+        self.stdio = bundle.protocol == "stdio"  # its children speak lines on pipes, not gRPC
+        self.stdio_flag = ["--stdio"] if self.stdio else []
         self.dir = Path(tempfile.mkdtemp(prefix=DIR_PREFIX.format(pid=os.getpid())))
         os.chmod(self.dir, 0o711)  # children connect to the one link by name; nobody lists it
         owner = self.dir / OWNER_FILE
@@ -159,7 +162,7 @@ class Zygote:
         self.used = time.monotonic()
         try:
             self.proc = launcher.start(
-                bundle, [bundle.run[0], "-P", "-m", "arena.sdk.zygote", script],
+                bundle, [bundle.run[0], "-P", "-m", "arena.sdk.zygote", script, *self.stdio_flag],
                 {"ARENA_ZYGOTE_FD": str(theirs.fileno())}, limits, socket_path=None, label="zygote",
                 pass_fds=(theirs.fileno(),), run_dir=self.dir, drop_uid=False,
             )  # fmt: skip
@@ -188,15 +191,19 @@ class Zygote:
         link = self.dir / LINK_NAME
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        # a stdio bot's protocol pipes: (its stdin, ours to write), (ours to read, its stdout)
+        pipes = [*os.pipe2(os.O_CLOEXEC), *os.pipe2(os.O_CLOEXEC)] if self.stdio else []
         handed = False
         try:
             if cg is None:
                 raise ZygoteError("no cgroup for the match")
-            sockets.make_private(spec.socket_path, lease.uid)
-            link.unlink(missing_ok=True)
-            os.link(spec.socket_path, link)  # EXDEV when the match dir is on another file system
+            if not self.stdio:
+                sockets.make_private(spec.socket_path, lease.uid)
+                link.unlink(missing_ok=True)
+                os.link(spec.socket_path, link)  # EXDEV when the match dir is on another file system
             mine.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-            fds = array.array("i", [theirs.fileno(), out_w])
+            theirs_protocol = [pipes[0], pipes[3]] if pipes else []
+            fds = array.array("i", [theirs.fileno(), out_w, *theirs_protocol])
             self.ctl.sendmsg(
                 [json.dumps({"op": "fork", "uid": lease.uid}).encode()],
                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())],
@@ -204,6 +211,9 @@ class Zygote:
             theirs.close()
             os.close(out_w)
             out_w = -1
+            for fd in theirs_protocol:
+                os.close(fd)
+                pipes[pipes.index(fd)] = -1
             reply = _recv_json(self.ctl, FORK_TIMEOUT)
             if "forked" not in reply:  # what was left is not logged: /tmp names are the bot's text
                 raise ZygoteError(f"the sandbox was not clean: {len(reply.get('dirty') or ())} things left")
@@ -226,7 +236,7 @@ class Zygote:
                 self.broken = True
                 for s in (mine, theirs):
                     s.close()
-                for fd in (out_r, out_w):
+                for fd in (out_r, out_w, *pipes):
                     if fd >= 0:
                         os.close(fd)
                 if cg is not None:
@@ -235,7 +245,13 @@ class Zygote:
                 link.unlink(missing_ok=True)
         self.served += 1
         capture = OutputCapture(os.fdopen(out_r, "rb", buffering=0), spec.limits.log_bytes)
-        return WarmChild(_ChildPopen(pid, mine), capture, spec.limits, cg, lease, self)
+        child = WarmChild(_ChildPopen(pid, mine), capture, spec.limits, cg, lease, self)
+        if pipes:
+            child.protocol_pipes = (
+                os.fdopen(pipes[1], "wb", buffering=0),
+                os.fdopen(pipes[2], "rb", buffering=0),
+            )
+        return child
 
     def child_done(self, reported: bool) -> None:
         (self.dir / LINK_NAME).unlink(missing_ok=True)
@@ -252,7 +268,7 @@ class Zygote:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-Key = tuple[str, tuple[str, ...], Limits]
+Key = tuple[str, tuple[str, ...], str, Limits]  # bundle path, run, protocol, limits
 
 
 class WarmPool:
@@ -283,7 +299,7 @@ class WarmPool:
         script = warm_script(spec.bundle)
         if script is None:
             return None
-        key: Key = (str(spec.bundle.path), spec.bundle.run, spec.limits)
+        key: Key = (str(spec.bundle.path), spec.bundle.run, spec.bundle.protocol, spec.limits)
         for _attempt in range(2):  # a dirty or broken zygote is replaced once, then cold
             zygote = self._take(key, spec, script)
             if zygote is None:

@@ -38,6 +38,7 @@ from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pb_grpc
 from arena.proto.lines import MAX_LINE, bot_message, raw_bot_message, referee_line
 from arena.proto.protocol import PROTOCOL_VERSION
+from arena.sdk.bot import STDIO_ENV
 
 EXIT_GRACE = 2.0  # seconds the bot gets to exit after its stdin closes
 __all__ = ["MAX_LINE", "Bridge", "bot_message", "main", "referee_line"]
@@ -82,7 +83,10 @@ class Bridge:
             call.cancel()
 
     def run(self) -> int:
-        proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        env = {**os.environ, **STDIO_ENV}  # the Python SDK then speaks these lines too
+        proc = subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env
+        )
         assert proc.stdin is not None and proc.stdout is not None
         self.outbox.put(
             pb.BotMessage(

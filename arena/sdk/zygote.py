@@ -7,7 +7,8 @@ fork is safe without GRPC_ENABLE_FORK_SUPPORT) and compiles the bot's script, bu
 of the bot's code itself, holds no seat token and never connects to a referee. Each `fork` request
 gives a child that:
 
-1. starts its own session, takes the match's output pipe as stdout/stderr and drops to the match's
+1. starts its own session, takes the match's output pipe as stdout/stderr (a stdio bot, with
+   `--stdio`: its protocol pipes as stdin and stdout, the output pipe as stderr) and drops to the match's
    own uid (the zygote keeps CAP_SETUID/SETGID for this only);
 2. sends its credentials on the match's channel, so that the launcher learns its host pid (the
    kernel translates it) and moves it into the match's own cgroup leaf;
@@ -101,14 +102,27 @@ def _become(uid: int) -> None:
         raise OSError(ctypes.get_errno(), "capset")
 
 
-def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.CodeType, script: str) -> None:
-    """In the forked child: become the match's process, then run the bot. Never returns."""
+def _child(
+    chan: socket.socket,
+    out: int,
+    protocol: list[int],
+    request: dict[str, Any],
+    code: types.CodeType,
+    script: str,
+) -> None:
+    """In the forked child: become the match's process, then run the bot. Never returns. `protocol`:
+    a stdio bot's stdin and stdout pipes (else empty)."""
     status = 1
     try:
         os.setsid()
-        os.dup2(out, 1)
+        if protocol:  # a stdio bot: its stdin and stdout are the match's protocol pipes
+            os.dup2(protocol[0], 0)
+            os.dup2(protocol[1], 1)
+        else:
+            os.dup2(out, 1)
         os.dup2(out, 2)
-        os.close(out)
+        for fd in (out, *protocol):
+            os.close(fd)
         uid = request.get("uid")
         if uid is not None:
             _become(uid)
@@ -125,6 +139,8 @@ def _child(chan: socket.socket, out: int, request: dict[str, Any], code: types.C
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
         status = 0
+        if protocol:  # the launch chain's STARTED_LINE (arena/sandbox/stdio_pipes.py): the seat joins now
+            os.write(1, b"\n")
         exec(code, main.__dict__)
     except SystemExit as exc:
         code_ = exc.code
@@ -156,7 +172,7 @@ def serve(ctl: socket.socket, script: str) -> None:
         except EOFError:
             return
         chan = socket.socket(fileno=fds[0])
-        out = fds[1]
+        out, protocol = fds[1], fds[2:4]
         left = leftovers(fresh) if served else []
         threads = _threads()
         if left or threads != 1:  # never fork a dirty sandbox, nor with a thread running (gRPC's)
@@ -165,8 +181,9 @@ def serve(ctl: socket.socket, script: str) -> None:
         pid = os.fork()
         if pid == 0:
             ctl.close()
-            _child(chan, out, request, code, script)
-        os.close(out)
+            _child(chan, out, protocol, request, code, script)
+        for fd in (out, *protocol):
+            os.close(fd)
         served += 1
         _send(ctl, {"forked": pid, "served": served, "threads": threads})
         _, wait_status = os.waitpid(pid, 0)
@@ -181,8 +198,10 @@ def main() -> None:
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0)  # a child cannot open our /proc/PID/mem, even as root
     ctl = socket.socket(fileno=int(os.environ.pop("ARENA_ZYGOTE_FD")))
     script = sys.argv[1]
-    import grpc  # noqa: F401 - warmed: import only, no channel, so no thread before fork
+    if sys.argv[2:] != ["--stdio"]:  # a stdio bot's SDK never loads gRPC
+        import grpc  # noqa: F401 - warmed: import only, no channel, so no thread before fork
 
+        from arena.proto import referee_pb2_grpc  # noqa: F401
     import arena.sdk  # noqa: F401
     from arena.proto import referee_pb2  # noqa: F401
 

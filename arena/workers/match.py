@@ -27,6 +27,7 @@ from arena.referee.match import MatchRunner
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.failed import DeadProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
+from arena.sandbox.stdio_pipes import STARTED_LINE
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ async def play_match_async(
                 if pipes is not None:  # a stdio bot (a failed build's handle has none: it never joins)
                     context = await stdio_seat.open_context(*pipes)
                     seats.append(asyncio.ensure_future(
-                        stdio_seat.serve(runner, seat, context, bundle.name, bundle.version)
+                        stdio_seat.serve(runner, seat, context, bundle.name, bundle.version, STARTED_LINE)
                     ))  # fmt: skip
             runner.handles = handles
             result = await runner.run()

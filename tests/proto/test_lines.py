@@ -14,7 +14,7 @@ from google.protobuf import json_format
 
 from arena.engine import Rules
 from arena.proto import referee_pb2 as pb
-from arena.proto.lines import UINT64_FIELDS, json_dict, referee_line
+from arena.proto.lines import UINT64_FIELDS, bot_line, bot_message, json_dict, referee_line, referee_message
 from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.local import LocalLauncher
@@ -41,11 +41,12 @@ def test_every_kind_empty_is_the_json_format_line(kind: str) -> None:
     assert referee_line(message) == _reference(message)
 
 
-def test_filled_messages_at_the_edges_of_each_type_are_the_json_format_line() -> None:
+def _filled() -> list[pb.RefereeMessage]:
+    """Messages of each kind with fields at the edges of their types."""
     trick = pb.Trick(number=16, leader=1, lead_card="AS", follow_card="7H", winner=1, honours=2**32 - 1)
     view = pb.View(seat=1, hand=["AS", "7H"], lead_card="KS", tricks=[trick, pb.Trick()], honours=[0, 2**31],
                    drawn=["é", "\u2028", '"\\'], lines=[3, 0], flags=[1, 2], pot=7)  # fmt: skip
-    messages = [
+    return [
         pb.RefereeMessage(
             turn_request=pb.TurnRequest(
                 turn_id=2**64 - 1,
@@ -62,8 +63,41 @@ def test_filled_messages_at_the_edges_of_each_type_are_the_json_format_line() ->
         pb.RefereeMessage(error=pb.Error(code="STALE_TURN", fatal=True, turn_id=2**63, message="\x00\x7f")),
         pb.RefereeMessage(match_result=pb.MatchResult(winner=-1, void=True, verdicts=["OK", "CRASH"])),
     ]
-    for message in messages:
+
+
+def test_filled_messages_at_the_edges_of_each_type_are_the_json_format_line() -> None:
+    for message in _filled():
         assert referee_line(message) == _reference(message)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_sdk_reads_every_kind_back_as_the_message_it_was(kind: str) -> None:
+    """The Python SDK's stdio transport (`referee_message`) inverts `referee_line`."""
+    message = pb.RefereeMessage()
+    getattr(message, kind).SetInParent()
+    for m in [message, *(f for f in _filled() if f.WhichOneof("msg") == kind)]:
+        assert referee_message(referee_line(m)) == m
+        assert referee_message(referee_line(m).encode()) == m
+
+
+def test_the_sdk_skips_what_a_newer_referee_adds_and_refuses_what_is_not_a_line() -> None:
+    newer = '{"type":"welcome","seat":1,"colour":"red"}'
+    assert referee_message(newer) == pb.RefereeMessage(welcome=pb.Welcome(seat=1))
+    assert referee_message('{"type":"encore","x":1}').WhichOneof("msg") is None
+    for bad in ("not json", "[1]", '{"seat":1}', '{"type":3}'):
+        with pytest.raises(ValueError):
+            referee_message(bad)
+
+
+def test_the_sdk_writes_the_lines_the_seat_reads() -> None:
+    action = pb.BotMessage(action=pb.Action(turn_id=2**64 - 1, card="AS"))
+    log = pb.BotMessage(log=pb.Log(text='a "quoted"\nline é'))
+    for message in (action, log):
+        line = bot_line(message)
+        assert line.endswith("\n") and line.count("\n") == 1
+        assert bot_message(line, current_turn=5) == message
+    with pytest.raises(ValueError, match="join"):
+        bot_line(pb.BotMessage(join=pb.Join(token="t")))
 
 
 def test_every_line_of_real_matches_is_the_json_format_line(tmp_path) -> None:

@@ -112,3 +112,39 @@ def test_log_lines_reach_the_replay(tmp_path) -> None:
     )
     assert out.verdicts == ("OK", "OK"), out.verdict_details
     assert any(log.seat == 0 and log.text == "thinking" and log.source != "output" for log in out.record.logs)
+
+
+class _SandboxNeverUp:
+    """A launcher whose sandbox fails before the bot's program runs (as bwrap does without the
+    capability for its namespaces): the process dies with a line on stderr and never writes the launch
+    chain's STARTED_LINE."""
+
+    name = "local"
+    direct_stdio = True
+
+    def launch(self, spec):
+        import subprocess
+
+        from arena.sandbox.local import LocalProcess
+
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", "echo 'sandbox: creating new namespace failed' >&2; exit 1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        )  # fmt: skip
+        return LocalProcess(proc, True, spec.limits.log_bytes)
+
+    def build(self, bundle, limits):
+        return True, ""
+
+
+def test_a_sandbox_that_never_ran_the_bot_is_a_startup_failure_not_its_crash(tmp_path) -> None:
+    """The seat joins on the chain's STARTED_LINE, as a gRPC seat on its Join: without it, both seats
+    are STARTUP_FAILED and the match is void, so a broken host gives nobody a rated win."""
+    bot = load_bundle(_bundle(tmp_path / "liner", RECORDER, bridge=False))
+    out = play_match(
+        (bot, bot), rules=Rules(max_deals=1), seed=4, time_control=TimeControl(startup=20.0),
+        launcher=_SandboxNeverUp(), match_id="never-up",
+    )  # fmt: skip
+    assert out.verdicts == ("STARTUP_FAILED", "STARTUP_FAILED"), out.verdict_details
+    assert out.void and out.winner is None and out.deals_played == 0
+    assert "exited" in out.verdict_details[0]

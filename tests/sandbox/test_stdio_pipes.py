@@ -12,7 +12,7 @@ from sandbox_support import TIME_SCALE, make_bundle, wait_exit
 
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.launcher import LaunchSpec
-from arena.sandbox.stdio_pipes import stdio_chain
+from arena.sandbox.stdio_pipes import STARTED_LINE, stdio_chain
 
 BOT = """
 import os, sys
@@ -62,6 +62,7 @@ def test_a_stdio_bot_alone_holds_its_protocol_pipes_and_its_stderr_is_its_output
     proc = bwrap.launch(spec)
     try:
         stdin, stdout = proc.protocol_pipes
+        assert _read_line(stdout.fileno()) == STARTED_LINE  # the chain's, before the bot's program runs
         os.write(stdin.fileno(), b"hello\n")
         assert _read_line(stdout.fileno()) == b"olleh False False False\n"  # no token, address or socket
         holders = _holders(stdout.fileno())  # bwrap's monitor and pid 1 do not hold it
