@@ -116,12 +116,20 @@ def _figures(phases: dict[str, float], seconds: float, matches: int) -> dict[str
 
 
 def _field(field: str, work: Path) -> dict[str, list[Path]]:
-    """Each mode's bundle folders. `python`: the Python samples (one mode, "cold"; "warm" is added
-    by the caller). `stdio`: the compiled stdio samples whose tools are here, "direct" (the referee
+    """Each mode's bundle folders. `python`: the Python samples as shipped ("shipped": they speak the
+    stdio lines through the SDK) and "cold", copies that speak gRPC as every Python sample did before
+    (the caller picks: docs/ladder.md). `stdio`: the compiled stdio samples whose tools are here, "direct" (the referee
     speaks their lines) and "bridge" (copies whose run line starts the Python stdio bridge first,
     as every stdio bot ran before: the baseline)."""
-    if field == "python":
-        return {"cold": [_sample_dir() / b for b in SAMPLE_BOTS if (_sample_dir() / b / "bot.toml").exists()]}
+    if field == "python":  # "cold": today's path before the warm start, gRPC bots (copies)
+        cold = []
+        for b in SAMPLE_BOTS:
+            copy = work / "grpc" / b
+            shutil.copytree(_sample_dir() / b, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            toml = (copy / "bot.toml").read_text()
+            (copy / "bot.toml").write_text(re.sub(r'(?m)^protocol = "stdio".*$', 'protocol = "grpc"', toml))
+            cold.append(copy)
+        return {"cold": cold, "shipped": [_sample_dir() / b for b in SAMPLE_BOTS]}
     if field == "node":
         from arena.sandbox.languages import missing_tools
 
@@ -169,8 +177,9 @@ def run_ladder(
 
     work = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     fields = _field(field, work)
-    if warm:
-        fields["warm"] = fields["cold"]
+    if field == "python":  # the samples as shipped (stdio lines), warm; today's path (gRPC, cold) beside them
+        shipped = fields.pop("shipped")
+        fields = {"cold": fields["cold"], "warm": shipped} if warm else {"cold": shipped}
     modes = tuple(fields)
     bots = [p.name for p in fields[modes[0]]]
     if len(bots) < 2:
@@ -187,10 +196,7 @@ def run_ladder(
     stores: dict[str, Store] = {}
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(shutil.rmtree, work, ignore_errors=True)
-        for mode in modes:  # a store per field of bots (the warm start's is the cold one's)
-            if mode == "warm":
-                stores[mode] = stores["cold"]
-                continue
+        for mode in modes:  # a store per field of bots
             home = work / mode
             home.mkdir()
             stores[mode] = store = Store.open(f"sqlite:///{home}/arena.db", home=str(home))

@@ -1,6 +1,6 @@
 """`arena bench startup`: what a Python bot costs from its launch until it has joined the match.
 
-Real bwrap matches of one deal between two `sample_bots/python/random`, each seat's start-up CPU
+Real bwrap matches of one deal between two `sample_bots/python/random` (speaking gRPC), each seat's start-up CPU
 read from its own cgroup (the chain from its cgroup join on: bwrap, the uid switch, the interpreter,
 `import grpc, arena.sdk`, connecting and `Join`) at the moment the referee has both joins, and the wall
 time from the match's launch to that moment. Two runtimes, alternated match by match in one run so
@@ -10,6 +10,7 @@ its `.pth` import hooks) as before, the baseline (arena/sandbox/runtime.py).
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from collections.abc import Callable
@@ -66,7 +67,9 @@ def run(rounds: int = 10, progress: Callable[[float], None] = lambda f: None) ->
     from arena.sandbox.bundle import load_bundle
     from arena.sandbox.bwrap import BwrapLauncher
 
-    bundle = load_bundle(_sample_bot())
+    # as a gRPC bot: its Join comes after the imports (the sample ships as a stdio bot, whose seat joins
+    # when its sandbox is up, before the interpreter starts)
+    bundle = dataclasses.replace(load_bundle(_sample_bot()), protocol="grpc")
     launchers = {name: HandleKeeper(BwrapLauncher(full_venv=full)) for name, full in VARIANTS.items()}
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
     for r in range(rounds):

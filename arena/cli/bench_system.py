@@ -208,7 +208,8 @@ def serve(matches: int, baseline: int, as_json: bool) -> None:
     "--warm/--no-warm",
     default=False,
     show_default=True,
-    help="Also measure the warm start of Python bots against the cold launch, in the same run.",
+    help="Measure the Python samples as they ship (stdio lines, warm start) against the path before "
+    "both (the same bots speaking gRPC, cold), in the same run.",
 )
 @click.option(
     "--field",
@@ -226,8 +227,10 @@ def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
     time, with no store, matchmaking or pool. Its matches give the CPU per match (referee and bots'
     cgroups), the season runs the season parent's own (claims, matchmaking, recording), and their sum
-    the cores' CPU ceiling in matches/min. With --warm, every figure again with the warm start (a
-    zygote per bot forks each match's bot: docs/sandbox.md), the two alternated. With --field node,
+    the cores' CPU ceiling in matches/min. With --warm, every figure twice, alternated: "cold" is the
+    path before issue #18 (the samples as gRPC bots, each match's bots started afresh) and "warm" the
+    samples as they ship (the SDK speaking the stdio lines, a zygote per bot forking each match's bot:
+    docs/sandbox.md "Warm start"). With --field node,
     the Node.js samples; with --field stdio, the stdio samples, direct and behind the bridge
     (docs/sandbox.md "stdio bots").
     """

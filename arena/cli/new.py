@@ -34,7 +34,9 @@ class Starter:
 
 STARTERS: dict[str, Starter] = {
     "python": Starter(
-        "python/greedy", "gRPC, through the arena's Python SDK (arena.sdk)", "docs/starter-python.md"
+        "python/greedy",
+        "stdio lines or gRPC, through the arena's Python SDK (arena.sdk)",
+        "docs/starter-python.md",
     ),
     "node": Starter(
         "node",

@@ -7,6 +7,7 @@ are printed, not asserted: they depend on the machine."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -121,7 +122,7 @@ def flood_a_seat(tmp_path: Path, other_deals: int = 600) -> dict:
 
     def play_flooded() -> None:
         results["flooded"] = play_match(
-            (bundle("random"), None), rules=Rules(max_deals=2), seed=12,
+            (dataclasses.replace(bundle("random"), protocol="grpc"), None), rules=Rules(max_deals=2), seed=12,
             time_control=TimeControl(startup=60, move=120, bank=10), launcher=local_launcher(), on_ready=on_ready,
         )  # fmt: skip
 

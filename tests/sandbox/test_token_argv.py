@@ -5,6 +5,7 @@ root. A real sandboxed match runs while a scanner reads every process's cmdline 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import warnings
@@ -64,7 +65,8 @@ def test_no_seat_token_in_any_argv_during_a_sandboxed_match(kind, bwrap):
     tokens: list[str] = []
     scanner = ProcScanner()
     scanner.start()
-    bot = load_bundle(REPO / "sample_bots" / "python" / "random")
+    # a gRPC bot: a stdio bot gets no token at all (tests/referee/test_stdio_seat.py)
+    bot = dataclasses.replace(load_bundle(REPO / "sample_bots" / "python" / "random"), protocol="grpc")
     try:
         out = play_match(
             (bot, bot), rules=Rules(max_deals=2), seed=5, time_control=TimeControl(startup=30),

@@ -176,7 +176,8 @@ from arena.referee import TimeControl
 from arena.sandbox.bundle import load_bundle
 from arena.sandbox.launchers import get_launcher
 from arena.workers.match import play_match
-bundle, told = load_bundle(sys.argv[2]), []
+import dataclasses
+bundle, told = dataclasses.replace(load_bundle(sys.argv[2]), protocol="grpc"), []  # found by their tokens
 def ready(addresses, tokens):
     print(json.dumps(list(tokens)), flush=True)
 def event(e):
