@@ -31,6 +31,37 @@ def write_file(path: Path, value: str | int) -> bool:
         return False
 
 
+class KeptFile:
+    """A control file read over and over through one descriptor: `pread` at offset 0 makes the
+    kernel write its text afresh, about 0.4 us against about 10 us for open, read and close (the fair
+    clock reads a bot's CPU twice a move). Empty once closed or when the group is gone. Reads and
+    `close()` share a lock, so a read never uses a descriptor number that was closed and reused."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def read(self) -> str:
+        with self._lock:
+            if self._closed:
+                return ""
+            try:
+                if self._fd is None:
+                    self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                return os.pread(self._fd, 4096, 0).decode()
+            except OSError:
+                return ""
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
 def signal_pids(pids: list[int], sig: int) -> None:
     """Send `sig` to each of a group's tasks; one that is gone, or not ours to signal, is skipped."""
     for pid in pids:

@@ -18,6 +18,7 @@ from pathlib import Path
 from arena.sandbox.cgroups import (
     PARENT,
     CgroupHost,
+    KeptFile,
     is_group_name,
     owner_alive,
     owner_tag,
@@ -104,6 +105,7 @@ class V1Cgroup:
     def __init__(self, name: str, dirs: dict[str, Path]) -> None:
         self.name = name
         self.dirs = dirs
+        self._usage = KeptFile(dirs["cpuacct"] / "cpuacct.usage") if "cpuacct" in dirs else None
 
     @classmethod
     def create(cls, memory: int, pids: int, label: str = "bot") -> V1Cgroup | None:
@@ -168,9 +170,9 @@ class V1Cgroup:
 
     # --- accounting --------------------------------------------------------------------------
     def cpu_seconds(self) -> float | None:
-        if "cpuacct" not in self.dirs:
+        if self._usage is None:
             return None
-        text = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
+        text = self._usage.read().strip()
         return int(text) / 1e9 if text.isdigit() else None
 
     def oom_kills(self) -> int:
@@ -225,6 +227,8 @@ class V1Cgroup:
     def remove(self) -> None:
         """Kill what is left and delete the groups (idempotent)."""
         self.kill_all()
+        if self._usage is not None:
+            self._usage.close()
         for ctrl in list(self.dirs):
             path = self.dirs[ctrl]
             for _ in range(500):

@@ -28,6 +28,7 @@ from pathlib import Path
 from arena.sandbox.cgroups import (
     PARENT,
     CgroupHost,
+    KeptFile,
     owner_alive,
     owner_tag,
     signal_pids,
@@ -167,6 +168,7 @@ class V2Cgroup:
         self.name = name
         self.path = path
         self.kinds = kinds
+        self._cpu_stat = KeptFile(path / "cpu.stat")
 
     @classmethod
     def create(cls, host: CgroupHost, memory: int, pids: int, label: str = "bot") -> V2Cgroup | None:
@@ -205,10 +207,11 @@ class V2Cgroup:
 
     # --- accounting --------------------------------------------------------------------------
     def cpu_seconds(self) -> float | None:
-        text = _read(self.path / "cpu.stat")
-        if "usage_usec" not in text:
-            return None
-        return _keyed(self.path / "cpu.stat", "usage_usec") / 1e6
+        for line in self._cpu_stat.read().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "usage_usec" and value.strip().isdigit():
+                return int(value) / 1e6
+        return None
 
     def oom_kills(self) -> int:
         return _keyed(self.path / "memory.events", "oom_kill") if "memory" in self.kinds else 0
@@ -253,6 +256,7 @@ class V2Cgroup:
             time.sleep(0.002)
 
     def remove(self) -> None:
+        self._cpu_stat.close()
         if not self.path.exists():
             return
         self.kill_all()
