@@ -130,3 +130,4 @@ def test_every_line_of_real_matches_is_the_json_format_line(tmp_path) -> None:
         message = pb.RefereeMessage()
         json_format.ParseDict({k: v for k, v in data.items() if k != "type"}, getattr(message, data["type"]))
         assert referee_line(message) == _reference(message) == line
+        assert referee_message(line) == message  # the SDK's own reader agrees with json_format's
