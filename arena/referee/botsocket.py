@@ -35,13 +35,12 @@ from typing import Any, TypeVar
 import grpc
 
 from arena.proto import referee_pb2
+from arena.referee.claims import JoinRefused, check_claim
 from arena.referee.match import MatchRunner
 from arena.referee.server import (
     MAX_BOT_MESSAGE,
     MAX_REFEREE_MESSAGE,
-    JoinRefused,
     RefereeServicer,
-    check_claim,
     check_version,
     play_handlers,
 )
@@ -52,7 +51,6 @@ SEAT_RPCS = 2  # calls at once: the seat's stream, and one more so that a refuse
 SEAT_STREAMS = 4  # HTTP/2 streams per connection (more than SEAT_RPCS: extra calls get a status)
 SEAT_CONNECTIONS = 2
 SEAT_CALL_BUDGET = 16  # calls over the whole match: a bot needs one, a few if its Join is refused
-SOCKET_NAME = "referee.sock"
 
 BOT_SOCKET_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_receive_message_length", BOT_SOCKET_RECEIVE_CAP),
@@ -98,11 +96,6 @@ class _CallBudget(grpc.aio.ServerInterceptor):
         return await continuation(handler_call_details)
 
 
-def seat_socket_path(match_dir: str | Path, seat: int) -> Path:
-    """Where seat N's socket lives: `<match dir>/seat<N>/referee.sock`, one directory per bot."""
-    return Path(match_dir) / f"seat{seat}" / SOCKET_NAME
-
-
 class BotSocket:
     """The server for one seat of one match, on a Unix socket (mode 0600 in a 0700 directory) and/or
     TCP (a remote seat). Create and use it inside the referee's event loop."""
@@ -136,7 +129,7 @@ class BotSocket:
         seat = self.seat
         if join.token != seat.token:
             raise JoinRefused(
-                grpc.StatusCode.PERMISSION_DENIED,
+                "PERMISSION_DENIED",
                 f"this socket serves seat {seat.index} only: pass its ARENA_TOKEN unchanged in Join.token",
             )
         check_claim(self.runner, seat)

@@ -20,6 +20,7 @@ import grpc
 from arena.proto import referee_pb2, referee_pb2_grpc
 from arena.proto.lenient import Undecodable
 from arena.proto.protocol import PROTOCOL_VERSION
+from arena.referee.claims import JoinRefused, check_claim
 from arena.referee.handles import BotHandle
 from arena.referee.match import MatchRunner
 from arena.referee.session import Seat
@@ -89,13 +90,6 @@ class TooManyMatches(Exception):
 REFEREE_SERVICE = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 
 
-class JoinRefused(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 class RefereeServicer(referee_pb2_grpc.RefereeServicer):
     """The `Play` stream: the Join first, checked by `claim` (a server's own rule for which tokens it
     takes), then the seat's messages until its match is over."""
@@ -141,7 +135,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         try:
             runner, seat = self._claim(first.join)
         except JoinRefused as exc:
-            await context.abort(exc.code, exc.message)
+            await context.abort(getattr(grpc.StatusCode, exc.code), exc.message)
         seat.receive_cap = self._receive_cap
         runner.streams.attach(seat, context, first.join)
         reader = asyncio.ensure_future(runner.streams.read_loop(seat, context))
@@ -167,27 +161,13 @@ def play_handlers(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play})
 
 
-def check_claim(runner: MatchRunner, seat: Seat) -> None:
-    """The rules every server applies once a token has named its seat: unused, match not over."""
-    if seat.claimed:
-        raise JoinRefused(
-            grpc.StatusCode.PERMISSION_DENIED,
-            f"seat token already used: seat {seat.index} of match {runner.spec.match_id} has joined",
-        )
-    if runner.state == "OVER":
-        raise JoinRefused(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            f"match {runner.spec.match_id} is over: its seat tokens cannot join again",
-        )
-
-
 def check_version(seat: Seat, join: referee_pb2.Join) -> None:
     version = join.protocol_version or PROTOCOL_VERSION
     if version != PROTOCOL_VERSION:
         seat.join_error = (
             f"protocol_version {version} is not supported (this referee speaks {PROTOCOL_VERSION})"
         )
-        raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, seat.join_error)
+        raise JoinRefused("FAILED_PRECONDITION", seat.join_error)
 
 
 class RefereeServer:
@@ -365,12 +345,12 @@ class RefereeServer:
         entry = self._tokens.get(join.token)
         if entry is None and join.token in self._spent:
             raise JoinRefused(
-                grpc.StatusCode.FAILED_PRECONDITION,
+                "FAILED_PRECONDITION",
                 f"match {self._spent[join.token]} is over: its seat tokens cannot join again",
             )
         if entry is None:
             raise JoinRefused(
-                grpc.StatusCode.PERMISSION_DENIED,
+                "PERMISSION_DENIED",
                 "unknown seat token: pass ARENA_TOKEN unchanged in Join.token",
             )
         runner, seat = entry

@@ -27,8 +27,8 @@ from typing import IO, cast
 from arena.proto import referee_pb2 as pb
 from arena.proto.lines import MAX_LINE, raw_bot_message, referee_line
 from arena.proto.protocol import PROTOCOL_VERSION
+from arena.referee.claims import check_claim
 from arena.referee.match import MatchRunner
-from arena.referee.server import check_claim
 from arena.referee.streams import StreamEnded
 
 READ_BUFFER = 64 * 1024  # bytes of the bot's output held before its pipe is left unread

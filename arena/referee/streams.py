@@ -11,9 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import grpc
-
 from arena.proto import referee_pb2 as pb
+from arena.proto.lenient import Undecodable
 from arena.referee import verdicts as V
 from arena.referee.session import ACTION, BAD, GONE, JOINED, LOG_DROPPED, Event, EventQueue, Seat, cap_text
 
@@ -129,7 +128,8 @@ class SeatStreams:
                 self.queue.post(Event(GONE, idx, f"broke its stream ({type(exc).__name__})"))
                 return
             t = time.perf_counter()
-            if msg is grpc.aio.EOF:
+            ended = not isinstance(msg, pb.BotMessage | Undecodable)  # grpc.aio.EOF, without importing gRPC
+            if ended:  # the bot half-closed its call
                 seat.half_closed = True
                 self.queue.post(Event(GONE, idx, "closed its stream"))
                 return

@@ -21,9 +21,9 @@ from arena.engine import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import encode_record
 from arena.referee import MatchSpec, TimeControl, stdio_seat
-from arena.referee.botsocket import BotSocket, seat_socket_path
 from arena.referee.loop import run_sync
 from arena.referee.match import MatchRunner
+from arena.referee.seat_paths import seat_socket_path
 from arena.sandbox.bundle import Bundle
 from arena.sandbox.failed import DeadProcess
 from arena.sandbox.launcher import LaunchSpec, Limits
@@ -201,6 +201,8 @@ async def play_match_async(
         # for a stdio bot whose launcher hands its pipes to this process (arena/referee/stdio_seat.py).
         direct = [b is not None and b.protocol == "stdio" and getattr(launcher, "direct_stdio", False)
                   for b in bundles]  # fmt: skip
+        if not all(direct):  # a match of stdio bots never loads gRPC
+            from arena.referee.botsocket import BotSocket
         sockets = [
             None if direct[seat] else
             BotSocket(runner, seat, unix_path=seat_socket_path(tmp, seat), tcp=tcp if bundle is None else None)
