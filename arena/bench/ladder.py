@@ -115,21 +115,24 @@ def _figures(phases: dict[str, float], seconds: float, matches: int) -> dict[str
     }
 
 
-def _field(field: str, work: Path) -> dict[str, list[Path]]:
-    """Each mode's bundle folders. `python`: the Python samples as shipped ("shipped": they speak the
-    stdio lines through the SDK) and "cold", copies that speak gRPC as every Python sample did before
-    (the caller picks: docs/ladder.md). `stdio`: the compiled stdio samples whose tools are here, "direct" (the referee
+def _field(field: str, work: Path, warm: bool) -> dict[str, list[Path]]:
+    """Each mode's bundle folders. `python`: the Python samples as shipped (they speak the stdio
+    lines through the SDK), "cold"; with `warm`, those are "warm" and "cold" are copies that speak
+    gRPC, as every Python sample did before issue #18 (docs/ladder.md). `stdio`: the compiled stdio samples whose tools are here, "direct" (the referee
     speaks their lines) and "bridge" (copies whose run line starts the Python stdio bridge first,
     as every stdio bot ran before: the baseline)."""
-    if field == "python":  # "cold": today's path before the warm start, gRPC bots (copies)
-        cold = []
-        for b in SAMPLE_BOTS:
-            copy = work / "grpc" / b
-            shutil.copytree(_sample_dir() / b, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    if field == "python":
+        shipped = [_sample_dir() / b for b in SAMPLE_BOTS]
+        if not warm:
+            return {"cold": shipped}
+        before = []
+        for src in shipped:
+            copy = work / "grpc" / src.name
+            shutil.copytree(src, copy, ignore=shutil.ignore_patterns("__pycache__"))
             toml = (copy / "bot.toml").read_text()
             (copy / "bot.toml").write_text(re.sub(r'(?m)^protocol = "stdio".*$', 'protocol = "grpc"', toml))
-            cold.append(copy)
-        return {"cold": cold, "shipped": [_sample_dir() / b for b in SAMPLE_BOTS]}
+            before.append(copy)
+        return {"cold": before, "warm": shipped}
     if field == "node":
         from arena.sandbox.languages import missing_tools
 
@@ -176,10 +179,7 @@ def run_ladder(
     from arena.workers.submit import submit_bundle
 
     work = Path(tempfile.mkdtemp(prefix="arena-bench-"))
-    fields = _field(field, work)
-    if field == "python":  # the samples as shipped (stdio lines), warm; today's path (gRPC, cold) beside them
-        shipped = fields.pop("shipped")
-        fields = {"cold": fields["cold"], "warm": shipped} if warm else {"cold": shipped}
+    fields = _field(field, work, warm)
     modes = tuple(fields)
     bots = [p.name for p in fields[modes[0]]]
     if len(bots) < 2:

@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from arena.engine import Match
     from arena.referee.handles import BotHandle
 
-TAIL_LINES = (
-    20  # bot output lines quoted in a verdict's private detail (a Python traceback through the SDK takes 13)
-)
+# bot output lines quoted in a verdict's private detail (a Python traceback through the SDK takes 13)
+TAIL_LINES = 20
 # the status a seat's call ends with when its own verdict ended the match (after Error and MatchResult)
 FAULT_STATUS: dict[str, str] = {
     V.TIMEOUT: "DEADLINE_EXCEEDED",

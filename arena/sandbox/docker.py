@@ -77,8 +77,10 @@ def docker_command(
     socket_path: Path | None,
     writable: bool = False,
     cpus: float = 1.0,
+    interactive: bool = False,
 ) -> list[str]:
-    """The `docker run` line for one bot (pure, so it can be checked without an engine)."""
+    """The `docker run` line for one bot (pure, so it can be checked without an engine).
+    `interactive`: a stdio bot's, whose stdin (and its end) the client relays."""
     cmd = [
         # no --rm: kill() reads .State.OOMKilled after the bot died, then removes the container
         docker,
@@ -126,6 +128,8 @@ def docker_command(
         "--env",
         "TMPDIR=/tmp",
     ]
+    if interactive:
+        cmd.append("--interactive")
     if socket_path is not None:
         cmd += ["--mount", f"type=bind,src={socket_path.parent},dst={SOCKET_DIR},readonly"]
     entry = language(spec_bundle.language)
@@ -367,9 +371,8 @@ class DockerLauncher:
             socket_path,
             writable,
             self.cpus,
+            interactive=stdio,
         )
-        if stdio:
-            cmd[2:2] = ["--interactive"]  # after `run`: the client relays its stdin, and its end
         cmd[1:1] = self.docker[1:]  # --host
         popen = spawn.popen(
             args=cmd, **popen_streams(stdio), start_new_session=True, env=client_env(env)

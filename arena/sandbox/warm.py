@@ -202,8 +202,8 @@ class Zygote:
                 link.unlink(missing_ok=True)
                 os.link(spec.socket_path, link)  # EXDEV when the match dir is on another file system
             mine.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-            theirs_protocol = [pipes[0], pipes[3]] if pipes else []
-            fds = array.array("i", [theirs.fileno(), out_w, *theirs_protocol])
+            theirs_protocol = (0, 3) if pipes else ()  # the child's ends, in `pipes`
+            fds = array.array("i", [theirs.fileno(), out_w, *(pipes[i] for i in theirs_protocol)])
             self.ctl.sendmsg(
                 [json.dumps({"op": "fork", "uid": lease.uid}).encode()],
                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())],
@@ -211,9 +211,9 @@ class Zygote:
             theirs.close()
             os.close(out_w)
             out_w = -1
-            for fd in theirs_protocol:
-                os.close(fd)
-                pipes[pipes.index(fd)] = -1
+            for i in theirs_protocol:
+                os.close(pipes[i])
+                pipes[i] = -1
             reply = _recv_json(self.ctl, FORK_TIMEOUT)
             if "forked" not in reply:  # what was left is not logged: /tmp names are the bot's text
                 raise ZygoteError(f"the sandbox was not clean: {len(reply.get('dirty') or ())} things left")

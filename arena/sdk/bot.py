@@ -39,7 +39,7 @@ class Bot:
     opponent: str = ""
     bot_seed: int = 0
     rng: random.Random
-    _send: Callable[[pb.BotMessage | None], None] | None = None  # set by run()
+    _send: Callable[[pb.BotMessage], None] | None = None  # set by run()
 
     def play(self, view: View) -> str:
         """Return one of `view.legal` (a text code such as "AS")."""
@@ -113,9 +113,8 @@ def _run_stdio(bot: Bot) -> pb.MatchResult:
     os.dup2(null, 0)
     os.close(null)
 
-    def send(message: pb.BotMessage | None) -> None:
-        if message is not None:
-            lines_out.write(bot_line(message).encode())
+    def send(message: pb.BotMessage) -> None:
+        lines_out.write(bot_line(message).encode())
 
     bot._send = send
     with lines_in, lines_out:
@@ -131,7 +130,7 @@ def _run_stdio(bot: Bot) -> pb.MatchResult:
 
 
 def _dispatch(
-    bot: Bot, msg: pb.RefereeMessage, send: Callable[[pb.BotMessage | None], None]
+    bot: Bot, msg: pb.RefereeMessage, send: Callable[[pb.BotMessage], None]
 ) -> pb.MatchResult | None:
     """Call the bot's hooks for one message and answer a turn; the result once the match ended."""
     kind = msg.WhichOneof("msg")
