@@ -21,6 +21,7 @@ gRPC bot that stops reading its stream. The clock runs meanwhile: nothing here w
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import IO, cast
 
@@ -178,13 +179,35 @@ class StdioContext:
         self._stdout.close()
 
 
+class _PipeEnd:
+    """One of a bot's pipes as handed to the loop, which owns its fd from then on.
+
+    uvloop closes a pipe's fd itself (in libuv) and then calls `close()` of the object it was given;
+    a file object would close that fd number a second time, when another thread may already have
+    got it for something else (CI saw the next seat's fresh stdin pipe closed under it). So the file
+    object gives its fd up here, and `close()` closes it only on a loop that closes through it."""
+
+    def __init__(self, file: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
+        self._fd = os.dup(file.fileno())
+        file.close()
+        self._closes = type(loop).__module__.partition(".")[0] != "uvloop"
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def close(self) -> None:
+        if self._closes and self._fd >= 0:
+            os.close(self._fd)
+        self._fd = -1
+
+
 async def open_context(stdin: IO[bytes], stdout: IO[bytes]) -> StdioContext:
     """Connect the bot's pipes to the running loop (which owns them from now on)."""
     loop = asyncio.get_running_loop()
     output = _Output()
-    read_transport, _ = await loop.connect_read_pipe(lambda: output, stdout)
+    read_transport, _ = await loop.connect_read_pipe(lambda: output, _PipeEnd(stdout, loop))
     state = _Input()
-    write_transport, _ = await loop.connect_write_pipe(lambda: state, stdin)
+    write_transport, _ = await loop.connect_write_pipe(lambda: state, _PipeEnd(stdin, loop))
     write_transport.set_write_buffer_limits(high=WRITE_BUFFER)
     return StdioContext(output, write_transport, state, read_transport)
 

@@ -148,3 +148,60 @@ def test_a_sandbox_that_never_ran_the_bot_is_a_startup_failure_not_its_crash(tmp
     assert out.verdicts == ("STARTUP_FAILED", "STARTUP_FAILED"), out.verdict_details
     assert out.void and out.winner is None and out.deals_played == 0
     assert "exited" in out.verdict_details[0]
+
+
+# Opens and closes seats' pipe contexts while another thread makes and checks pipes of its own; on
+# the loop named by argv[1]. Prints the number of fds of that thread's found closed under it.
+_CLOSE_RACE = """
+import asyncio, os, sys, threading
+from arena.referee import stdio_seat
+from arena.referee.loop import new_loop
+done, lost = threading.Event(), []
+
+def others():
+    while not done.is_set():
+        fds = os.pipe()
+        for fd in fds:
+            try:
+                os.fstat(fd)
+                os.close(fd)
+            except OSError:
+                lost.append(fd)
+
+async def seats(count):
+    for _ in range(count):
+        bot_in, stdin = os.pipe()
+        stdout, bot_out = os.pipe()
+        context = await stdio_seat.open_context(os.fdopen(stdin, "wb"), os.fdopen(stdout, "rb"))
+        context.close()
+        await asyncio.sleep(0)
+        os.close(bot_in)
+        os.close(bot_out)
+
+sys.setswitchinterval(1e-6)
+loop = new_loop()
+loop.run_until_complete(seats(1))  # what the loop itself opens on its first run is not counted
+before = len(os.listdir("/proc/self/fd"))
+thread = threading.Thread(target=others)
+thread.start()
+loop.run_until_complete(seats(3000))
+done.set()
+thread.join()
+print(len(lost), len(os.listdir("/proc/self/fd")) - before)
+"""
+
+
+@pytest.mark.parametrize("uvloop", ["1", "0"])
+def test_a_closed_seat_closes_its_pipes_once_and_no_one_elses_fd(uvloop: str) -> None:
+    """uvloop closes a pipe's fd in libuv and then the object it was given: were that the file object,
+    the fd number would be closed twice, the second time maybe another seat's fresh pipe (CI: the
+    next seat's stdin was gone, EBADF). Nothing is lost under another thread, and nothing leaks."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ARENA_UVLOOP": uvloop}
+    done = subprocess.run(
+        [sys.executable, "-c", _CLOSE_RACE], cwd=REPO, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "0"], done.stdout
