@@ -22,7 +22,6 @@ switch. Each with the helper (now) and with the util-linux tools (the chain befo
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import tempfile
@@ -30,6 +29,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from arena.bench import warm_launch
+from arena.bench.sandbox import children_cpu
+from arena.bench.warm_launch import WarmLaunches
 
 TRUE = "/usr/bin/true"
 #: The targets of issue #18: the chain at most 2x bwrap's own start; a launch at most 5 ms over a bare one.
@@ -66,15 +69,10 @@ class Meter:
             self.cg.remove()
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _tree_cpu(meter: Meter | None) -> float:
     """CPU so far of what was measured: the meter's leaf, or (unmetered, as issue #18 counted) the
     reaped children's, which misses everything inside bwrap's pid namespace."""
-    return meter.cpu() if meter is not None else _children_cpu()
+    return meter.cpu() if meter is not None else children_cpu()
 
 
 def _spawn(meter: Meter | None, argv: list[str], pass_fds: tuple[int, ...], env: dict[str, str]) -> Any:
@@ -223,10 +221,16 @@ def run(rounds: int = 30, progress: Callable[[float], None] | None = None) -> di
         wall.setdefault(name, []).append(figures[0] * 1000)
         cpu.setdefault(name, []).append(figures[1] * 1000)
 
+    warm: WarmLaunches | None = None
+    warm_skipped = ""
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             Path(tmp).chmod(0o755)
             bundle = load_bundle(write_bundle(Path(tmp) / "b", "b", "pass\n"))
+            try:
+                warm = WarmLaunches(Path(tmp))
+            except RuntimeError as exc:  # no warm start here (not root, no cgroups): the chain still measures
+                warm_skipped = str(exc)
             uid = lease.uid if lease else os.getuid()
             variants = {name: _variants(launcher, meter, bundle, uid) for name, launcher in chains.items()}
             plain = {"PATH": "/usr/bin:/bin"}
@@ -251,13 +255,22 @@ def run(rounds: int = 30, progress: Callable[[float], None] | None = None) -> di
                 minimal = [chains[next(iter(chains))].bwrap, "--ro-bind", "/", "/", TRUE]
                 keep("bwrap minimal", _measure(meter, minimal, plain, tuple))
                 keep("bwrap minimal, unmetered", _measure(None, minimal, plain, tuple))
+                if warm is not None:
+                    for name, figures in warm.launch(warm=True).items():
+                        keep(f"warm: {name}", figures)
+                    keep("cold python: launch", warm.launch(warm=False)["launch"])
                 if progress:
                     progress((i + 1) / rounds)
+            if warm is not None:
+                warm.close()
     finally:
         meter.close()
         if lease is not None:
             lease.release()
-    return summarize(wall, cpu, list(chains), rounds)
+    out = summarize(wall, cpu, list(chains), rounds)
+    if warm is None:
+        out["warm_skipped"] = warm_skipped
+    return out
 
 
 def _total(steps: dict[str, tuple[float, float]]) -> tuple[float, float]:
@@ -272,6 +285,10 @@ def summarize(
     med = {k: (statistics.median(wall[k]), statistics.median(cpu[k])) for k in wall}
     bare, alone = med["bare"], med["bwrap alone"]
     out: dict[str, Any] = {"rounds": rounds, "load": os.getloadavg()[0], "medians_ms": med, "chains": {}}
+    if "warm: launch" in med:
+        over = med["warm: launch"][1] - bare[1]
+        out["warm"] = {"overhead_vs_bare": over, "overhead_met": over <= OVERHEAD_TARGET_MS,
+                       "vs_cold": med["warm: launch"][1] / med["cold python: launch"][1]}  # fmt: skip
     for chain in chains:
         g, p, u = (
             med[f"{chain}: guard"],
@@ -302,7 +319,7 @@ def summarize(
     return out
 
 
-def _met(ok: bool) -> str:
+def met(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
@@ -339,14 +356,14 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             (
                 f"{label}: vs bare",
                 f"{over[1]:+.2f} ms",
-                f"wall {over[0]:+.2f} ms; target <= +{OVERHEAD_TARGET_MS:g} ms: {_met(c['overhead_met'])}",
+                f"wall {over[0]:+.2f} ms; target <= +{OVERHEAD_TARGET_MS:g} ms: {met(c['overhead_met'])}",
             )
         )
         out.append(
             (
                 f"{label}: vs bwrap alone",
                 f"{ratio[1]:.2f}x",
-                f"target <= {CHAIN_RATIO_TARGET:g}x: {_met(c['chain_ratio_met'])}; vs bwrap --ro-bind / / true {c['vs_bwrap_minimal']:.2f}x",
+                f"target <= {CHAIN_RATIO_TARGET:g}x: {met(c['chain_ratio_met'])}; vs bwrap --ro-bind / / true {c['vs_bwrap_minimal']:.2f}x",
             )
         )
         out.append(
@@ -358,4 +375,7 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
                 f"{med['bwrap alone, unmetered'][1]:.2f} and {med['bwrap minimal, unmetered'][1]:.2f} ms)",
             )
         )
+    out += warm_launch.rows(med, row)
+    if "warm_skipped" in r:
+        out.append(("warm launch", "skipped", r["warm_skipped"]))
     return out  # fmt: skip

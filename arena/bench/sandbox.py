@@ -97,7 +97,8 @@ def available_launchers() -> dict[str, Any]:
     return found
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children (blind to what bwrap's pid namespace never reaps)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -106,7 +107,7 @@ def _time_launch(launcher: Any, bundle: Any, sock: Path) -> tuple[float, float, 
     """(seconds until the bot exited, CPU seconds of the launch, seconds kill() took to clean up)."""
     from arena.sandbox.launcher import LaunchSpec
 
-    c0, t0 = _children_cpu(), time.perf_counter()
+    c0, t0 = children_cpu(), time.perf_counter()
     proc = launcher.launch(LaunchSpec(bundle, sock))
     while proc.exit_status() is None:
         time.sleep(0.0005)
@@ -114,7 +115,7 @@ def _time_launch(launcher: Any, bundle: Any, sock: Path) -> tuple[float, float, 
     in_cgroup = proc.cpu_seconds() if getattr(proc, "cgroup", None) is not None else None
     proc.kill()
     # bwrap's sandboxed tree is not waited for by this process: its CPU is read from its cgroup
-    cpu = in_cgroup if in_cgroup is not None else _children_cpu() - c0
+    cpu = in_cgroup if in_cgroup is not None else children_cpu() - c0
     if proc.exit_status() != 0:
         raise RuntimeError(f"{launcher.name}: the bench bot failed: {proc.output_tail(5)}")
     return t1 - t0, cpu, time.perf_counter() - t1
@@ -141,10 +142,10 @@ def launch_overhead(rounds: int = 10, progress: Callable[[float], None] | None =
         done = 0
         for _ in range(rounds):
             for label, code in PROGRAMS.items():
-                c0, t0 = _children_cpu(), time.perf_counter()
+                c0, t0 = children_cpu(), time.perf_counter()
                 subprocess.run([sys.executable, "-c", code], check=True)
                 samples.setdefault((label, "bare"), []).append(time.perf_counter() - t0)
-                cpu.setdefault((label, "bare"), []).append(_children_cpu() - c0)
+                cpu.setdefault((label, "bare"), []).append(children_cpu() - c0)
                 done += 1
                 for name, launcher in launchers.items():
                     took, used, cleaned = _time_launch(launcher, bundles[label], sock)

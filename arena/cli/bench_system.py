@@ -36,7 +36,8 @@ from arena.cli.bench_report import emit, json_option, with_progress
 @json_option
 def sandbox(rounds: int, deals: int, chain_rounds: int, chain_only: bool, as_json: bool) -> None:
     """Where a bwrap launch's time goes, step by step, against a bare fork+exec and bwrap alone
-    (targets: the launch at most 2x bwrap alone, at most +5 ms of CPU over a bare start); launch
+    (targets: the launch at most 2x bwrap alone, at most +5 ms of CPU over a bare start), and a warm
+    launch of a Python bot (a zygote's fork, where the warm start runs) and a cold one in the same rounds; launch
     overhead of each available launcher against a bare process start, the time a bot is charged
     per move with 1 and 2 concurrent matches by how the idle bot is paused (never, on every move as
     before, once it pondered as now), and the CPU per move each of those pause modes costs.

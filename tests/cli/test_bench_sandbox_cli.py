@@ -45,3 +45,23 @@ def test_bench_sandbox_chain_table_names_both_baselines_and_targets() -> None:
                  "launch, helper (now): total", "launch, old exec chain: total", "target <= 2x:",
                  "target <= +5 ms:", "as issue #18 counted"):  # fmt: skip
         assert text in result.output
+
+
+def test_bench_sandbox_measures_a_warm_launch_against_the_same_bare_start() -> None:
+    """The warm start's per-match launch (a zygote's fork, the match's own leaf and uid) is measured
+    in the chain's rounds, against the same bare fork+exec, and beside a cold launch of the same bot."""
+    _needs_chain_bench()
+    from arena.sandbox.bwrap import warm_unavailable
+
+    if warm_unavailable() is not None:
+        pytest.skip(f"no warm start here: {warm_unavailable()}")
+    result = CliRunner().invoke(cli, ["bench", "sandbox", "--chain-only", "--chain-rounds", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)["chain"]
+    med, warm = r["medians_ms"], r["warm"]
+    assert abs(warm["overhead_vs_bare"] - (med["warm: launch"][1] - med["bare"][1])) < 1e-6
+    assert warm["overhead_met"] == (warm["overhead_vs_bare"] <= 5.0)
+    assert abs(warm["vs_cold"] - med["warm: launch"][1] / med["cold python: launch"][1]) < 1e-6
+    table = CliRunner().invoke(cli, ["bench", "sandbox", "--chain-only", "--chain-rounds", "1"]).output
+    for text in ("warm launch of a Python bot", "warm launch: vs bare", "cold launch of the same bot"):
+        assert text in table
