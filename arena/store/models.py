@@ -45,6 +45,8 @@ class Bot(Base):
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     suspension_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # when it was last retired or suspended: workers are told to stop its warm zygotes for a while
+    stopped_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     versions: Mapped[list[BotVersion]] = relationship(back_populates="bot", order_by="BotVersion.number")
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine, func, select
@@ -28,9 +29,12 @@ from arena.store.db import (
     shown,
 )
 from arena.store.migrate import upgrade
-from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season
+from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season, utcnow
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: "$" would let a trailing newline in
+#: How long after a bot is retired or suspended the jobs tell workers to stop its warm zygotes: well
+#: past the 600 s after which a worker stops an unused zygote itself (arena.sandbox.warm.WARM_IDLE).
+STOP_NOTICE = timedelta(hours=1)
 NAME_LIMIT = 64  # the columns' width (String(64)), the same on SQLite and PostgreSQL
 NAME_RULE = f"1-{NAME_LIMIT} characters from A-Z a-z 0-9 _ . -, starting with a letter or digit"
 
@@ -221,6 +225,7 @@ class Store:
         with self.tx() as s:
             bot = find_bot(s, name)
             bot.retired = True
+            bot.stopped_at = utcnow()
             deactivate_bot_entries(s, bot.id)
 
     def notices(self, name: str) -> list[Notice]:
@@ -304,15 +309,19 @@ def suspend_bot(s: Session, bot_id: int, reason: str) -> None:
         return
     bot.suspended = True
     bot.suspension_reason = reason
+    bot.stopped_at = utcnow()
     s.add(Notice(bot_id=bot_id, kind="suspended", message=reason))
     deactivate_bot_entries(s, bot_id)
 
 
-def unplayable_paths(s: Session) -> tuple[str, ...]:
-    """The stored bundles of retired or suspended bots that no playable bot shares (one bundle may be
-    several bots' versions): a worker stops their warm zygotes (docs/sandbox.md "Warm start")."""
+def unplayable_paths(s: Session, now: datetime | None = None) -> tuple[str, ...]:
+    """The stored bundles of bots retired or suspended in the last STOP_NOTICE that no playable bot
+    shares (one bundle may be several bots' versions): a worker stops their warm zygotes (docs/sandbox.md
+    "Warm start"). Only recent ones, so that every job does not carry every bot ever retired: a zygote
+    left unused longer than that has been stopped by its worker anyway (WARM_IDLE)."""
     off = Bot.retired.is_(True) | Bot.suspended.is_(True)
-    stopped = set(s.scalars(select(BotVersion.path).join(Bot).where(off)))
+    recent = Bot.stopped_at >= (now or utcnow()) - STOP_NOTICE
+    stopped = set(s.scalars(select(BotVersion.path).join(Bot).where(off, recent)))
     if not stopped:
         return ()
     shared = set(s.scalars(select(BotVersion.path).join(Bot).where(~off, BotVersion.path.in_(stopped))))

@@ -94,3 +94,21 @@ def test_a_bundle_shared_with_a_playable_bot_is_not_stopped(store: Store, tmp_pa
         assert unplayable_paths(s) == ()
         suspend_bot(s, find_bot(s, "two").id, "test")
         assert unplayable_paths(s) == (one,)
+
+
+def test_jobs_name_only_bots_stopped_lately_and_long_enough_for_idle_zygotes(store: Store) -> None:
+    """A job carries the bundles of bots retired or suspended in the last STOP_NOTICE, not of every bot
+    ever retired; past that, a worker has stopped their unused zygotes itself (WARM_IDLE)."""
+    from datetime import timedelta
+
+    from arena.sandbox.warm import WARM_IDLE
+    from arena.store.repo import STOP_NOTICE
+
+    assert STOP_NOTICE.total_seconds() > 2 * WARM_IDLE
+    old = submit_bundle(store, RANDOM, name="old", owner="a").version.path
+    store.retire("old")
+    with store.tx() as s:
+        stopped = s.get_one(Bot, find_bot(s, "old").id).stopped_at
+        assert stopped is not None
+        assert unplayable_paths(s, now=stopped + STOP_NOTICE - timedelta(seconds=1)) == (old,)
+        assert unplayable_paths(s, now=stopped + STOP_NOTICE + timedelta(seconds=1)) == ()
