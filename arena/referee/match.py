@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from arena.engine import IllegalMove, Match, TrickRecord, card_code, deal_deck
+from arena.engine import IllegalMove, Match, TrickRecord, deal_deck
 from arena.engine.commitment import SALT_BYTES, deck_commitment
 from arena.logs import MATCH
 from arena.proto import referee_pb2 as pb
@@ -198,9 +198,6 @@ class MatchRunner:
             trick = await self._turn(seat, turns)
             if trick is not None:
                 last = trick
-                if self.on_event is not None:  # spectators' live feed: the public part of the trick
-                    self._emit("trick", deal=deal.index + 1, trick=trick.no, leader=trick.leader,
-                               cards=[card_code(trick.lead), card_code(trick.follow)], winner=trick.winner)  # fmt: skip
         self._settle()
         summary = m.deals[-1]
         self.recorder.deal_finished(summary)
@@ -285,8 +282,8 @@ class MatchRunner:
                 await self.streams.send(i, msg)
 
     def _settle(self) -> None:
-        """The last move's bookkeeping: its replay entry and the finished trick in the other seat's
-        view. Run once the next TurnRequest is out, so it is off the per-move path."""
+        """The last move's bookkeeping: its replay entry, the finished trick in the other seat's view
+        and in the live feed. Run once the next TurnRequest is out, so it is off the per-move path."""
         u = self._unsettled
         if u is None:
             return
@@ -296,6 +293,9 @@ class MatchRunner:
         if later is not None:
             assert trick is not None  # `later` is set only when the move ended a trick
             turns.trick_done(trick, later)
+        if trick is not None and self.on_event is not None:  # spectators' live feed: the trick's public part
+            self._emit("trick", deal=turns.deal.index + 1, trick=trick.no, leader=trick.leader,
+                       cards=[convert.CODES[trick.lead], convert.CODES[trick.follow]], winner=trick.winner)  # fmt: skip
         if self._next_deck is None:  # the next deal's shuffle, here rather than between deals
             index = turns.deal.index + 1
             last = self.spec.rules.max_deals

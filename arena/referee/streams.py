@@ -35,6 +35,8 @@ CUT_WAIT = 0.1  # after an EOF: how long to wait for the cancellation that tells
 # long for its reader to end; a dead call's reads end at once, so this only bounds a reader that is stuck.
 READER_GRACE = 1.0
 
+_MESSAGES = (pb.BotMessage, Undecodable)  # a read's result but a stream's end, built once
+
 
 class StreamEnded(Exception):
     """Raised by a seat's `read()` when its bot can send no more (a stdio bot closed its stdout); the
@@ -128,7 +130,7 @@ class SeatStreams:
                 self.queue.post(Event(GONE, idx, f"broke its stream ({type(exc).__name__})"))
                 return
             t = time.perf_counter()
-            ended = not isinstance(msg, pb.BotMessage | Undecodable)  # grpc.aio.EOF, without importing gRPC
+            ended = not isinstance(msg, _MESSAGES)  # grpc.aio.EOF, without importing gRPC
             if ended:  # the bot half-closed its call
                 seat.half_closed = True
                 self.queue.post(Event(GONE, idx, "closed its stream"))
