@@ -25,7 +25,8 @@ cd "$(dirname "$0")/.."
 #                                 where policy-rc.d forbids it, as in containers)
 #   debootstrap                 : the tests' local base image (no registry image can be pulled)
 #   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
-DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux
+#   valgrind                    : `arena bench referee --instructions` counts the referee's instructions
+DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux valgrind
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
               node-typescript ruby openjdk-17-jdk-headless golang-go rustc cargo
               mono-runtime mono-mcs

@@ -135,13 +135,24 @@ def sandbox(rounds: int, deals: int, chain_rounds: int, chain_only: bool, as_jso
     show_default=True,
     help="Deals per referee match (32 moves each); the baseline does as many round trips.",
 )
+@click.option(
+    "--instructions",
+    is_flag=True,
+    help="Count instructions instead (valgrind's callgrind; a few minutes): the referee's per move "
+    "against the echo's per round trip, steady under any load. --deals is the long run, half of it the short.",
+)
 @json_option
-def referee(rounds: int, deals: int, as_json: bool) -> None:
+def referee(rounds: int, deals: int, instructions: bool, as_json: bool) -> None:
     """The referee's per-move round trip with two trivial bots against a bare gRPC ping-pong of
     same-size messages over the same kind of Unix socket, measured in the same run.
 
     Target: the referee adds at most 25% over the bare round trip. See arena/bench/referee.py.
+    With --instructions: what one more move costs each side in instructions, which do not depend
+    on the load (arena/bench/referee_instructions.py).
     """
+    if instructions:
+        _referee_instructions(deals, as_json)
+        return
     from arena.bench.referee import run
 
     r = with_progress("referee benchmark", lambda progress: run(rounds, deals, progress), as_json)
@@ -160,6 +171,25 @@ def referee(rounds: int, deals: int, as_json: bool) -> None:
          f"referee benchmark: {rounds} rounds of {r['moves_per_round']} moves, TurnRequest {r['turn_request_bytes']} B, "
          f"load average {r['load_average'][0]}", rows,
          f"target <= {r['target_ratio']}x: {'met' if r['met'] else 'NOT met'}")  # fmt: skip
+
+
+def _referee_instructions(deals: int, as_json: bool) -> None:
+    from arena.bench import referee_instructions
+
+    why = referee_instructions.available()
+    if why is not None:
+        raise click.ClickException(f"--instructions needs valgrind: {why}")
+    short = max(1, deals // 2)
+    if short == deals:
+        raise click.UsageError("--instructions needs --deals 2 or more (the short run plays half as many)")
+    r = with_progress("counting instructions", lambda p: referee_instructions.run(short, deals, p), as_json)
+    rows = [
+        ("bare gRPC echo, per round trip", f"{r['echo_per_round_trip'] / 1000:.1f}k", "baseline"),
+        ("referee, per move (2 trivial bots)", f"{r['referee_per_move'] / 1000:.1f}k", f"{r['ratio']:.2f}x the echo"),
+    ]  # fmt: skip
+    emit(r, as_json,
+         f"referee benchmark, instructions of the referee loop's thread (callgrind): {short} and {deals} deals, "
+         f"the difference over {r['moves']} moves", rows)  # fmt: skip
 
 
 @click.command("serve")
