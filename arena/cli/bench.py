@@ -2,7 +2,7 @@
 
 Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and a small
 command beside its kind (bench_play.py: the game and the bots; bench_system.py: sandbox, referee,
-server, ladder, ratings; bench_startup.py: a bot's start-up until Join, and a stdio bot's seat) that calls it and hands
+server, ladder, ratings; bench_startup.py: a bot's start-up until Join, a stdio bot's seat, and `arena play`'s own process) that calls it and hands
 the figures to `bench_report.emit` (see `engine`).
 """
 
@@ -27,4 +27,5 @@ bench.add_command(bench_system.serve)
 bench.add_command(bench_system.ladder)
 bench.add_command(bench_startup.startup)
 bench.add_command(bench_startup.stdio)
+bench.add_command(bench_startup.play)
 bench.add_command(bench_system.ratings)

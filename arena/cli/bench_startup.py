@@ -126,3 +126,32 @@ def stdio(turns: int, rounds: int, as_json: bool) -> None:
     ]  # fmt: skip
     emit(r, as_json, f"stdio seat benchmark: the referee process's CPU per move, {turns} moves x {rounds}",
          rows, f"load {r['loadavg']}")  # fmt: skip
+
+
+@click.command("play")
+@click.option("--rounds", type=click.IntRange(1, 100), default=9, show_default=True,
+              help="Runs of each variant, alternated (medians are printed).")  # fmt: skip
+@click.option("--sandbox", type=click.Choice(["bwrap", "local"]), default="bwrap", show_default=True,
+              help="The launcher of the two random bots.")  # fmt: skip
+@json_option
+def play(rounds: int, sandbox: str, as_json: bool) -> None:
+    """What the `arena play` process itself costs (one deal of the random sample against itself):
+    its own CPU, and the CPU and wall of its exit after the match, with the collector frozen at exit
+    (now) against not (the exit before), alternated. See arena/bench/play_process.py."""
+    from arena.bench.play_process import run
+
+    r = with_progress("arena play benchmark", lambda progress: run(rounds, sandbox, progress), as_json)
+    now, before = r["medians"]["frozen"], r["medians"]["unfrozen"]
+    rows = [
+        ("exit, collector frozen (now)", f"{now['exit_cpu_ms']:.1f} ms CPU",
+         f"wall {now['exit_wall_ms']:.1f} ms; {r['exit_ratio']:.2f}x the exit before"),
+        ("exit, not frozen (before, baseline)", f"{before['exit_cpu_ms']:.1f} ms CPU", f"wall {before['exit_wall_ms']:.1f} ms"),
+        ("the process until its command returned", f"{now['process_ms']:.1f} ms CPU",
+         f"imports, the match, its replay (not frozen: {before['process_ms']:.1f} ms)"),
+    ]  # fmt: skip
+    emit(
+        r,
+        as_json,
+        f"arena play benchmark: {rounds} runs of each, --sandbox {sandbox}, load {r['load']:.1f}",
+        rows,
+    )
