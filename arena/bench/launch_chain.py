@@ -261,9 +261,9 @@ def run(rounds: int = 30, progress: Callable[[float], None] | None = None) -> di
                     keep("cold python: launch", warm.launch(warm=False)["launch"])
                 if progress:
                     progress((i + 1) / rounds)
-            if warm is not None:
-                warm.close()
     finally:
+        if warm is not None:
+            warm.close()
         meter.close()
         if lease is not None:
             lease.release()

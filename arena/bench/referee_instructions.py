@@ -78,9 +78,9 @@ def run(short: int = 5, long: int = 15, progress: Callable[[float], None] | None
     deals = {"short": short, "long": long}
     finished: list[str] = []
 
-    def one(run: tuple[str, str]) -> int:
-        count = _count(run[0], deals[run[1]])
-        finished.append(run[0])
+    def one(job: tuple[str, str]) -> int:
+        count = _count(job[0], deals[job[1]])
+        finished.append(job[0])
         if progress is not None:
             progress(len(finished) / len(RUNS))
         return count

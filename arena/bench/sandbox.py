@@ -72,10 +72,11 @@ PAUSE_MODES = ("off", "always", "pondering")  # the idle bot: never, on every mo
 PROGRAMS = {"pass": "pass\n", "import grpc, arena.sdk": "import grpc, arena.sdk\n"}
 
 
-def write_bundle(root: Path, name: str, code: str) -> Path:
+def write_bundle(root: Path, name: str, code: str, protocol: str = "grpc") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "bot.py").write_text(code)
-    (root / "bot.toml").write_text(f'name = "{name}"\nlanguage = "python"\nrun = ["python3", "bot.py"]\n')
+    toml = f'name = "{name}"\nlanguage = "python"\nrun = ["python3", "bot.py"]\nprotocol = "{protocol}"\n'
+    (root / "bot.toml").write_text(toml)
     root.chmod(0o755)
     return root
 

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench.sandbox import children_cpu, write_bundle
-
-STDIO_PASS = 'name = "warm"\nlanguage = "python"\nrun = ["python3", "bot.py"]\nprotocol = "stdio"\n'
+from arena.sandbox.warm import WarmChild
 
 
 class WarmLaunches:
@@ -35,9 +34,7 @@ class WarmLaunches:
         why = warm_unavailable()
         if why is not None:
             raise RuntimeError(why)
-        root = write_bundle(tmp / "warm", "warm", "pass\n")
-        (root / "bot.toml").write_text(STDIO_PASS)
-        self.bundle = load_bundle(root)
+        self.bundle = load_bundle(write_bundle(tmp / "warm", "warm", "pass\n", protocol="stdio"))
         self.warm = BwrapLauncher(warm=True)
         self.cold = BwrapLauncher(warm=False)
         self.tmp = tmp
@@ -64,7 +61,7 @@ class WarmLaunches:
         z0 = (zygote.proc.cpu_seconds() or 0.0) if zygote is not None else 0.0
         s0, c0, t0 = time.process_time(), children_cpu(), time.perf_counter()
         proc = launcher.launch(self._spec())
-        if warm and type(proc).__name__ != "WarmChild":
+        if warm and not isinstance(proc, WarmChild):
             raise RuntimeError("a warm launch went cold (see the log)")
         pipes = getattr(proc, "protocol_pipes", None)
         if pipes is None:
