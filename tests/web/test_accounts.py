@@ -369,3 +369,18 @@ def test_the_older_routes_take_owner_api_tokens(site: Site) -> None:
     assert site.client.get("/api/bots/ann-bot/logs").status_code == 401
     page = site.client.post("/bots/ann-bot/logs", data={"token": site.tokens["alice"]})
     assert page.status_code == 200
+
+
+def test_when_a_bot_was_stopped_is_in_no_answer_even_to_its_owner_or_the_admin(site: Site) -> None:
+    """`Bot.stopped_at` (when it was last retired or suspended) only tells workers which zygotes to
+    stop: no page, API answer or gRPC message carries it, to anyone."""
+    from arena.proto import arena_pb2
+
+    _bots(site)
+    alice = bearer(site.tokens["alice"])
+    assert site.client.post("/api/bots/ann-bot/retire", headers=alice).status_code == 200
+    for who in (None, alice, bearer(ADMIN)):
+        for path in ("/api/bots/ann-bot", "/bots/ann-bot"):
+            r = site.client.get(path, headers=who or {})
+            assert r.status_code == 200 and "stopped_at" not in r.text, (path, who)
+    assert "stopped_at" not in arena_pb2.BotInfo.DESCRIPTOR.fields_by_name
