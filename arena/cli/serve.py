@@ -223,6 +223,23 @@ def serve(
         service.store.close()
 
 
+def quiet_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
+    """The stop is under way: later SIGINTs and SIGTERMs are ignored from here to the process's exit.
+    The loop's handlers would only set the stop again, and once the loop closes Python's default action
+    is back, so a SIGTERM during the exit ended the process with -15. Both signals are blocked while the
+    handlers are swapped, so none lands in between (a pending one is discarded once ignored)."""
+    from arena.workers.daemon import ignore_stop_signals
+
+    stops = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        for sig in stops:
+            loop.remove_signal_handler(sig)
+        ignore_stop_signals()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
+
 def _open_store(db_url: str | None) -> Any:
     """The store of the whole server (the same resolution as `arena web`), migrated; one line if it fails."""
     from arena.cli.web import _demo_home
@@ -393,6 +410,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
                 log.error("the players' process exited (code %s); starting it again", players.exitcode)
                 players = players_start()
     click.echo("shutting down: ending matches in flight")
+    quiet_stop_signals(loop)
     if web_task is not None:
         web_server.should_exit = True
         await web_task

@@ -54,9 +54,10 @@ def _stop_signal(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
-def _ignore_stop_signals() -> None:
-    """Stopping is settled: a late SIGTERM (stop_players sends one to a process it still sees alive)
-    must not kill the interpreter's exit. Python's finalisation puts the default action back for every
+def ignore_stop_signals() -> None:
+    """Stopping is settled: a late SIGTERM (stop_players sends one to a process it still sees alive; a
+    service manager or an impatient operator sends more to `arena serve`) must not kill the interpreter's
+    exit. Python's finalisation puts the default action back for every
     signal it handled before it collects the modules (measured: a SIGTERM then ends the process with
     -15), and leaves ignored ones ignored. A signal that lands while a handler is being changed makes
     the next change raise OSError ("ignored due to race condition") and consumes it: so try again."""
@@ -96,7 +97,7 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
     finally:
         if store is not None:
             store.close()
-        _ignore_stop_signals()
+        ignore_stop_signals()
     log.info("stopped; matches in flight went back to the queue")
 
 

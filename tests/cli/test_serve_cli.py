@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import grpc
@@ -73,6 +74,23 @@ def test_serve_hosts_a_match_writes_its_replay_and_stops_on_sigint(repo_root, tm
     assert "shutting down" in rest
     assert len(list((tmp_path / "replays").glob("*.replay"))) == 1
     assert not (tmp_path / "r.sock").exists()
+
+
+def test_serve_exits_0_when_sigterm_keeps_coming_while_it_stops(repo_root, tmp_path):
+    """A service manager or an operator may signal again while the server stops: the stop is already
+    under way, so the process still ends with 0 (it used to end with -15 when one landed during exit)."""
+    proc = start_serve(repo_root, tmp_path, "--unix", str(tmp_path / "r.sock"), "--workers", "0")
+    assert "listening" in proc.stdout.readline()
+    proc.send_signal(signal.SIGTERM)
+    while proc.poll() is None:  # one SIGTERM every 2 ms until it is gone: some land during the exit
+        time.sleep(0.002)
+        try:
+            proc.send_signal(signal.SIGTERM)
+        except ProcessLookupError:
+            break
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "shutting down" in out
 
 
 def test_serve_with_web_answers_http_and_stops_on_sigint(repo_root, tmp_path):
