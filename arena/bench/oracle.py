@@ -26,16 +26,16 @@ PLAYOUTS = 16  # playouts per line (a line: its card, and when it leads, the rep
 EPSILON = 0.3  # the share of random cards in them, as pimc's
 
 
-def _line_value(world: World, seat: int, rng: random.Random) -> float:
+def _line_value(world: World, seat: int, rng: random.Random, playouts: int) -> float:
     """The mean of `seat`'s final honours over noisy greedy playouts to phase 2, then exact play (in the
     compiled core when it is built: `sim.playout_value`, one seed per playout from `rng`)."""
     total = 0
-    for _ in range(PLAYOUTS):
+    for _ in range(playouts):
         total += playout_value(world, seat, rng.getrandbits(63), EPSILON)
-    return total / PLAYOUTS
+    return total / playouts
 
 
-def _after(world: World, card: int, seat: int, rng: random.Random) -> float:
+def _after(world: World, card: int, seat: int, rng: random.Random, playouts: int) -> float:
     line = fork(world)
     line.play(card)
     if line.table is not None:  # it led: the opponent answers with the reply that is best for it
@@ -43,14 +43,15 @@ def _after(world: World, card: int, seat: int, rng: random.Random) -> float:
         for reply in line.legal_cards():
             answered = fork(line)
             answered.play(reply)
-            worst = min(worst, _line_value(answered, seat, rng))
+            worst = min(worst, _line_value(answered, seat, rng, playouts))
         return worst
-    return _line_value(line, seat, rng)
+    return _line_value(line, seat, rng, playouts)
 
 
-def oracle_card(deal: Deal) -> int:
+def oracle_card(deal: Deal, playouts: int = PLAYOUTS) -> int:
     """The oracle's card for the side to move of a live deal (which it reads in full). Deterministic:
-    its playouts are seeded from the deal's deck and the number of cards played."""
+    its playouts are seeded from the deal's deck and the number of cards played. `playouts` per line:
+    more make a stronger yardstick (less noise in its own choices); figures compare only at one count."""
     seat = deal.to_move
     assert seat is not None, "the deal is over"
     legal = deal.legal_cards()
@@ -61,4 +62,4 @@ def oracle_card(deal: Deal) -> int:
         values = solve(world)
         return max(legal, key=lambda c: (values[c], -c))
     rng = random.Random(f"oracle/{deal.deck}/{len(deal.plays)}")
-    return max(legal, key=lambda c: (_after(world, c, seat, rng), -c))
+    return max(legal, key=lambda c: (_after(world, c, seat, rng, playouts), -c))

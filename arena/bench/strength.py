@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bench.oracle import oracle_card
+from arena.bench.oracle import PLAYOUTS, oracle_card
 from arena.engine import Match, Rules
 from arena.engine.rng import deal_deck
 from arena.engine.view import build_view
@@ -65,7 +65,13 @@ def fill_turn(req: pb.TurnRequest, match: Match, seat: int) -> None:
 
 
 def play_deal(
-    make_bot: Callable[[], Bot], bot_seat: int, rules: Rules, deck: list[int], dealer: int, bot_seed: int = 0
+    make_bot: Callable[[], Bot],
+    bot_seat: int,
+    rules: Rules,
+    deck: list[int],
+    dealer: int,
+    bot_seed: int = 0,
+    oracle_playouts: int = PLAYOUTS,
 ) -> int:
     """One deal of a fresh bot against the oracle; returns the bot's honours. The bot is set up as
     the SDK sets it up on Welcome, `rng` seeded from `bot_seed` included (the search bots draw from it)."""
@@ -79,7 +85,7 @@ def play_deal(
     pending: pb.TrickResult | None = None
     while not deal.done:
         if deal.to_move != bot_seat:
-            trick = match.play(oracle_card(deal))
+            trick = match.play(oracle_card(deal, oracle_playouts))
         else:
             turn += 1
             req = pb.TurnRequest(turn_id=turn, move_ms=1000, bank_ms=10000)
@@ -152,9 +158,11 @@ def run(
     seed: int = 1,
     rules: Rules | None = None,
     progress: Callable[[float], None] = lambda f: None,
+    oracle_playouts: int = PLAYOUTS,
 ) -> dict:
     """Margin per deal (bot honours minus the oracle's, mean and 95% interval over duplicate pairs), each
-    bot's CPU seconds per deal, and, when the baseline is among `bots`, each bot paired with it."""
+    bot's CPU seconds per deal, and, when the baseline is among `bots`, each bot paired with it.
+    `oracle_playouts` per line of the oracle's search: the yardstick itself, named in the result."""
     rules = rules or Rules()
     makers = {name: load_bot(name) for name in bots}
     rows: dict[str, dict] = {}
@@ -167,7 +175,8 @@ def run(
             deck = deal_deck(seed, i)
             dealer = i % 2
             pair = [
-                play_deal(make, seat, rules, deck, dealer, (seed << 20) + 2 * i + seat) for seat in (0, 1)
+                play_deal(make, seat, rules, deck, dealer, (seed << 20) + 2 * i + seat, oracle_playouts)
+                for seat in (0, 1)
             ]
             pairs.append(sum(2 * h - 20 for h in pair) / 2)  # mine minus the oracle's, per deal
             done += 1
@@ -188,6 +197,7 @@ def run(
         "rules": rules.changed() or "default",
         "deals": deals,
         "seed": seed,
+        "oracle_playouts": oracle_playouts,
         "baseline": BASELINE,
         "bots": rows,
     }

@@ -63,8 +63,13 @@ def engine(seconds: float, as_json: bool) -> None:
                    "pimc, ismcts.")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--rules", "rules", multiple=True, metavar="K=V", help="Rules option(s), e.g. trumps=true.")
+@click.option("--oracle-playouts", type=click.IntRange(1, 1024), default=16, show_default=True,
+              help="Playouts per line of the oracle's own search: more make a stronger yardstick; figures "
+                   "compare only at the same count (the target is set at 16).")  # fmt: skip
 @json_option
-def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
+def strength(
+    deals: int, names: str | None, seed: int, rules: tuple[str, ...], oracle_playouts: int, as_json: bool
+) -> None:
     """Each sample bot's honours margin per deal against the omniscient oracle, on the same duplicate deals.
 
     The oracle sees both hands and the stock (arena/bench/oracle.py; a yardstick, never a season
@@ -83,7 +88,9 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
     try:
         r = with_progress(
             "strength benchmark",
-            lambda progress: run(bots, deals, seed, the_rules, progress=progress),
+            lambda progress: run(
+                bots, deals, seed, the_rules, progress=progress, oracle_playouts=oracle_playouts
+            ),
             as_json,
         )
     except (FileNotFoundError, TypeError) as exc:
@@ -100,7 +107,7 @@ def strength(deals: int, names: str | None, seed: int, rules: tuple[str, ...], a
         r,
         as_json,
         f"strength benchmark: honours margin per deal against the oracle, {deals} duplicate deals, "
-        f"rules {r['rules']}, seed {seed}",
+        f"rules {r['rules']}, seed {seed}, oracle {oracle_playouts} playouts a line",
         rows,
         "margin: the bot's honours minus the oracle's, per deal (95% interval over the duplicate pairs); "
         f"closed: the share of {r['baseline']}'s gap closed, 95% interval from the per-deal pairs with "

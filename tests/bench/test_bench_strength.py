@@ -108,3 +108,31 @@ def test_bench_strength_pairs_each_bot_with_the_baseline() -> None:
     assert greedy["vs_baseline_ci95"] is not None and greedy["cpu_s_per_deal"] > 0
     text = CliRunner().invoke(cli, ["bench", "strength", "--deals", "2", "--bots", "tactician,greedy"])
     assert text.exit_code == 0 and "per deal vs it" in text.output and "Fieller" in text.output
+
+
+def test_the_oracles_playouts_are_an_option_named_in_the_figures() -> None:
+    """The yardstick is part of the result: a stronger oracle (more playouts a line) plays other cards,
+    and the figures say which oracle they were measured against."""
+    from arena.engine import Match, Rules
+    from arena.engine.rng import deal_deck
+
+    differs = 0
+    for i in range(4):  # the oracle's own deals at the default count; the cards 1 playout a line picks
+        match = Match(Rules(), 0)
+        deal = match.start_deal(deck=deal_deck(3, i), dealer=i % 2)
+        while deal.stock_count:
+            card = oracle.oracle_card(deal)
+            differs += oracle.oracle_card(deal, 1) != card
+            match.play(card)
+    assert differs > 0, "one playout a line should choose otherwise than sixteen somewhere"
+    runner = CliRunner()
+    default = json.loads(
+        runner.invoke(cli, ["bench", "strength", "--deals", "1", "--bots", "greedy", "--json"]).output
+    )
+    assert default["oracle_playouts"] == oracle.PLAYOUTS == 16  # the CLI's default is the oracle's own
+    two = runner.invoke(
+        cli, ["bench", "strength", "--deals", "1", "--bots", "greedy", "--oracle-playouts", "2"]
+    )
+    assert two.exit_code == 0 and "oracle 2 playouts a line" in two.output
+    bad = runner.invoke(cli, ["bench", "strength", "--oracle-playouts", "0"])
+    assert bad.exit_code == 2 and "--oracle-playouts" in bad.output
