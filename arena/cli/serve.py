@@ -223,7 +223,7 @@ def serve(
         service.store.close()
 
 
-def quiet_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
+def _quiet_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
     """The stop is under way: later SIGINTs and SIGTERMs are ignored from here to the process's exit.
     The loop's handlers would only set the stop again, and once the loop closes Python's default action
     is back, so a SIGTERM during the exit ended the process with -15. Both signals are blocked while the
@@ -410,7 +410,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
                 log.error("the players' process exited (code %s); starting it again", players.exitcode)
                 players = players_start()
     click.echo("shutting down: ending matches in flight")
-    quiet_stop_signals(loop)
+    _quiet_stop_signals(loop)
     if web_task is not None:
         web_server.should_exit = True
         await web_task

@@ -56,11 +56,11 @@ def _stop_signal(signum: int, frame: FrameType | None) -> None:
 
 def ignore_stop_signals() -> None:
     """Stopping is settled: a late SIGTERM (stop_players sends one to a process it still sees alive; a
-    service manager or an impatient operator sends more to `arena serve`) must not kill the interpreter's
-    exit. Python's finalisation puts the default action back for every
-    signal it handled before it collects the modules (measured: a SIGTERM then ends the process with
-    -15), and leaves ignored ones ignored. A signal that lands while a handler is being changed makes
-    the next change raise OSError ("ignored due to race condition") and consumes it: so try again."""
+    service manager or an impatient operator sends more to `arena serve`) must not kill the
+    interpreter's exit. Python's finalisation puts the default action back for every signal it handled
+    before it collects the modules (measured: a SIGTERM then ends the process with -15), and leaves
+    ignored ones ignored. A signal that lands while a handler is being changed makes the next change
+    raise OSError ("ignored due to race condition") and consumes it: so try again."""
     for _ in range(4):
         try:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
