@@ -179,7 +179,7 @@ class BwrapProcess:
         return self._capture.tail(max_lines, exited=self.exit_status() is not None)
 
     def output(self) -> str:
-        return self._capture.text()
+        return self._capture.text(exited=self.exit_status() is not None)
 
     @property
     def output_bytes(self) -> int:

@@ -52,7 +52,11 @@ class OutputCapture:
         with self._lock:
             return self.total - len(self._buf)
 
-    def text(self) -> str:
+    def text(self, exited: bool = False) -> str:
+        """All that is kept; `exited`: the bot is gone, so first `settle` (else its last words may
+        still be in the pipe, e.g. the one line of findings a probe prints before it exits)."""
+        if exited:
+            self.settle()
         with self._lock:
             data = bytes(self._buf)
         return data.decode("utf-8", errors="replace")
@@ -67,9 +71,7 @@ class OutputCapture:
 
     def tail(self, max_lines: int = 20, exited: bool = False) -> str:
         """The last lines; `exited`: the bot is gone, so first `settle`."""
-        if exited:
-            self.settle()
-        lines = self.text().splitlines()
+        lines = self.text(exited).splitlines()
         return "\n".join(lines[-max_lines:])
 
     def join(self, timeout: float = 2.0) -> None:

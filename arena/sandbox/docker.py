@@ -226,7 +226,7 @@ class DockerProcess:
         return self._capture.tail(max_lines, exited=self.exit_status() is not None)
 
     def output(self) -> str:
-        return self._capture.text()
+        return self._capture.text(exited=self.exit_status() is not None)
 
     def cpu_seconds(self) -> float | None:
         cg = self.cgroup()

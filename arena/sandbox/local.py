@@ -87,7 +87,7 @@ class LocalProcess:
         return self._capture.tail(max_lines, exited=self._proc.poll() is not None)
 
     def output(self) -> str:
-        return self._capture.text()
+        return self._capture.text(exited=self._proc.poll() is not None)
 
     @property
     def output_bytes(self) -> int:

@@ -29,8 +29,16 @@ def test_the_tail_of_an_exited_bot_waits_for_its_last_words() -> None:
     assert "api_key=LAST" in capture.tail(exited=True)
 
 
+def test_the_whole_output_of_an_exited_bot_waits_for_its_last_words() -> None:
+    # `arena sandbox check` and the build watcher read the whole output once the process is gone:
+    # a probe's one line of findings came late on a loaded machine, and the check read nothing.
+    capture = OutputCapture(LateStream(b'{"findings": 1}\n', SETTLE / 5), 4096)
+    assert capture.text(exited=True) == '{"findings": 1}\n'
+
+
 def test_a_running_bots_tail_does_not_wait() -> None:
     capture = OutputCapture(LateStream(b"later\n", SETTLE * 4), 4096)
     assert capture.tail() == ""  # still running: what has arrived so far, at once
+    assert capture.text() == ""
     capture.join(SETTLE * 8)
     assert capture.tail() == "later"
