@@ -4,8 +4,9 @@
 # each its own pytest:
 #   machines    the sandbox on a pure cgroup v2 kernel in a VM (tests/sandbox/test_cgroup2_vm.py),
 #               then the private Docker engine's tests (marker docker: the launcher, hostile bots in
-#               containers, the compose stack, every language's sample bot in its image); normal
-#               priority, since both run real clocks;
+#               containers, the compose stack, every language's sample bot in its image), and the
+#               callgrind counts (marker callgrind: up to minutes of CPU on a loaded host, off the
+#               suite's own path); normal priority, since the VM and the containers run real clocks;
 #   fuzz        at least 10,000 messages to each Arena call over gRPC, and the HTTP forms of the same
 #               calls; it runs at the lowest CPU priority (nice 19), so it takes only the CPU the
 #               suite leaves idle (bots waiting on clocks, servers starting) and barely slows it.
@@ -32,9 +33,9 @@ stop_lanes() {
 }
 trap 'stop_lanes; exit 130' INT TERM
 
-lane machines 0 "cgroup2_vm or docker"
+lane machines 0 "cgroup2_vm or docker or callgrind"
 lane fuzz 19 "fuzz"
-"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker" --durations=15
+"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker and not callgrind" --durations=15
 status=$?
 for marker in machines fuzz; do
   if kill -0 "${pids[$marker]}" 2>/dev/null; then

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -23,6 +24,8 @@ def test_bench_referee_json_figures_are_consistent() -> None:
     assert abs(r["referee_extra_cpu_us_per_move"] - extra) <= 1  # each figure is rounded on its own
 
 
+@pytest.mark.callgrind
+@pytest.mark.timeout(900)  # four programs under valgrind: 30 s on an idle host, 220 s seen on a loaded one
 def test_bench_referee_counts_instructions_of_one_more_move_on_each_side() -> None:
     """--instructions: four real runs under callgrind; one more move is the long run less the short
     over the moves between them, on each side, and their ratio is what is printed."""
