@@ -56,10 +56,13 @@ static int new_node(TreeNode *nodes, int *count, int seat) {
 /* `iterations` of ISMCTS from a phase-1 position seen by `seat` (its hand `mine`, the `unknown` cards
  * dealt out anew each iteration: `opp_size` to the opponent, the rest to the stock in random order, then
  * `trump_card` last if it is >= 0), the tree `depth` cards deep at most. Writes each root card's visits
- * and reward sum; returns 0, or -1 when out of memory. */
+ * and reward sum; returns 0, or -1 when out of memory.
+ * `peek` is for the strength bench only (no bot can know the hidden cards): 0 deals them out anew; with
+ * `known`, the unknown cards in their true order (the opponent's hand, then the stock top first), 1 keeps
+ * the opponent's hand and deals the stock anew, 2 keeps every card where it is. */
 int elf_ismcts(uint32_t mine, uint32_t unknown, int seat, int opp_size, int trump_card, int leader, int table,
                int hon0, int hon1, int trump, int mh, int iterations, uint64_t seed, uint32_t eps32,
-               double explore, int depth, int32_t *visits, double *rewards) {
+               double explore, int depth, const uint8_t *known, int peek, int32_t *visits, double *rewards) {
     TreeNode *nodes = malloc(sizeof(TreeNode) * (size_t)(iterations + 1));
     if (!nodes) return -1;
     Rng g = {seed, 0, 0};
@@ -68,10 +71,12 @@ int elf_ismcts(uint32_t mine, uint32_t unknown, int seat, int opp_size, int trum
     uint8_t hidden[32];
     int n = 0;
     for (uint32_t m = unknown; m; m &= m - 1) hidden[n++] = (uint8_t)low_card(m);
-    int path[40];
+    if (peek)
+        for (int i = 0; i < n; i++) hidden[i] = known[i];
+    int path[40], fixed = peek == 2 ? n : peek == 1 ? opp_size : 0; /* the first `fixed` stay */
     for (int it = 0; it < iterations; it++) {
-        for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, as the twin's */
-            int j = (int)below(&g, (uint32_t)i + 1);
+        for (int i = n - 1; i > fixed; i--) { /* Fisher-Yates over the rest, as the twin's */
+            int j = fixed + (int)below(&g, (uint32_t)(i - fixed) + 1);
             uint8_t t = hidden[i]; hidden[i] = hidden[j]; hidden[j] = t;
         }
         SimWorld w;

@@ -62,7 +62,8 @@ def _load() -> ctypes.CDLL | None:
                                        i32, ctypes.c_uint64, u32, i32]  # fmt: skip
     lib.elf_greedy_playout.restype = i32
     lib.elf_ismcts.argtypes = [u32, u32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, ctypes.c_uint64, u32,
-                               ctypes.c_double, i32, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_double)]  # fmt: skip
+                               ctypes.c_double, i32, ctypes.POINTER(ctypes.c_uint8), i32, ctypes.POINTER(ctypes.c_int32),
+                               ctypes.POINTER(ctypes.c_double)]  # fmt: skip
     lib.elf_ismcts.restype = i32
     lib.elf_version.restype = i32
     _lib = lib

@@ -2,7 +2,7 @@
 
 It is not a bot bundle and can never be entered in a season or a compare: it plays in-process on the
 engine's `Deal`, reading the hidden cards no seat may see (docs/rules.md §8), and nothing under
-arena/bench is bound into the bot sandbox (tests/bench/test_strength.py checks both).
+arena/bench is bound into the bot sandbox (tests/bench/test_bench_strength.py checks both).
 
 How it plays: phase 2 exactly (the solver). In phase 1 it scores each legal card in the one true world:
 when it leads, against the opponent's best reply; each line is played on to phase 2 by noisy greedy

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena.bench.oracle import PLAYOUTS, oracle_card
 from arena.engine import Match, Rules
+from arena.engine.deal import Deal
 from arena.engine.rng import deal_deck
 from arena.engine.view import build_view
 from arena.proto import referee_pb2 as pb
@@ -72,12 +73,16 @@ def play_deal(
     dealer: int,
     bot_seed: int = 0,
     oracle_playouts: int = PLAYOUTS,
+    watch: Callable[[Bot, Deal], None] | None = None,
 ) -> int:
     """One deal of a fresh bot against the oracle; returns the bot's honours. The bot is set up as
-    the SDK sets it up on Welcome, `rng` seeded from `bot_seed` included (the search bots draw from it)."""
+    the SDK sets it up on Welcome, `rng` seeded from `bot_seed` included (the search bots draw from it).
+    `watch` is shown the bot and the live deal once (arena/bench/peek.py's searches read it)."""
     match = Match(rules, 0)
     deal = match.start_deal(deck=deck, dealer=dealer)
     bot = make_bot()
+    if watch is not None:
+        watch(bot, deal)
     bot.seat, bot.rules, bot.match_id, bot.opponent = bot_seat, rules_to_proto(rules), "strength", "oracle"
     bot.bot_seed, bot.rng = bot_seed, random.Random(bot_seed)
     turn = 0
@@ -159,23 +164,33 @@ def run(
     rules: Rules | None = None,
     progress: Callable[[float], None] = lambda f: None,
     oracle_playouts: int = PLAYOUTS,
+    peek: bool = False,
 ) -> dict:
     """Margin per deal (bot honours minus the oracle's, mean and 95% interval over duplicate pairs), each
     bot's CPU seconds per deal, and, when the baseline is among `bots`, each bot paired with it.
-    `oracle_playouts` per line of the oracle's search: the yardstick itself, named in the result."""
+    `oracle_playouts` per line of the oracle's search: the yardstick itself, named in the result.
+    `peek` adds the rows of arena/bench/peek.py: ismcts shown the opponent's hand, then everything."""
+    from arena.bench.peek import peeking_players
+
     rules = rules or Rules()
-    makers = {name: load_bot(name) for name in bots}
+    players: dict[str, tuple[Callable[[], Bot], Callable[[Bot, Deal], None] | None]] = {
+        name: (load_bot(name), None) for name in bots
+    }
+    if peek:
+        players.update(peeking_players())
     rows: dict[str, dict] = {}
     margins: dict[str, list[float]] = {}
-    steps, done = len(bots) * deals, 0
-    for name, make in makers.items():
+    steps, done = len(players) * deals, 0
+    for name, (make, watch) in players.items():
         pairs = []
         cpu = time.process_time()
         for i in range(deals):
             deck = deal_deck(seed, i)
             dealer = i % 2
             pair = [
-                play_deal(make, seat, rules, deck, dealer, (seed << 20) + 2 * i + seat, oracle_playouts)
+                play_deal(
+                    make, seat, rules, deck, dealer, (seed << 20) + 2 * i + seat, oracle_playouts, watch
+                )
                 for seat in (0, 1)
             ]
             pairs.append(sum(2 * h - 20 for h in pair) / 2)  # mine minus the oracle's, per deal

@@ -66,10 +66,15 @@ def engine(seconds: float, as_json: bool) -> None:
 @click.option("--oracle-playouts", type=click.IntRange(1, 1024), default=16, show_default=True,
               help="Playouts per line of the oracle's own search: more make a stronger yardstick; figures "
                    "compare only at the same count (the target is set at 16).")  # fmt: skip
+@click.option("--peek", is_flag=True,
+              help="Also play ismcts shown the opponent's hand (ismcts+hand), then the stock's order too "
+                   "(ismcts+all: all the oracle sees), on the same deals: what the hidden cards cost the "
+                   "search. A measurement only: no bot can see them.")  # fmt: skip
 @json_option
 def strength(
-    deals: int, names: str | None, seed: int, rules: tuple[str, ...], oracle_playouts: int, as_json: bool
-) -> None:
+    deals: int, names: str | None, seed: int, rules: tuple[str, ...], oracle_playouts: int, peek: bool,
+    as_json: bool,
+) -> None:  # fmt: skip
     """Each sample bot's honours margin per deal against the omniscient oracle, on the same duplicate deals.
 
     The oracle sees both hands and the stock (arena/bench/oracle.py; a yardstick, never a season
@@ -89,7 +94,7 @@ def strength(
         r = with_progress(
             "strength benchmark",
             lambda progress: run(
-                bots, deals, seed, the_rules, progress=progress, oracle_playouts=oracle_playouts
+                bots, deals, seed, the_rules, progress=progress, oracle_playouts=oracle_playouts, peek=peek
             ),
             as_json,
         )

@@ -59,3 +59,57 @@ def test_phase_two_is_refused() -> None:
         m.play(deal.legal_cards()[0])
     with pytest.raises(ValueError, match="phase 1"):
         search(Knowledge.from_view(m.view(deal.to_move), Rules()), 1, 10, 0.7, 0.3)
+
+
+def _truth(m: Match, k: Knowledge) -> list[int]:
+    """The unknown cards of `k` in their true places: the opponent's hand, then the stock top first
+    (what the strength bench reads from the deal; no bot can)."""
+    deal = m.deal
+    assert deal is not None
+    stock = list(deal.stock)
+    if k.trump_card is not None:
+        stock = stock[:-1]  # the turned trump, face up, is not unknown
+    return [c for c in range(32) if deal.hands[1 - k.seat] >> c & 1] + stock
+
+
+def _peeks(rules: Rules, seed: int) -> list[tuple[Knowledge, list[int]]]:
+    m = Match(rules, seed)
+    deal = m.start_deal()
+    rng = random.Random(seed)
+    out = []
+    while deal.stock_count:
+        k = Knowledge.from_view(m.view(deal.to_move), rules)
+        out.append((k, _truth(m, k)))
+        m.play(rng.choice(deal.legal_cards()))
+    return out
+
+
+def test_a_peeking_search_is_the_same_in_the_core_and_its_twin() -> None:
+    for v, rules in enumerate(VARIANTS):
+        for i, (k, order) in enumerate(_peeks(rules, 40 + v)):
+            if i % 4 == v % 4:
+                for peek in ("hand", "all"):
+                    c = search(k, 7 + i, 40, 0.7, 0.3, 32, "c", peek, order)
+                    assert c == search(k, 7 + i, 40, 0.7, 0.3, 32, "python", peek, order), (rules, i, peek)
+
+
+def test_what_a_search_sees_of_the_hidden_cards_changes_its_answer() -> None:
+    """Without a peek the order given is not read; with one, the true places of the cards count: the
+    whole order for "all", and for "hand" which cards the opponent holds."""
+    k, order = _peeks(Rules(), 3)[4]
+    other = order[::-1]  # the same cards, another opponent's hand and stock
+    assert search(k, 1, 300, 0.7, 0.3) == search(k, 1, 300, 0.7, 0.3, order=other)
+    assert search(k, 1, 300, 0.7, 0.3, peek="all", order=order) != search(
+        k, 1, 300, 0.7, 0.3, peek="all", order=other
+    )
+    assert search(k, 1, 300, 0.7, 0.3, peek="hand", order=order) != search(k, 1, 300, 0.7, 0.3)
+
+
+def test_a_peek_needs_every_unknown_card_once() -> None:
+    k, order = _peeks(Rules(), 5)[2]
+    with pytest.raises(ValueError, match="every unknown card once"):
+        search(k, 1, 10, 0.7, 0.3, peek="all", order=order[:-1])
+    with pytest.raises(ValueError, match="every unknown card once"):
+        search(k, 1, 10, 0.7, 0.3, peek="hand", order=[*order[:-1], order[0]])
+    with pytest.raises(ValueError, match="peek must be one of"):
+        search(k, 1, 10, 0.7, 0.3, peek="stock", order=order)

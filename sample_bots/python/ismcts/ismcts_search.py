@@ -23,8 +23,11 @@ clock (a median of 54 ms of CPU, at most 77 ms, in the compiled core).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from arena.sdk import sim
+
+Stats = dict[int, tuple[int, float]]  # card -> (visits, reward sum) at a root
 
 ITERATIONS = 2000
 EXPLORE = 0.7  # UCB1's exploration constant, on rewards scaled to 0..1 (honours / 20)
@@ -33,16 +36,22 @@ DEPTH = 32  # the tree's depth in cards (32: no limit)
 TREES = 5  # independent trees whose root visits are summed
 
 
-def choose(k: sim.Knowledge, rng: random.Random, iterations: int | None = None) -> int:
+def choose(
+    k: sim.Knowledge,
+    rng: random.Random,
+    iterations: int | None = None,
+    search: Callable[..., Stats] = sim.ismcts,
+) -> int:
     """The card to play for the seat of `k` (an engine int): the most visited one at the roots.
-    `iterations` per tree defaults to ITERATIONS."""
+    `iterations` per tree defaults to ITERATIONS; `search` is `sim.ismcts` or one with its arguments
+    (the strength bench passes one that is shown the hidden cards, to measure what they are worth)."""
     iterations = ITERATIONS if iterations is None else iterations
     first, forced = sim.settled(k, rng)  # one legal card, or phase 2 solved exactly
     if forced is not None:
         return forced
     totals: dict[int, tuple[int, float]] = {}
     for _ in range(TREES):
-        for c, (v, r) in sim.ismcts(k, rng.getrandbits(63), iterations, EXPLORE, EPSILON, DEPTH).items():
+        for c, (v, r) in search(k, rng.getrandbits(63), iterations, EXPLORE, EPSILON, DEPTH).items():
             v0, r0 = totals.get(c, (0, 0.0))
             totals[c] = (v0 + v, r0 + r)
     return max(first.legal_cards(), key=lambda c: (*totals.get(c, (0, 0.0)), -c))
