@@ -14,15 +14,14 @@ nothing under arena/bench is bound into the sandbox (tests/bench/test_bench_stre
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from functools import partial
 
 from arena.analysis.ismcts import search
-from arena.bench.strength import load_bot
+from arena.bench.strength import Player, load_bot
 from arena.engine.deal import Deal
 from arena.sdk import Bot, View, sim
 
 PEEKS = {"ismcts+hand": "hand", "ismcts+all": "all"}  # row name -> what its search is shown
-Player = tuple[Callable[[], Bot], Callable[[Bot, Deal], None]]
 
 
 def true_order(deal: Deal, seat: int) -> list[int]:
@@ -48,13 +47,7 @@ def peeking_players() -> dict[str, Player]:
             def play(self, view: View) -> str:
                 k = sim.knowledge(view, self.rules)
                 assert self.deal is not None, "the bench shows a peeking bot its deal first"
-                order = true_order(self.deal, k.seat)
-
-                def shown(
-                    k: sim.Knowledge, seed: int, iterations: int, explore: float, epsilon: float, depth: int
-                ) -> dict[int, tuple[int, float]]:
-                    return search(k, seed, iterations, explore, epsilon, depth, peek=self.kind, order=order)
-
+                shown = partial(search, peek=self.kind, order=true_order(self.deal, k.seat))
                 return sim.code(choose(k, self.rng, search=shown))
 
         players[name] = (Peeking, _show)

@@ -31,6 +31,8 @@ from arena.sdk import Bot
 from arena.sdk.view import View
 
 SAMPLE_BOTS = ("random", "greedy", "tactician", "pimc", "ismcts")
+#: a row's bot maker, and what is shown each fresh bot with the live deal (None: nothing, as for every bot)
+Player = tuple[Callable[[], Bot], Callable[[Bot, Deal], None] | None]
 BASELINE = "tactician"
 Z95 = 1.96
 
@@ -173,9 +175,7 @@ def run(
     from arena.bench.peek import peeking_players
 
     rules = rules or Rules()
-    players: dict[str, tuple[Callable[[], Bot], Callable[[Bot, Deal], None] | None]] = {
-        name: (load_bot(name), None) for name in bots
-    }
+    players: dict[str, Player] = {name: (load_bot(name), None) for name in bots}
     if peek:
         players.update(peeking_players())
     rows: dict[str, dict] = {}

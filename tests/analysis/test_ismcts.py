@@ -10,6 +10,7 @@ from analysis_helpers import VARIANTS, hidden_twins
 
 from arena.analysis.ismcts import search
 from arena.analysis.worlds import Knowledge
+from arena.bench.peek import true_order
 from arena.engine import Match, Rules
 
 
@@ -61,17 +62,6 @@ def test_phase_two_is_refused() -> None:
         search(Knowledge.from_view(m.view(deal.to_move), Rules()), 1, 10, 0.7, 0.3)
 
 
-def _truth(m: Match, k: Knowledge) -> list[int]:
-    """The unknown cards of `k` in their true places: the opponent's hand, then the stock top first
-    (what the strength bench reads from the deal; no bot can)."""
-    deal = m.deal
-    assert deal is not None
-    stock = list(deal.stock)
-    if k.trump_card is not None:
-        stock = stock[:-1]  # the turned trump, face up, is not unknown
-    return [c for c in range(32) if deal.hands[1 - k.seat] >> c & 1] + stock
-
-
 def _peeks(rules: Rules, seed: int) -> list[tuple[Knowledge, list[int]]]:
     m = Match(rules, seed)
     deal = m.start_deal()
@@ -79,7 +69,7 @@ def _peeks(rules: Rules, seed: int) -> list[tuple[Knowledge, list[int]]]:
     out = []
     while deal.stock_count:
         k = Knowledge.from_view(m.view(deal.to_move), rules)
-        out.append((k, _truth(m, k)))
+        out.append((k, true_order(deal, k.seat)))
         m.play(rng.choice(deal.legal_cards()))
     return out
 
