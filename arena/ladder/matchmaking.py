@@ -3,7 +3,7 @@
 Pairing (Halite's rule): the bot that has waited longest goes first, bots that have never played
 before any other; its opponent is the bot whose rating is nearest to its own rating plus a random
 offset (so neighbours meet most, but not only each other), never a version of the same owner unless
-the season allows it (`--pair-same-owner`). The ratings are the season fit's (`seasons.pairing_ratings`):
+the season allows it (`--pair-same-owner`). The ratings are the season fit's (`pairing_fit.pairing_ratings`):
 pairing on live Elo feeds its own noise back and stretches it.
 Bots already in a queued or running match wait unless nobody else can play.
 

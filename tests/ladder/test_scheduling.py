@@ -7,19 +7,10 @@ from __future__ import annotations
 import engine_play
 from sqlalchemy import select
 
+from arena.ladder.pairing_fit import _FIT_CACHE, _PairingFit, fit_key, pairing_ratings, refit_due
 from arena.ladder.ratings import PROVISIONAL_GAMES
 from arena.ladder.runner import SeasonRun
-from arena.ladder.seasons import (
-    _FIT_CACHE,
-    _PairingFit,
-    _sync_all,
-    create_season,
-    entries_in_sync,
-    fit_key,
-    pairing_ratings,
-    refit_due,
-    start_season,
-)
+from arena.ladder.seasons import _sync_all, create_season, entries_in_sync, start_season
 from arena.ladder.standings import season_fit
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Entry, Match, Season
