@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
+from arena.cli import season_play
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
-    EXECUTOR_HELP,
-    SANDBOX_HELP,
-    apply_warm,
-    check_launcher,
     open_store,
     parse_rules,
     parse_time,
-    run_with_progress,
     user_errors,
-    warm_option,
 )
 from arena.cli.remote import Remote, remote_options, store_only
 
@@ -175,154 +169,6 @@ def start(name: str, remote: Remote | None) -> None:
         click.echo("note: fewer than two bots; submit some with `arena bots submit`", err=True)
 
 
-def _play(
-    store,
-    name: str,
-    *,
-    matches: int | None,
-    until_stable: bool,
-    concurrency: int | None,  # noqa: ANN001
-    launcher: str,
-    stable_ci: float,
-    max_matches: int,
-    quiet: bool,
-    executor: str = "local",
-) -> None:
-    from arena.ladder.runner import SeasonRun
-    from arena.workers.execute import run_job
-
-    with user_errors():
-        source = SeasonRun(
-            store,
-            name,
-            matches=matches,
-            until_stable=until_stable,
-            stable_ci=stable_ci,
-            max_matches=max_matches,
-            launcher=launcher,
-        )
-    done_before, _ = source.counts()
-    total = matches if matches is not None else (max_matches if until_stable else None)
-    if source_status(store, name) == "closing":
-        done_before, total = 0, None
-    try:
-        progress = run_with_progress(
-            source,
-            run_job,
-            concurrency=concurrency,
-            label=f"season {name}",
-            target_done=done_before,
-            total=total,
-            quiet=quiet,
-            executor=executor,
-        )
-    except KeyboardInterrupt:
-        click.echo(
-            "\ninterrupted: recorded matches are kept, unfinished ones went back to the queue; "
-            "run the same command again to continue",
-            err=True,
-        )
-        sys.exit(130)
-    for bot in dict.fromkeys(source.suspended):
-        click.echo(f"suspended {bot}: see `arena bots show {bot}`", err=True)
-    for err in source.errors:
-        click.echo(f"warning: {err}", err=True)
-    if source.blocked:  # matchmaking could pair nobody: say why, never "played 0 matches"
-        if progress.done:
-            click.echo(f"played {progress.done} matches in {progress.elapsed:.0f}s, then stopped", err=True)
-        raise UserError(source.blocked)
-    click.echo(
-        f"played {progress.done} matches in {progress.elapsed:.0f}s ({progress.rate:.1f}/min)"
-        + (f", {progress.failed} failed" if progress.failed else "")
-    )
-    if until_stable and not source.check_stable():
-        who = "; ".join(f"{bot}: {why}" for bot, why in source.unstable)
-        raise UserError(
-            f"season {name} is not stable after {source.counts()[0]} ladder matches (--max-matches "
-            f"{max_matches}); kept from converging by {who}"
-        )
-    if until_stable:
-        click.echo(f"season {name} is stable: every active bot rated within ±{stable_ci:g} Elo")
-
-
-def source_status(store, name: str) -> str:  # noqa: ANN001
-    return store.season(name).status
-
-
-@season.command("run")
-@click.argument("name")
-@click.option(
-    "--matches",
-    type=click.IntRange(1),
-    default=None,
-    help="Play until the season has N recorded ladder matches (whole pairs when duplicate).",
-)
-@click.option(
-    "--until-stable",
-    is_flag=True,
-    help="Play until every bot is rated, past provisional, without a perfect/zero score and within "
-    "--stable-ci; the bar shows who is not and why, and at --max-matches the run names them and exits 2.",
-)
-@click.option(
-    "--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable."
-)
-@click.option(
-    "--max-matches",
-    type=click.IntRange(1),
-    default=2000,
-    show_default=True,
-    help="Stop --until-stable at this many ladder matches anyway.",
-)
-@click.option(
-    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "celery"]),
-    default="local",
-    show_default=True,
-    help=EXECUTOR_HELP,
-)
-@warm_option
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def run(
-    name: str,
-    matches: int | None,
-    until_stable: bool,
-    stable_ci: float,
-    max_matches: int,
-    concurrency: int | None,
-    launcher: str,
-    executor: str,
-    warm: bool | None,
-    quiet: bool,
-) -> None:
-    """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
-    store_only("season run")
-    if (matches is None) == (not until_stable):
-        raise UserError("give exactly one goal: --matches N or --until-stable")
-    store = open_store()
-    check_launcher(launcher)
-    if warm is not None and executor == "celery":
-        raise UserError(
-            "--warm/--no-warm act on this machine's players; with --executor celery give it to `arena worker`"
-        )
-    apply_warm(warm, launcher)
-    _play(
-        store,
-        name,
-        matches=matches,
-        until_stable=until_stable,
-        concurrency=concurrency,
-        launcher=launcher,
-        stable_ci=stable_ci,
-        max_matches=max_matches,
-        quiet=quiet,
-        executor=executor,
-    )
-
-
 @season.command("freeze")
 @click.argument("name")
 @remote_options
@@ -339,59 +185,6 @@ def freeze(name: str, remote: Remote | None) -> None:
     with user_errors():
         freeze_season(open_store(), name)
     click.echo(f"season {name} frozen; `arena standings {name}`")
-
-
-@season.command("close")
-@click.argument("name")
-@click.option(
-    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "celery"]),
-    default="local",
-    show_default=True,
-    help=EXECUTOR_HELP,
-)
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-@remote_options
-def close(
-    name: str, concurrency: int | None, launcher: str, executor: str, quiet: bool, remote: Remote | None
-) -> None:
-    """Play a final duplicate round robin among NAME's active bots, then freeze it. Resumable.
-
-    Remotely (CloseSeason, admin) the server queues the final matches and its workers play them; the
-    season freezes by itself when they are done (the play options are for the local store).
-    """
-    from arena.ladder.seasons import close_season, maybe_finish_close
-
-    if remote is not None:
-        from arena.cli import season_remote
-
-        season_remote.close(remote, name)
-        return
-    store = open_store()
-    check_launcher(launcher)
-    with user_errors():
-        pending = close_season(store, name)
-    click.echo(f"season {name}: final round robin, {pending} matches to play")
-    _play(
-        store,
-        name,
-        matches=None,
-        until_stable=False,
-        concurrency=concurrency,
-        launcher=launcher,
-        stable_ci=0,
-        max_matches=0,
-        quiet=quiet,
-        executor=executor,
-    )
-    if maybe_finish_close(store, name):
-        click.echo(f"season {name} closed and frozen; `arena standings {name}`")
-    else:
-        raise UserError(f"season {name}: final matches still pending; run `arena season close {name}` again")
 
 
 @season.command("list")
@@ -467,3 +260,7 @@ def export(name: str, out_dir: Path | None) -> None:
     with user_errors():
         out, count = export_replays(store, name, out_dir)
     click.echo(f"{count} replays in {out}/ (e.g. `arena replay show {out}/<file>`)")
+
+
+season.add_command(season_play.run)
+season.add_command(season_play.close)
