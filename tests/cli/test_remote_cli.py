@@ -11,140 +11,37 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from concurrent import futures
-from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from remote_support import RANDOM, WRONG, Server, ok, one_line_error
 from service_support import ADMIN, build_bundle, bundle_archive, gated_build, serve_in_thread  # noqa: E402
 
 from arena.access.admin import AdminToken  # noqa: E402
 from arena.access.owners import add_owner  # noqa: E402
 from arena.access.ratelimit import Budget, RateLimiter  # noqa: E402
-from arena.proto import arena_pb2 as pb  # noqa: E402
-from arena.proto import arena_pb2_grpc  # noqa: E402
 from arena.replay.export import record_to_json  # noqa: E402
 from arena.service.core import Service  # noqa: E402
 from arena.service.grpc_servicer import add_arena_service  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.store.models import Season  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-RANDOM = REPO / "sample_bots" / "python" / "random"
-WRONG = "elf_xxxxxxxxWRONGWRONGWRONGWRONG"
-
-
-@dataclass
-class Server:
-    service: Service
-    address: str
-    url: str  # the server's store, for the local commands these tests compare with
-    tokens: dict[str, str]
-    client_home: Path
-
-    def client_env(self, token: str | None = None, server: str | None = None, **env: str) -> dict[str, str]:
-        base = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-        base.update(
-            PYTHONPATH=str(REPO),
-            ARENA_HOME=str(self.client_home),
-            ARENA_SERVER=self.address if server is None else server,
-            COLUMNS="200",
-        )
-        if token:
-            base["ARENA_API_TOKEN"] = token
-        base.update(env)
-        return base
-
-    def run(self, *args: str, token: str | None = None, server: str | None = None, **env: str):
-        """`arena ARGS` as a separate process pointed at this server (or at `server`)."""
-        return subprocess.run(
-            [sys.executable, "-m", "arena.cli", *args],
-            capture_output=True,
-            text=True,
-            env=self.client_env(token, server, **env),
-            cwd=self.client_home,
-            timeout=600,
-        )
-
-    def start(self, *args: str, token: str | None = None) -> subprocess.Popen:
-        """`arena ARGS` started, its output read by the test while it runs."""
-        return subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self.client_env(token),
-            cwd=self.client_home,
-        )
-
-    def local(self, *args: str):
-        """`arena ARGS` on the server's own store, without --server (what the organiser's shell sees)."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-        env.update(PYTHONPATH=str(REPO), ARENA_DATABASE_URL=self.url, COLUMNS="200")
-        return subprocess.run(
-            [sys.executable, "-m", "arena.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=self.client_home,
-            timeout=600,
-        )
-
-
-@pytest.fixture
-def server(tmp_path) -> Iterator[Server]:
-    home = tmp_path / "server"
-    home.mkdir()
-    url = f"sqlite:///{home / 'arena.db'}"
-    store = Store.open(url, home=home)
-    service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="bwrap")
-    tokens = {name: add_owner(store, name) for name in ("alice", "bob")}
-    client_home = tmp_path / "client"
-    client_home.mkdir()
-    address, stop, thread = serve_in_thread(service)
-    try:
-        yield Server(service, address, url, tokens, client_home)
-    finally:
-        stop.set()
-        thread.join(10)
-        store.close()
-    assert not (client_home / "arena.db").exists(), "a remote command opened a local store"
-
-
-def _one_line_error(done: subprocess.CompletedProcess, *needles: str) -> str:
-    """The command failed with exit code 2 and one line (no traceback) holding every needle."""
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
-
-
-def _ok(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 0, (done.stdout, done.stderr)
-    return done.stdout
-
 
 def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> None:
     alice, bob = server.tokens["alice"], server.tokens["bob"]
-    out = _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    out = ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
     assert "submitted alicebot@1 (python" in out and server.address in out
-    again = _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    again = ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
     assert "alicebot@1 unchanged" in again
     # a folder packed by the CLI hashes like a local submission of the same folder would
     from arena.store.bundles import content_hash
 
-    listed = json.loads(_ok(server.run("bots", "list", "--json")))
+    listed = json.loads(ok(server.run("bots", "list", "--json")))
     assert listed == [
         {
             "name": "alicebot",
@@ -155,51 +52,51 @@ def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> No
             "hash": content_hash(RANDOM)[:12],
         }
     ]
-    assert listed == json.loads(_ok(server.local("bots", "list", "--json")))  # the local command's rows
-    assert "alicebot" in _ok(server.run("bots", "list"))
+    assert listed == json.loads(ok(server.local("bots", "list", "--json")))  # the local command's rows
+    assert "alicebot" in ok(server.run("bots", "list"))
 
-    mine = json.loads(_ok(server.run("bots", "show", "alicebot", "--json", token=alice)))
-    theirs = json.loads(_ok(server.run("bots", "show", "alicebot", "--json", token=bob)))
+    mine = json.loads(ok(server.run("bots", "show", "alicebot", "--json", token=alice)))
+    theirs = json.loads(ok(server.run("bots", "show", "alicebot", "--json", token=bob)))
     assert mine["versions"][0]["build_log"] is not None and mine["versions"][0]["build_ok"]
     assert theirs["versions"][0]["build_log"] is None  # a build log is its owner's
     assert set(mine) >= {"name", "owner", "retired", "suspended", "suspension_reason", "versions", "notices"}
     assert mine["versions"][0]["path"] is None  # the server's paths stay on the server
 
-    logs = json.loads(_ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
+    logs = json.loads(ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
     assert logs["name"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
-    assert "no recorded match logs yet" in _ok(server.run("bots", "logs", "alicebot", token=alice))
-    _one_line_error(
+    assert "no recorded match logs yet" in ok(server.run("bots", "logs", "alicebot", token=alice))
+    one_line_error(
         server.run("bots", "logs", "alicebot", token=bob),
         "PERMISSION_DENIED",
         "only to its owner and the admin",
     )
-    _one_line_error(server.run("bots", "logs", "alicebot"), "PERMISSION_DENIED", "no API token was sent")
-    _one_line_error(server.run("bots", "retire", "alicebot", token=bob), "PERMISSION_DENIED")
-    _one_line_error(
+    one_line_error(server.run("bots", "logs", "alicebot"), "PERMISSION_DENIED", "no API token was sent")
+    one_line_error(server.run("bots", "retire", "alicebot", token=bob), "PERMISSION_DENIED")
+    one_line_error(
         server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=bob),
         "PERMISSION_DENIED",
         "belongs to another owner",
     )
-    _one_line_error(
+    one_line_error(
         server.run("bots", "submit", str(RANDOM), "--name", "-bad", token=alice), "INVALID_ARGUMENT", "name"
     )
-    _one_line_error(server.run("bots", "show", "nobody"), "NOT_FOUND", "nobody")
-    assert "alicebot retired" in _ok(server.run("bots", "retire", "alicebot", token=alice))
-    assert json.loads(_ok(server.run("bots", "list", "--json"))) == []
-    assert json.loads(_ok(server.run("bots", "list", "--all", "--json")))[0]["state"] == "retired"
+    one_line_error(server.run("bots", "show", "nobody"), "NOT_FOUND", "nobody")
+    assert "alicebot retired" in ok(server.run("bots", "retire", "alicebot", token=alice))
+    assert json.loads(ok(server.run("bots", "list", "--json"))) == []
+    assert json.loads(ok(server.run("bots", "list", "--all", "--json")))[0]["state"] == "retired"
 
 
 def test_wrong_token_and_unreachable_server_are_one_line(server: Server) -> None:
-    line = _one_line_error(server.run("bots", "list", token=WRONG), "UNAUTHENTICATED", "elf_xxxx…")
+    line = one_line_error(server.run("bots", "list", token=WRONG), "UNAUTHENTICATED", "elf_xxxx…")
     assert WRONG not in line and "WRONG" not in line  # only the token's first 8 characters
     with socket.socket() as sock:  # a loopback port nobody listens on
         sock.bind(("127.0.0.1", 0))
         closed = f"127.0.0.1:{sock.getsockname()[1]}"
     for args in (("bots", "list"), ("standings",), ("matches",), ("watch", "1")):
-        _one_line_error(
+        one_line_error(
             server.run(*args, server=closed), f"cannot reach arena server {closed}", "connection refused"
         )
-    _one_line_error(server.run("bots", "list", server="no-port-here"), "HOST:PORT")
+    one_line_error(server.run("bots", "list", server="no-port-here"), "HOST:PORT")
     # TLS asked of a plain-text server fails in one line too
     ca = server.client_home / "ca.pem"
     ca.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
@@ -207,29 +104,27 @@ def test_wrong_token_and_unreachable_server_are_one_line(server: Server) -> None
     assert tls.returncode == 2 and len(tls.stderr.strip().splitlines()) == 1 and "Traceback" not in tls.stderr
     # commands of the local store only refuse while ARENA_SERVER is set (no stray local store, no dud token)
     for args in (("season", "run", "s", "--matches", "1"),):
-        _one_line_error(
-            server.run(*args, token=ADMIN), "works on the local store only", "ARENA_SERVER is set"
-        )
+        one_line_error(server.run(*args, token=ADMIN), "works on the local store only", "ARENA_SERVER is set")
     # an --api-token given without a server is a mistake, not silently ignored
     local = server.run("bots", "list", "--api-token", "elf_abc", server="")
-    _one_line_error(local, "--api-token is only used with --server")
+    one_line_error(local, "--api-token is only used with --server")
 
 
 def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: Server) -> None:
     alice, bob = server.tokens["alice"], server.tokens["bob"]
-    _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
-    _ok(server.run("bots", "submit", str(RANDOM), "--name", "bobbot", token=bob))
+    ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
+    ok(server.run("bots", "submit", str(RANDOM), "--name", "bobbot", token=bob))
 
     # the organiser, remotely
-    _one_line_error(server.run("season", "create", "s1", token=alice), "PERMISSION_DENIED", "admin token")
-    _one_line_error(server.run("season", "create", "s1", "--seed", "3", token=ADMIN), "--seed")
-    made = _ok(
+    one_line_error(server.run("season", "create", "s1", token=alice), "PERMISSION_DENIED", "admin token")
+    one_line_error(server.run("season", "create", "s1", "--seed", "3", token=ADMIN), "--seed")
+    made = ok(
         server.run("season", "create", "s1", "--format", "flags=1", "--time", "move=1s,bank=5s", token=ADMIN)
     )
     assert "season s1 created (draft)" in made
-    _one_line_error(server.run("season", "create", "s1", token=ADMIN), "FAILED_PRECONDITION")
+    one_line_error(server.run("season", "create", "s1", token=ADMIN), "FAILED_PRECONDITION")
     # anchors and the same-owner option travel in CreateSeason too
-    made = _ok(
+    made = ok(
         server.run(
             "season", "create", "anchored", "--anchor", "bobbot=1000", "--pair-same-owner", token=ADMIN
         )
@@ -238,101 +133,99 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     with server.service.store.read() as s:
         options = s.scalar(select(Season.options).where(Season.name == "anchored"))
     assert options == {"anchors": {"bobbot": 1000.0}, "pair_same_owner": True}
-    _one_line_error(
+    one_line_error(
         server.run("season", "create", "bad", "--anchor", "../x=1000", token=ADMIN),
         "INVALID_ARGUMENT",
         "anchors",
     )
-    assert "season s1 running with 2 bots" in _ok(server.run("season", "start", "s1", token=ADMIN))
-    _one_line_error(server.run("season", "start", "nope", token=ADMIN), "NOT_FOUND")
-    remote_seasons = json.loads(_ok(server.run("season", "list", "--json")))
-    assert remote_seasons == json.loads(_ok(server.local("season", "list", "--json")))
-    owners = json.loads(_ok(server.run("owners", "list", "--json", token=ADMIN)))
+    assert "season s1 running with 2 bots" in ok(server.run("season", "start", "s1", token=ADMIN))
+    one_line_error(server.run("season", "start", "nope", token=ADMIN), "NOT_FOUND")
+    remote_seasons = json.loads(ok(server.run("season", "list", "--json")))
+    assert remote_seasons == json.loads(ok(server.local("season", "list", "--json")))
+    owners = json.loads(ok(server.run("owners", "list", "--json", token=ADMIN)))
     assert [(o["name"], o["token_prefix"]) for o in owners] == [
         ("alice", alice[:8]),
         ("bob", bob[:8]),
     ]
-    assert owners == json.loads(_ok(server.local("owners", "list", "--json")))  # never rotated: equal
-    assert alice not in _ok(server.run("owners", "list", token=ADMIN))
-    _one_line_error(server.run("owners", "list", token=alice), "PERMISSION_DENIED")
+    assert owners == json.loads(ok(server.local("owners", "list", "--json")))  # never rotated: equal
+    assert alice not in ok(server.run("owners", "list", token=ADMIN))
+    one_line_error(server.run("owners", "list", token=alice), "PERMISSION_DENIED")
     # the organiser manages owners remotely too; an owner may not
     for args in (("owners", "add", "carol"), ("owners", "rotate", "bob"), ("owners", "revoke", "bob")):
-        _one_line_error(server.run(*args, token=alice), "PERMISSION_DENIED")
-    carol = _ok(server.run("owners", "add", "carol", token=ADMIN)).strip().splitlines()[-1]
+        one_line_error(server.run(*args, token=alice), "PERMISSION_DENIED")
+    carol = ok(server.run("owners", "add", "carol", token=ADMIN)).strip().splitlines()[-1]
     assert carol.startswith("elf_")
     assert (
-        json.loads(_ok(server.run("bots", "list", "--json", token=carol))) is not None
+        json.loads(ok(server.run("bots", "list", "--json", token=carol))) is not None
     )  # the new token works
-    _one_line_error(server.run("owners", "add", "carol", token=ADMIN), "FAILED_PRECONDITION", "exists")
-    assert "revoked the token of carol" in _ok(server.run("owners", "revoke", "carol", token=ADMIN))
-    _one_line_error(server.run("bots", "list", token=carol), "elf_")  # refused, named by its first characters
-    again = _ok(server.run("owners", "rotate", "carol", token=ADMIN)).strip().splitlines()[-1]
+    one_line_error(server.run("owners", "add", "carol", token=ADMIN), "FAILED_PRECONDITION", "exists")
+    assert "revoked the token of carol" in ok(server.run("owners", "revoke", "carol", token=ADMIN))
+    one_line_error(server.run("bots", "list", token=carol), "elf_")  # refused, named by its first characters
+    again = ok(server.run("owners", "rotate", "carol", token=ADMIN)).strip().splitlines()[-1]
     assert again.startswith("elf_") and again != carol
     assert [
-        o
-        for o in json.loads(_ok(server.run("owners", "list", "--json", token=ADMIN)))
-        if o["name"] == "carol"
+        o for o in json.loads(ok(server.run("owners", "list", "--json", token=ADMIN))) if o["name"] == "carol"
     ][0]["rotated_at"]
 
     # the server's workers would play the season; here the organiser's shell plays two matches
     played = server.local("season", "run", "s1", "--matches", "2", "--sandbox", "local", "--quiet")
-    assert "played 2 matches" in _ok(played)
+    assert "played 2 matches" in ok(played)
 
-    remote = json.loads(_ok(server.run("standings", "s1", "--json")))
-    local = json.loads(_ok(server.local("standings", "s1", "--json")))
+    remote = json.loads(ok(server.run("standings", "s1", "--json")))
+    local = json.loads(ok(server.local("standings", "s1", "--json")))
     assert set(remote) == set(local) and remote["season"] == "s1" and remote["status"] == "running"
     assert remote["standings"] == local["standings"] and len(remote["standings"]) == 2
     assert sum(r["games"] for r in remote["standings"]) == 4
     assert remote == local and len(local["los"]["matrix"]) == 2  # the LOS matrix too: one document
-    assert "likelihood of superiority" in _ok(server.run("standings", "s1", "--los"))
-    assert "alicebot@1" in _ok(server.run("standings"))  # the running season by default
+    assert "likelihood of superiority" in ok(server.run("standings", "s1", "--los"))
+    assert "alicebot@1" in ok(server.run("standings"))  # the running season by default
 
     # challenges: owned, unrated, listed apart, rate-limited
-    queued = _ok(server.run("challenge", "alicebot", "bobbot", "--deals", "3", token=alice))
+    queued = ok(server.run("challenge", "alicebot", "bobbot", "--deals", "3", token=alice))
     assert "challenge queued: match" in queued and "alicebot@1 vs bobbot@1" in queued
-    row = json.loads(_ok(server.run("challenge", "bobbot", "alicebot", "--json", token=bob)))
+    row = json.loads(ok(server.run("challenge", "bobbot", "alicebot", "--json", token=bob)))
     assert row["kind"] == "challenge" and row["requested_by"] == "bob" and row["seed"] is None
-    _one_line_error(
+    one_line_error(
         server.run("challenge", "bobbot", "alicebot", token=alice), "PERMISSION_DENIED", "not yours"
     )
-    _one_line_error(server.run("challenge", "alicebot", "nobody", token=alice), "NOT_FOUND")
-    _one_line_error(server.run("challenge", "alicebot", "bobbot"), "PERMISSION_DENIED")
+    one_line_error(server.run("challenge", "alicebot", "nobody", token=alice), "NOT_FOUND")
+    one_line_error(server.run("challenge", "alicebot", "bobbot"), "PERMISSION_DENIED")
     server.service.limiter.budgets["challenge"] = Budget(1, 3600.0)
-    _ok(server.run("challenge", "alicebot", "bobbot", token=alice))
-    limited = _one_line_error(
+    ok(server.run("challenge", "alicebot", "bobbot", token=alice))
+    limited = one_line_error(
         server.run("challenge", "alicebot", "bobbot", token=alice), "RESOURCE_EXHAUSTED", "retry in "
     )
     waits = re.findall(r"retry in (\d+) s", limited)  # the window's rest: 3600 s, less the time since the hit
     assert len(waits) == 1 and 3000 < int(waits[0]) <= 3600, limited  # the trailer's value is not repeated
 
     # matches: ladder by default, challenges apart; the same JSON as the local command
-    ladder = json.loads(_ok(server.run("matches", "--season", "s1", "--json")))
+    ladder = json.loads(ok(server.run("matches", "--season", "s1", "--json")))
     assert {m["kind"] for m in ladder["matches"]} == {"ladder"} and ladder["total"] >= 2
     done = [m for m in ladder["matches"] if m["status"] == "done"]
     assert len(done) == 2 and all(m["revealed"] and m["seed"] is not None for m in done)
-    challenges = json.loads(_ok(server.run("matches", "--kind", "challenge", "--json")))
+    challenges = json.loads(ok(server.run("matches", "--kind", "challenge", "--json")))
     assert challenges["total"] == 3 and {m["status"] for m in challenges["matches"]} == {"queued"}
-    assert "alicebot@1 vs bobbot@1" in _ok(server.run("matches", "--kind", "challenge"))
+    assert "alicebot@1 vs bobbot@1" in ok(server.run("matches", "--kind", "challenge"))
     local_matches = _local_in_process(server, "matches", "--season", "s1", "--json")
     assert json.loads(local_matches) == ladder
-    _one_line_error(server.run("matches", "--season", "nope"), "NOT_FOUND")
+    one_line_error(server.run("matches", "--season", "nope"), "NOT_FOUND")
 
     # replays of a finished match: public to anyone, private to a seat's owner and the admin
     match_id = str(done[0]["id"])
-    text = _ok(server.run("replay", "show", match_id))
+    text = ok(server.run("replay", "show", match_id))
     assert text.strip() == "\n".join(_public_lines(server, int(match_id))) and "result:" in text
-    exported = json.loads(_ok(server.run("replay", "export", match_id, "--json")))
+    exported = json.loads(ok(server.run("replay", "export", match_id, "--json")))
     assert exported == record_to_json(_public_record(server, int(match_id)))
-    assert _ok(server.run("replay", "show", match_id, "--private", token=alice))
-    assert _ok(server.run("replay", "show", f"m{match_id}", "--private", token=ADMIN))
-    _one_line_error(server.run("replay", "show", match_id, "--private"), "PERMISSION_DENIED")
-    _one_line_error(server.run("replay", "show", "99999"), "NOT_FOUND")
-    _one_line_error(server.run("replay", "show", "last"), "MATCH 'last'")
+    assert ok(server.run("replay", "show", match_id, "--private", token=alice))
+    assert ok(server.run("replay", "show", f"m{match_id}", "--private", token=ADMIN))
+    one_line_error(server.run("replay", "show", match_id, "--private"), "PERMISSION_DENIED")
+    one_line_error(server.run("replay", "show", "99999"), "NOT_FOUND")
+    one_line_error(server.run("replay", "show", "last"), "MATCH 'last'")
 
     # watching a finished, revealed match: the server replays its public record, one line per event
     from arena.service.ops_watch import record_events
 
-    watched = _ok(server.run("watch", match_id)).strip().splitlines()
+    watched = ok(server.run("watch", match_id)).strip().splitlines()
     expected = record_events(server.service, int(match_id))
     assert sum(line.startswith("  trick ") for line in watched) == sum(e["kind"] == "trick" for e in expected)
     assert sum(line.startswith("deal ") and ", dealer " in line for line in watched) == sum(
@@ -343,13 +236,13 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     )
 
     # the bot's own logs of those matches, remotely
-    logs = json.loads(_ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
+    logs = json.loads(ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
     assert {x["match_id"] for x in logs["matches"]} == {m["id"] for m in done}
 
     # closing queues the final round robin on the server; freezing stops it
-    assert "final round robin queued on the server" in _ok(server.run("season", "close", "s1", token=ADMIN))
-    assert "season s1 frozen" in _ok(server.run("season", "freeze", "s1", token=ADMIN))
-    assert json.loads(_ok(server.run("standings", "s1", "--json")))["status"] == "frozen"
+    assert "final round robin queued on the server" in ok(server.run("season", "close", "s1", token=ADMIN))
+    assert "season s1 frozen" in ok(server.run("season", "freeze", "s1", token=ADMIN))
+    assert json.loads(ok(server.run("standings", "s1", "--json")))["status"] == "frozen"
 
 
 def _local_in_process(server: Server, *args: str) -> str:
@@ -377,7 +270,7 @@ def _public_lines(server: Server, match_id: int) -> list[str]:
 def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> None:
     """Without a server, `arena challenge` queues in the local store as its admin; `matches` lists it."""
     for name, owner in (("alicebot", "alice"), ("bobbot", "bob")):
-        _ok(server.run("bots", "submit", str(RANDOM), "--name", name, token=server.tokens[owner]))
+        ok(server.run("bots", "submit", str(RANDOM), "--name", name, token=server.tokens[owner]))
     args = ("challenge", "alicebot", "bobbot", "--deals", "2", "--time", "move=2s", "--json")
     queued = json.loads(_local_in_process(server, *args))
     assert queued["kind"] == "challenge" and queued["requested_by"] == "admin"
@@ -385,7 +278,7 @@ def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> 
     assert made.time_control["move"] == 2.0 and "max_deals=2" in made.rules
     listed = json.loads(_local_in_process(server, "matches", "--kind", "challenge", "--json"))
     assert [m["id"] for m in listed["matches"]] == [queued["id"]]
-    assert json.loads(_ok(server.run("matches", "--kind", "challenge", "--json"))) == listed
+    assert json.loads(ok(server.run("matches", "--kind", "challenge", "--json"))) == listed
     from arena.cli import cli
 
     refused = CliRunner().invoke(cli, ["matches", "--season", "nope"], env={"ARENA_DATABASE_URL": server.url})
@@ -393,11 +286,11 @@ def test_local_matches_and_challenge_use_the_same_operations(server: Server) -> 
     # `bots logs --json` locally runs the server's own operation: the same document as remotely
     local_logs = json.loads(_local_in_process(server, "bots", "logs", "alicebot", "--json"))
     remote_logs = server.run("bots", "logs", "alicebot", "--json", token=server.tokens["alice"])
-    assert local_logs == json.loads(_ok(remote_logs)) and [b["version"] for b in local_logs["builds"]] == [1]
+    assert local_logs == json.loads(ok(remote_logs)) and [b["version"] for b in local_logs["builds"]] == [1]
     # an archive is streamed as it is
     archive = server.client_home / "bot.tar.gz"
     archive.write_bytes(bundle_archive(RANDOM))
-    sent = _ok(server.run("bots", "submit", str(archive), "--name", "tarbot", token=server.tokens["bob"]))
+    sent = ok(server.run("bots", "submit", str(archive), "--name", "tarbot", token=server.tokens["bob"]))
     assert "submitted tarbot@1 (python" in sent
 
 
@@ -429,9 +322,9 @@ def test_remote_submit_shows_the_build_output_live_and_only_to_its_owner(
     assert rest.splitlines()[0] == "build | second line" and "submitted gated@1 (python" in out
 
     refused = server.run("bots", "submit", str(bundle), "--name", "gated", token=server.tokens["bob"])
-    _one_line_error(refused, "PERMISSION_DENIED", "belongs to another owner")
+    one_line_error(refused, "PERMISSION_DENIED", "belongs to another owner")
     assert "build |" not in refused.stderr + refused.stdout
-    bob_show = _ok(server.run("bots", "show", "gated", token=server.tokens["bob"]))
+    bob_show = ok(server.run("bots", "show", "gated", token=server.tokens["bob"]))
     assert "first line" not in bob_show
 
     loud = build_bundle(tmp_path / "loud", f"seq 1 250 # {tmp_path}")
@@ -467,7 +360,7 @@ def test_remote_submit_to_a_server_without_submit_live_uses_submit_bot(tmp_path,
         done = old.run("bots", "submit", str(bundle), "--name", "oldway", token=token)
         assert done.returncode == 0 and "submitted oldway@1 (python" in done.stdout, done.stderr
         assert "build |" not in done.stderr  # no live output from SubmitBot; the log is kept
-        assert "built" in _ok(old.run("bots", "show", "oldway", token=token))
+        assert "built" in ok(old.run("bots", "show", "oldway", token=token))
     finally:
         stop.set()
         thread.join(10)
@@ -479,7 +372,7 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     shutil.copytree(RANDOM, big, ignore=shutil.ignore_patterns("__pycache__"))
     (big / "data.bin").write_bytes(os.urandom(3 * 1024 * 1024))  # incompressible: 3 MiB on the wire
     done = server.run("bots", "submit", str(big), "--name", "big", token=server.tokens["alice"])
-    assert "submitted big@1" in _ok(done)
+    assert "submitted big@1" in ok(done)
     assert "uploading bigbot (tar.gz)" in done.stderr and "(100%)" in done.stderr
     assert "building the bundle" in done.stderr
     server.service.upload_cap = 1024 * 1024
@@ -488,7 +381,7 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     over.stderr = "".join(
         x for x in over.stderr.splitlines(True) if not x.startswith(("uploading ", "uploaded; "))
     )
-    _one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
+    one_line_error(over, "RESOURCE_EXHAUSTED", "over the 1 MiB cap")
     # a folder with a symlink and junk folders is packed as a local submission would hash it
     from arena.store.bundles import content_hash
 
@@ -497,8 +390,8 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     (linked / "again.py").symlink_to("bot.py")
     (linked / "__pycache__").mkdir()
     (linked / "__pycache__" / "junk.pyc").write_bytes(b"junk")
-    _ok(server.run("bots", "submit", str(linked), "--name", "linked", token=server.tokens["alice"]))
-    rows = {r["name"]: r for r in json.loads(_ok(server.run("bots", "list", "--json")))}
+    ok(server.run("bots", "submit", str(linked), "--name", "linked", token=server.tokens["alice"]))
+    rows = {r["name"]: r for r in json.loads(ok(server.run("bots", "list", "--json")))}
     assert rows["linked"]["hash"] == content_hash(linked)[:12]
     broken = tmp_path / "broken"
     shutil.copytree(RANDOM, broken, ignore=shutil.ignore_patterns("__pycache__"))
@@ -514,95 +407,12 @@ def test_big_uploads_show_progress_and_the_cap_is_one_line(server: Server, tmp_p
     assert "no-such-header" in failed.stderr  # the build log, as the local command shows it
     archive = tmp_path / "not-a-bundle.rar"
     archive.write_bytes(b"x")
-    _one_line_error(
+    one_line_error(
         server.run("bots", "submit", str(archive), "--name", "x", token=server.tokens["alice"]), ".rar"
     )
-    _one_line_error(
+    one_line_error(
         server.run("bots", "submit", str(tmp_path), "--name", "x", token=server.tokens["alice"]), "bot.toml"
     )
-
-
-# ---- arena watch, against a scripted WatchMatch (the real one is built on another branch) ----
-
-
-def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:  # noqa: ANN003
-    info = pb.MatchInfo(
-        kind="ladder",
-        season="s1",
-        status=state,
-        players=["ann@1", "bea@2"],
-        revealed=revealed,
-        **{"id": 7, "winner": -1, **kw},
-    )
-    return pb.WatchEvent(status=info)
-
-
-# The order the server's WatchMatch (arena/service/ops_watch.py) sends: the final status as soon as the
-# match is over, then the trick it still held back and the deal's end, then the stream ends.
-SCRIPT = [
-    _status("queued"),
-    _status("running"),
-    pb.WatchEvent(deal=pb.WatchDeal(deal=1, dealer=1)),
-    pb.WatchEvent(
-        trick=pb.WatchTrick(deal=1, trick=1, leader=0, cards=["7H", "KH"], winner=1, tricks_won=[0, 1])
-    ),
-    _status("done", revealed=True, winner=1, lines=[0, 2], verdicts=["OK", "OK"]),
-    pb.WatchEvent(trick=pb.WatchTrick(deal=1, trick=2, leader=1, cards=["AS", "8S"], winner=1)),
-    pb.WatchEvent(deal_end=pb.WatchDealEnd(deal=1, winner=1, lines=[0, 2])),
-]
-EMBARGOED = [_status("done", id=8)]  # over, but its duplicate twin is still to play: only its status
-
-
-class ScriptedWatch(arena_pb2_grpc.ArenaServicer):
-    def __init__(self) -> None:
-        self.seen: list[tuple[int, str]] = []
-
-    def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
-        self.seen.append((request.match_id, dict(context.invocation_metadata()).get("authorization", "")))
-        scripts = {7: SCRIPT, 8: EMBARGOED}
-        if request.match_id not in scripts:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
-        yield from scripts[request.match_id]
-
-
-@pytest.fixture
-def scripted() -> Iterator[tuple[str, ScriptedWatch]]:
-    fake = ScriptedWatch()
-    grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    arena_pb2_grpc.add_ArenaServicer_to_server(fake, grpc_server)
-    port = grpc_server.add_insecure_port("127.0.0.1:0")
-    grpc_server.start()
-    try:
-        yield f"127.0.0.1:{port}", fake
-    finally:
-        grpc_server.stop(0)
-
-
-def test_watch_prints_trick_by_trick_and_exits_when_over(scripted, tmp_path) -> None:
-    address, fake = scripted
-    client = Server(None, address, "", {}, tmp_path)  # type: ignore[arg-type]
-    out = _ok(client.run("watch", "m7", token="elf_watcher"))
-    lines = out.strip().splitlines()
-    assert lines == [
-        "match 7 (ladder, season s1): ann@1 vs bea@2 — queued",
-        "match 7 (ladder, season s1): ann@1 vs bea@2 — running",
-        "deal 1, dealer bea@2",
-        "  trick 1: ann@1 7H, bea@2 KH → bea@2 takes it (tricks 0-1)",
-        "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it",
-        "deal 1: bea@2 wins it; lines 0-2",
-        "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",  # last, after the held-back trick
-    ]
-    assert fake.seen == [(7, "Bearer elf_watcher")]
-    events = [json.loads(x) for x in _ok(client.run("watch", "7", "--json")).splitlines()]
-    assert len(events) == len(SCRIPT) and events[3]["trick"]["cards"] == ["7H", "KH"]
-    embargoed = _ok(client.run("watch", "8")).strip().splitlines()
-    assert embargoed == [
-        "match 8 is over; its tricks and result are published once its duplicate twin has been played "
-        "(`arena watch 8` again then)"
-    ]
-    _one_line_error(client.run("watch", "9"), "NOT_FOUND", "no match 9")
-    _one_line_error(client.run("watch", "seven"), "MATCH 'seven'")
-    _one_line_error(client.run("watch", "7", server=""), "--server HOST:PORT")
 
 
 def test_every_remote_command_explains_remote_mode_in_help() -> None:
@@ -630,115 +440,3 @@ def test_every_remote_command_explains_remote_mode_in_help() -> None:
     ):
         text = runner.invoke(cli, [*args, "--help"]).output
         assert "--server" in text and "ARENA_SERVER" in text and "ARENA_API_TOKEN" in text, args
-
-
-# ---- TLS: a self-signed server, trusted with --tls-ca ----
-
-
-def _self_signed(folder: Path) -> tuple[bytes, bytes]:
-    key, cert = folder / "key.pem", folder / "cert.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return key.read_bytes(), cert.read_bytes()
-
-
-def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_path) -> None:
-    import asyncio
-
-    from arena.service.grpc_servicer import ArenaService
-
-    key, cert = _self_signed(tmp_path)
-    (tmp_path / "client").mkdir()
-    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
-    service = Service(store=store, admin=AdminToken.of(ADMIN), launcher="bwrap")
-    ready, stop, box = threading.Event(), threading.Event(), {}
-
-    async def main() -> None:
-        grpc_server = grpc.aio.server()
-        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(service), grpc_server)
-        box["port"] = grpc_server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key, cert)]))
-        await grpc_server.start()
-        ready.set()
-        while not stop.is_set():
-            await asyncio.sleep(0.05)
-        await grpc_server.stop(0.5)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(20)
-    try:
-        client = Server(service, f"127.0.0.1:{box['port']}", "", {}, tmp_path / "client")
-        ca = str(tmp_path / "cert.pem")
-        assert json.loads(_ok(client.run("owners", "list", "--json", "--tls-ca", ca, token=ADMIN))) == []
-        https = f"https://127.0.0.1:{box['port']}"
-        assert _ok(client.run("bots", "list", "--json", server=https, ARENA_TLS_CA=ca)).strip() == "[]"
-        _one_line_error(client.run("bots", "list", server=https), f"server {https}: the TLS handshake failed")
-        plain = client.run("bots", "list", token=ADMIN)  # plain text to a TLS port
-        _one_line_error(
-            plain, f"cannot reach arena server 127.0.0.1:{box['port']}", "TLS server needs https://"
-        )
-    finally:
-        stop.set()
-        thread.join(10)
-        store.close()
-
-
-def test_addresses_and_the_plain_text_warning(capsys) -> None:
-    """No network here: a channel connects only at its first call, and these make none."""
-    from arena.cli.errors import UserError
-    from arena.cli.remote import Remote, parse_address
-
-    assert parse_address("https://arena.example.org").target == "arena.example.org:443"
-    assert parse_address("https://arena.example.org:8443/").tls
-    assert not parse_address("http://127.0.0.1:50051").tls and parse_address("http://h:1").target == "h:1"
-    assert parse_address("h:1", tls_ca="ca.pem").tls and parse_address("unix:/run/arena.sock").target
-    assert parse_address("[::1]:50051").target == "[::1]:50051"
-    for bad in ("", "arena.example.org", "[::1]"):
-        with pytest.raises(UserError):
-            parse_address(bad)
-    Remote("192.0.2.1:50051", "elf_secretsecret").close()  # a token in plain text off the machine: warned
-    warned = capsys.readouterr().err
-    assert "sending the API token unencrypted to 192.0.2.1:50051" in warned and "elf_secret" not in warned
-    for quiet in (("127.0.0.1:50051", "elf_t"), ("localhost:1", "elf_t"), ("192.0.2.1:50051", None)):
-        Remote(*quiet).close()
-    assert capsys.readouterr().err == ""
-
-
-def test_watch_follows_a_challenge_live_from_queued_to_over(server: Server) -> None:
-    """The journey's last step, for real: a challenge queued by the CLI, played by the server's player
-    process, followed by `arena watch` from before it starts until the stream ends."""
-    from arena.service.ops_watch import record_events
-    from arena.workers.daemon import start_players
-
-    alice, bob = server.tokens["alice"], server.tokens["bob"]
-    _ok(server.run("bots", "submit", str(RANDOM), "--name", "alicebot", token=alice))
-    _ok(server.run("bots", "submit", str(RANDOM), "--name", "bobbot", token=bob))
-    row = json.loads(
-        _ok(server.run("challenge", "alicebot", "bobbot", "--deals", "3", "--json", token=alice))
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env.update(PYTHONPATH=str(REPO), ARENA_HOME=str(server.client_home), ARENA_SERVER=server.address)
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "watch", str(row["id"])],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=server.client_home,
-    )  # fmt: skip
-    first = watcher.stdout.readline()  # the status, before any player exists
-    assert first.startswith(f"match {row['id']} (challenge): alicebot@1 vs bobbot@1 — queued"), first
-    players = start_players(server.url, server.service.store.home, 1, "local")
-    try:
-        rest, err = watcher.communicate(timeout=300)
-    finally:
-        players.terminate()
-        players.join(30)
-    assert watcher.returncode == 0, err
-    lines = [first.rstrip("\n"), *rest.splitlines()]
-    assert lines[-1].startswith(f"match {row['id']} over: ")  # the result, after the last trick
-    expected = record_events(server.service, row["id"])
-    assert sum(x.startswith("  trick ") for x in lines) == sum(e["kind"] == "trick" for e in expected)
-    assert sum(x.startswith("deal ") and ": " in x for x in lines) == sum(
-        e["kind"] == "deal_end" for e in expected
-    )
-    # (whether a "running" line shows depends on how fast the match plays against the server's poll)
