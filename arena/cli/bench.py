@@ -2,7 +2,8 @@
 
 Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and a small
 command beside its kind (bench_play.py: the game and the bots; bench_system.py: sandbox, referee,
-server, ladder, ratings; bench_startup.py: a bot's start-up until Join, a stdio bot's seat, and `arena play`'s own process) that calls it and hands
+server; bench_ladder.py: a season's throughput, ratings; bench_startup.py: a bot's start-up until
+Join, a stdio bot's seat, and `arena play`'s own process) that calls it and hands
 the figures to `bench_report.emit` (see `engine`).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bench_play, bench_startup, bench_system
+from arena.cli import bench_ladder, bench_play, bench_startup, bench_system
 
 
 @click.group()
@@ -24,8 +25,8 @@ bench.add_command(bench_play.solver)
 bench.add_command(bench_system.sandbox)
 bench.add_command(bench_system.referee)
 bench.add_command(bench_system.serve)
-bench.add_command(bench_system.ladder)
+bench.add_command(bench_ladder.ladder)
 bench.add_command(bench_startup.startup)
 bench.add_command(bench_startup.stdio)
 bench.add_command(bench_startup.play)
-bench.add_command(bench_system.ratings)
+bench.add_command(bench_ladder.ratings)
