@@ -7,6 +7,8 @@ attaches these two commands to its group.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -22,6 +24,8 @@ from arena.cli.ladder_common import (
     warm_option,
 )
 from arena.cli.remote import Remote, remote_options, store_only
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def play_season(
@@ -99,6 +103,23 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
     return store.season(name).status
 
 
+def _play_options(command: F) -> F:
+    """--concurrency, --sandbox and --executor: how run and close play their matches."""
+    command = click.option(
+        "--executor",
+        type=click.Choice(["local", "celery"]),
+        default="local",
+        show_default=True,
+        help=EXECUTOR_HELP,
+    )(command)
+    command = click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)(
+        command
+    )
+    return click.option(
+        "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
+    )(command)
+
+
 @click.command("run")
 @click.argument("name")
 @click.option(
@@ -123,17 +144,7 @@ def source_status(store, name: str) -> str:  # noqa: ANN001
     show_default=True,
     help="Stop --until-stable at this many ladder matches anyway.",
 )
-@click.option(
-    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "celery"]),
-    default="local",
-    show_default=True,
-    help=EXECUTOR_HELP,
-)
+@_play_options
 @warm_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(
@@ -175,17 +186,7 @@ def run(
 
 @click.command("close")
 @click.argument("name")
-@click.option(
-    "--concurrency", type=click.IntRange(1), default=None, help="Matches at once (default: one per core)."
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "celery"]),
-    default="local",
-    show_default=True,
-    help=EXECUTOR_HELP,
-)
+@_play_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @remote_options
 def close(
