@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import grpc
@@ -14,10 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from remote_support import Server, ok, one_line_error
-from service_support import ADMIN  # noqa: E402
+from service_support import ADMIN, serve_in_thread  # noqa: E402
 
 from arena.access.admin import AdminToken  # noqa: E402
-from arena.proto import arena_pb2_grpc  # noqa: E402
 from arena.service.core import Service  # noqa: E402
 from arena.store import Store  # noqa: E402
 
@@ -33,40 +31,20 @@ def _self_signed(folder: Path) -> tuple[bytes, bytes]:
 
 
 def test_tls_with_a_trusted_ca_works_and_an_untrusted_server_is_one_line(tmp_path) -> None:
-    import asyncio
-
-    from arena.service.grpc_servicer import ArenaService
-
     key, cert = _self_signed(tmp_path)
     (tmp_path / "client").mkdir()
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path)
     service = Service(store=store, admin=AdminToken.of(ADMIN), launcher="bwrap")
-    ready, stop, box = threading.Event(), threading.Event(), {}
-
-    async def main() -> None:
-        grpc_server = grpc.aio.server()
-        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(service), grpc_server)
-        box["port"] = grpc_server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key, cert)]))
-        await grpc_server.start()
-        ready.set()
-        while not stop.is_set():
-            await asyncio.sleep(0.05)
-        await grpc_server.stop(0.5)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(20)
+    address, stop, thread = serve_in_thread(service, credentials=grpc.ssl_server_credentials([(key, cert)]))
     try:
-        client = Server(service, f"127.0.0.1:{box['port']}", "", {}, tmp_path / "client")
+        client = Server(service, address, "", {}, tmp_path / "client")
         ca = str(tmp_path / "cert.pem")
         assert json.loads(ok(client.run("owners", "list", "--json", "--tls-ca", ca, token=ADMIN))) == []
-        https = f"https://127.0.0.1:{box['port']}"
+        https = f"https://{address}"
         assert ok(client.run("bots", "list", "--json", server=https, ARENA_TLS_CA=ca)).strip() == "[]"
         one_line_error(client.run("bots", "list", server=https), f"server {https}: the TLS handshake failed")
         plain = client.run("bots", "list", token=ADMIN)  # plain text to a TLS port
-        one_line_error(
-            plain, f"cannot reach arena server 127.0.0.1:{box['port']}", "TLS server needs https://"
-        )
+        one_line_error(plain, f"cannot reach arena server {address}", "TLS server needs https://")
     finally:
         stop.set()
         thread.join(10)

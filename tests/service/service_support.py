@@ -35,16 +35,22 @@ class Running:
 
 
 def serve_in_thread(
-    service: Service, add: Callable[[ArenaService, grpc.aio.Server], None] = add_arena_service
+    service: Service,
+    add: Callable[[ArenaService, grpc.aio.Server], None] = add_arena_service,
+    credentials: grpc.ServerCredentials | None = None,
 ) -> tuple[str, threading.Event, threading.Thread]:
-    """The service on a loopback port in a thread of its own; `add` registers its methods."""
+    """The service on a loopback port in a thread of its own; `add` registers its methods, and
+    `credentials` make the port TLS."""
     ready, stop = threading.Event(), threading.Event()
     box: dict[str, str] = {}
 
     async def main() -> None:
         server = grpc.aio.server()
         add(ArenaService(service), server)
-        port = server.add_insecure_port("127.0.0.1:0")
+        if credentials is None:
+            port = server.add_insecure_port("127.0.0.1:0")
+        else:
+            port = server.add_secure_port("127.0.0.1:0", credentials)
         await server.start()
         box["address"] = f"127.0.0.1:{port}"
         ready.set()
