@@ -4,9 +4,11 @@ the server's memory (a season's throughput and the ratings fit: bench_ladder.py)
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import click
 
+from arena.cli.bench_load import load_options, run_load
 from arena.cli.bench_report import emit, json_option, with_progress
 
 
@@ -201,13 +203,21 @@ def _referee_instructions(deals: int, as_json: bool) -> None:
     "--baseline", type=click.IntRange(1), default=1000, show_default=True,
     help="The RSS after this many matches is the same-run baseline.",
 )  # fmt: skip
+@load_options
 @json_option
-def serve(matches: int, baseline: int, as_json: bool) -> None:
+def serve(matches: int, baseline: int, as_json: bool, load: bool, **plan: Any) -> None:
     """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
     first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
     matches (the baseline), at the peak and after all. Target: within 10% of the baseline after
     20,000 matches. See arena/bench/serve.py.
+
+    With --load instead: a server playing a ladder season, first alone (the baseline), then under
+    spectators, owners and one hostile owner at its limits for as long again; p50/p99 per call,
+    errors, the ladder's rate against the baseline and the server's RSS (arena/bench/serve_load.py).
     """
+    if load:
+        run_load(plan, as_json)
+        return
     from arena.bench.serve import run
 
     r = with_progress("serve benchmark", lambda progress: run(matches, baseline, progress=progress), as_json)
