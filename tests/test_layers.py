@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"engine", "proto", "verdicts", "memo", "logs", "bundlehash", "extras"}
+BOTTOM = {"engine", "proto", "verdicts", "memo", "logs", "bundlehash", "extras", "limits"}
 
 MAY_IMPORT: dict[str, set[str]] = {
     "verdicts": set(),
@@ -19,10 +19,11 @@ MAY_IMPORT: dict[str, set[str]] = {
     "logs": set(),
     "bundlehash": set(),
     "extras": set(),  # the optional extras and the one line a missing one gives
+    "limits": set(),  # the longest text a caller may set, field by field
     "engine": set(),  # pure: the standard library only
     "proto": set(),
     "analysis": {"engine"},
-    "sandbox": {"verdicts", "bundlehash"},
+    "sandbox": {"verdicts", "bundlehash", "limits"},
     "replay": BOTTOM,
     "store": BOTTOM,
     "access": BOTTOM | {"store"},
@@ -56,7 +57,11 @@ def _arena_imports(path: Path) -> list[tuple[int, str]]:
 
 def _package(path: Path) -> str:
     parts = path.relative_to(ROOT / "arena").parts
-    return parts[0].removesuffix(".py") if len(parts) > 1 or parts[0] in ("verdicts.py", "extras.py") else ""
+    return (
+        parts[0].removesuffix(".py")
+        if len(parts) > 1 or parts[0] in ("verdicts.py", "extras.py", "limits.py")
+        else ""
+    )
 
 
 def test_every_import_points_down_the_layers() -> None:

@@ -22,6 +22,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import limits
 from arena.bundlehash import TreeTooLarge, tree_hash
 from arena.sandbox.archive import (
     MAX_BUNDLE_BYTES,
@@ -114,6 +115,7 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
     protocol = data.get("protocol", "grpc")
     if protocol not in PROTOCOLS:
         raise BundleError(f"{where}: protocol = {protocol[:40]!r} is not one of {', '.join(PROTOCOLS)}")
+    _check_lengths(where, data, run, build)
     return Bundle(
         path=root,
         name=name,
@@ -124,6 +126,33 @@ def _parse_manifest(root: Path, source: Path) -> Bundle:
         version=data.get("version", ""),
         source=source,
     )
+
+
+_TEXTS = {
+    "name": limits.NAME,
+    "language": limits.LANGUAGE,
+    "version": limits.VERSION,
+    "protocol": limits.PROTOCOL,
+}
+
+
+def _check_lengths(where: str, data: dict, run: list[str], build: list[str] | None) -> None:
+    """Every field within its maximum (`arena.limits`, docs/security.md): a manifest's text is
+    stored and served to everyone, so one huge field would make every listing of bots huge."""
+    try:
+        for key, limit in _TEXTS.items():
+            if isinstance(data.get(key), str):
+                limit.check(data[key], f"`{key}`")
+        for key, args in (("run", run), ("build", build or [])):
+            if len(args) > limits.COMMAND_ARGS:
+                raise BundleError(
+                    f"{where}: `{key}` has {len(args):,} strings; at most {limits.COMMAND_ARGS} are allowed: "
+                    "put the command in a script in the bundle"
+                )
+            for arg in args:
+                limits.COMMAND_ARG.check(arg, f"a string of `{key}`")
+    except limits.FieldTooLong as exc:
+        raise BundleError(f"{where}: {exc}") from None
 
 
 _EXAMPLES = {"name": "mybot", "language": "python", "version": "1.0", "protocol": "grpc"}

@@ -24,6 +24,7 @@ from arena.proto.lenient import Undecodable, lenient
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
 from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
+from arena.service.fields import check_fields
 
 log = logging.getLogger("arena.service")
 
@@ -54,6 +55,7 @@ def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
 def check_request(request: Any) -> None:
     if isinstance(request, Undecodable):
         raise InvalidArgument(f"the request is not a valid {request.type_name} message")
+    check_fields(request)  # every string within its maximum (arena.limits)
 
 
 def token_of(context: grpc.aio.ServicerContext) -> str | None:

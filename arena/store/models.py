@@ -26,6 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from arena import limits
+
 
 def utcnow() -> datetime:
     """Naive UTC, the same on SQLite and PostgreSQL."""
@@ -39,11 +41,12 @@ class Base(DeclarativeBase):
 class Bot(Base):
     __tablename__ = "bots"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    owner: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(limits.NAME.most), unique=True)
+    owner: Mapped[str] = mapped_column(String(limits.NAME.most))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    # at most limits.SUSPENSION_REASON characters: a CHECK of migration 0008
     suspension_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     # when it was last retired or suspended: workers are told to stop its warm zygotes for a while
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
@@ -59,10 +62,10 @@ class BotVersion(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     number: Mapped[int] = mapped_column(Integer)
-    content_hash: Mapped[str] = mapped_column(String(64))
+    content_hash: Mapped[str] = mapped_column(String(limits.HASH.most))
     path: Mapped[str] = mapped_column(Text)  # the stored copy of the bundle
-    language: Mapped[str] = mapped_column(String(32), default="unknown")
-    protocol: Mapped[str] = mapped_column(String(16), default="grpc")
+    language: Mapped[str] = mapped_column(String(limits.LANGUAGE.most), default="unknown")
+    protocol: Mapped[str] = mapped_column(String(limits.PROTOCOL.most), default="grpc")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     build_ok: Mapped[bool] = mapped_column(Boolean, default=True)
     build_log: Mapped[str] = mapped_column(Text, default="")
@@ -80,9 +83,10 @@ class Owner(Base):
 
     __tablename__ = "owners"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 hex of the token
-    token_prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to name a token in messages
+    name: Mapped[str] = mapped_column(String(limits.NAME.most), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(limits.HASH.most), unique=True)  # SHA-256 hex of the token
+    # the first characters, to name a token in messages
+    token_prefix: Mapped[str] = mapped_column(String(limits.TOKEN_PREFIX.most))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
@@ -95,15 +99,16 @@ class Notice(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    kind: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(limits.NOTICE_KIND.most))
     message: Mapped[str] = mapped_column(Text)
 
 
 class Season(Base):
     __tablename__ = "seasons"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft running closing frozen
+    name: Mapped[str] = mapped_column(String(limits.NAME.most), unique=True)
+    # draft running closing frozen
+    status: Mapped[str] = mapped_column(String(limits.STATUS.most), default="draft")
     rules: Mapped[list] = mapped_column(JSON, default=list)  # ["flags=3", ...] for Rules.from_pairs
     time_control: Mapped[dict] = mapped_column(JSON, default=dict)  # {"move": 1.0, "bank": 10.0}
     duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -146,8 +151,10 @@ class Match(Base):
     __table_args__ = (Index("ix_matches_queue", "status", "lease_expires"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
-    kind: Mapped[str] = mapped_column(String(16), default="ladder")  # ladder final compare challenge
-    requested_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # a challenge's owner
+    # ladder final compare challenge
+    kind: Mapped[str] = mapped_column(String(limits.KIND.most), default="ladder")
+    # a challenge's owner
+    requested_by: Mapped[str | None] = mapped_column(String(limits.NAME.most), nullable=True)
     pair: Mapped[int | None] = mapped_column(Integer, nullable=True)  # duplicate pair id (same seed)
     version0_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     version1_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
@@ -156,12 +163,13 @@ class Match(Base):
     rules: Mapped[list] = mapped_column(JSON, default=list)
     time_control: Mapped[dict] = mapped_column(JSON, default=dict)
     seed: Mapped[int] = mapped_column(BigInteger)  # private until this match and its twin are over
-    salt: Mapped[str] = mapped_column(String(32), default="", server_default="")  # hex; private likewise
+    # hex; private likewise
+    salt: Mapped[str] = mapped_column(String(limits.SALT.most), default="", server_default="")
     commitment: Mapped[str] = mapped_column(
-        String(64), default="", server_default=""
+        String(limits.HASH.most), default="", server_default=""
     )  # public from the start
-    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued running done
-    lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    status: Mapped[str] = mapped_column(String(limits.STATUS.most), default="queued")  # queued running done
+    lease_owner: Mapped[str | None] = mapped_column(String(limits.LEASE_OWNER.most), nullable=True)
     lease_expires: Mapped[float | None] = mapped_column(Float, nullable=True)  # epoch seconds
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

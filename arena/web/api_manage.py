@@ -18,10 +18,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.access.roles import Principal
+from arena.limits import ANCHORS, RULES
 from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
 from arena.web.calls import api_caller, as_json, bearer_token, run, service_of
+from arena.web.schemas import AnchorName, Name, Reason, RulePair
 from arena.web.uploads import FILE_FIELD, read_upload, refuse_declared
 
 router = APIRouter(prefix="/api", tags=["manage"])
@@ -39,8 +41,6 @@ async def _optional(request: Request) -> Principal:
 Caller = Annotated[Principal, Depends(_required)]
 Anyone = Annotated[Principal, Depends(_optional)]
 
-Name = Annotated[str, Field(max_length=200)]
-Pair = Annotated[str, Field(max_length=200)]
 UINT32 = 2**32 - 1
 MAX_ID = 2**63 - 1
 
@@ -68,7 +68,7 @@ class ChallengeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     my_bot: Name
     opponent: Name
-    rules: Annotated[list[Pair], Field(max_length=50)] = []
+    rules: Annotated[list[RulePair], Field(max_length=RULES)] = []
     deals: Annotated[
         int, Field(ge=0, le=UINT32, description="exactly this many deals; 0: as the rules say")
     ] = 0
@@ -78,16 +78,16 @@ class ChallengeIn(BaseModel):
 class SeasonIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Name
-    rules: Annotated[list[Pair], Field(max_length=50)] = []
+    rules: Annotated[list[RulePair], Field(max_length=RULES)] = []
     duplicate: bool = False
     time_control: TimeControlIn = TimeControlIn()
-    anchors: Annotated[dict[Name, float], Field(max_length=50)] = {}  # bot NAME (or NAME@V) -> fixed Elo
+    anchors: Annotated[dict[AnchorName, float], Field(max_length=ANCHORS)] = {}  # NAME or NAME@V: its Elo
     pair_same_owner: bool = False
 
 
 class ReasonIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    reason: Annotated[str, Field(max_length=2000)] = ""
+    reason: Reason = ""
 
 
 def _json(msg: Any, status: int = 200) -> JSONResponse:
@@ -282,7 +282,7 @@ async def owners(request: Request, principal: Caller) -> JSONResponse:
 
 
 class OwnerIn(BaseModel):
-    name: str = Field(max_length=64, description="letters, digits, '_', '.', '-'")
+    name: Name = Field(description="letters, digits, '_', '.', '-'")
 
 
 @router.post(

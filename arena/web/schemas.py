@@ -3,9 +3,28 @@ documents them on /docs), and the HTML templates render the very same objects, s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
+
+from arena.limits import request_limit
+
+
+# ---- what callers send: every string within its maximum (arena.limits, docs/security.md) ----------
+def _within(field: str) -> AfterValidator:
+    """A validator holding a request string to `arena.limits`' maximum for `field`; the 422 names the
+    field, its maximum and the length given, as gRPC's INVALID_ARGUMENT does."""
+    limit = request_limit(field)
+    check: Callable[[str], str] = lambda value: limit.check(value, field)  # noqa: E731
+    return AfterValidator(check)
+
+
+Name = Annotated[str, _within("name")]  # a bot's, an owner's or a season's name
+RulePair = Annotated[str, _within("rules")]  # one "key=value" rules option
+AnchorName = Annotated[str, _within("anchors")]  # NAME or NAME@VERSION
+Reason = Annotated[str, _within("reason")]
 
 
 class SeasonOut(BaseModel):

@@ -1,0 +1,216 @@
+"""Bounded inputs (issue #31): every manifest field and every API string has a maximum, enforced where it
+is parsed (bot.toml, gRPC requests, the HTTP API's bodies) and by the database, and the largest page of
+a list call still fits in one gRPC message.
+
+The attack this answers: a bundle whose `bot.toml` had a 5,000,000-character `language` was accepted;
+from then on every spectator's `ListBots` failed with RESOURCE_EXHAUSTED (5 MB over gRPC's 4 MiB).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import DBAPIError
+
+from arena import limits
+from arena.access.admin import AdminToken
+from arena.access.owners import add_owner
+from arena.access.ratelimit import RateLimiter
+from arena.proto import arena_pb2 as pb
+from arena.sandbox.bundle import BundleError, load_bundle
+from arena.service.core import Service
+from arena.store import models
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from service_support import ADMIN, Running, bundle_archive, serve_in_thread  # noqa: E402
+
+HUGE = 5_000_000
+
+
+@pytest.fixture
+def served(store) -> Iterator[Running]:
+    """The real `Arena` service on a loopback port over the store (SQLite and PostgreSQL)."""
+    service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="local")
+    tokens = {"alice": add_owner(store, "alice")}
+    address, stop, thread = serve_in_thread(service)
+    try:
+        yield Running(service, address, tokens)
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def _bundle(folder: Path, **fields: str) -> Path:
+    """A bundle folder whose bot.toml has `fields` (TOML-quoted), a run command and its program."""
+    folder.mkdir(parents=True)
+    lines = [f'{key} = "{value}"' for key, value in fields.items()]
+    (folder / "bot.toml").write_text("\n".join([*lines, 'run = ["python3", "bot.py"]', ""]))
+    (folder / "bot.py").write_text("print('never run')\n")
+    return folder
+
+
+def _chunks(name: str, data: bytes) -> Iterator[pb.SubmitBotChunk]:
+    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=name, format="tar.gz", size=len(data)))
+    for i in range(0, len(data), 64 * 1024):
+        yield pb.SubmitBotChunk(data=data[i : i + 64 * 1024])
+
+
+def _refusal(call, request, metadata=()) -> grpc.RpcError:  # noqa: ANN001
+    with pytest.raises(grpc.RpcError) as err:
+        call(request, metadata=metadata)
+    return err.value
+
+
+# ---- the manifest ----------------------------------------------------------------------------------
+def test_a_five_megabyte_language_is_refused_at_submit_and_listing_bots_still_works(served, tmp_path) -> None:
+    stub = served.stub()
+    alice = Running.auth(served.tokens["alice"])
+    data = bundle_archive(_bundle(tmp_path / "huge", name="huge", language="x" * HUGE))
+    assert len(data) < 1024 * 1024  # it compresses well: the upload cap is no defence
+    refused = _refusal(stub.SubmitBot, _chunks("huge", data), alice)
+    assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "`language` is 5,000,000 characters long; at most 32" in refused.details()
+    assert len(refused.details()) < 1000
+    listed = stub.ListBots(pb.ListBotsRequest())
+    assert listed.bots == [] and listed.ByteSize() < 1000
+
+
+@pytest.mark.parametrize(
+    ("toml", "words"),
+    [
+        (f'name = "{"n" * 65}"', "`name` is 65 characters long; at most 64"),
+        (f'language = "{"l" * 33}"', "`language` is 33 characters long; at most 32"),
+        (f'version = "{"v" * 65}"', "`version` is 65 characters long; at most 64"),
+        (f'run = ["python3", "{"a" * 1025}"]', "a string of `run` is 1,025 characters long; at most 1,024"),
+        (f'build = ["{"b" * 2000}"]', "a string of `build` is 2,000 characters long; at most 1,024"),
+        ("build = [" + ", ".join(['"x"'] * 65) + "]", "`build` has 65 strings; at most 64"),
+    ],
+)
+def test_every_manifest_field_has_a_maximum_named_in_the_error(tmp_path, toml: str, words: str) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    run = "" if toml.startswith("run") else 'run = ["python3", "bot.py"]\n'
+    (folder / "bot.toml").write_text(f"{toml}\n{run}")
+    (folder / "bot.py").write_text("")
+    with pytest.raises(BundleError) as err:
+        load_bundle(folder)
+    assert words in str(err.value) and "bot.toml" in str(err.value)
+
+
+def test_a_manifest_at_every_maximum_loads(tmp_path) -> None:
+    fields = {"name": "n" * 64, "language": "l" * 32, "version": "v" * 64, "protocol": "grpc"}
+    bundle = load_bundle(_bundle(tmp_path / "bot", **fields))
+    assert (bundle.name, bundle.language, bundle.version) == ("n" * 64, "l" * 32, "v" * 64)
+
+
+# ---- the database --------------------------------------------------------------------------------
+def test_the_models_and_the_database_hold_every_column_to_its_limit(store) -> None:
+    for (table, column), limit in limits.COLUMNS.items():
+        declared = models.Base.metadata.tables[table].c[column].type
+        if getattr(declared, "length", None) is not None:
+            assert declared.length == limit.most, (table, column)
+    engine = store.engine
+    found = {}
+    for table in {t for t, _ in limits.COLUMNS}:
+        for check in inspect(engine).get_check_constraints(table):
+            found[check["name"]] = check["sqltext"]
+    for (table, column), limit in limits.COLUMNS.items():
+        sql = found.get(f"ck_{table}_{column}_length", "")
+        assert column in sql and f"<= {limit.most}" in sql, (table, column, sql)
+
+
+def test_the_database_refuses_a_text_over_its_limit_even_past_the_parsers(store) -> None:
+    """SQLite ignores `String(32)`: the CHECK constraints are what refuse a raw over-long write."""
+    store.add_version("probe", "alice", content_hash="h" * 64, path="/p", language="python")
+    for column, most in (("language", 32), ("protocol", 16)):
+        with pytest.raises(DBAPIError), store.engine.begin() as conn:
+            conn.execute(text(f"UPDATE bot_versions SET {column} = :v"), {"v": "x" * (most + 1)})
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE bots SET suspension_reason = :v"), {"v": "r" * 1000})
+    with pytest.raises(DBAPIError), store.engine.begin() as conn:
+        conn.execute(text("UPDATE bots SET suspension_reason = :v"), {"v": "r" * 1001})
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT length(language) FROM bot_versions")).scalar() == len("python")
+
+
+# ---- API strings ---------------------------------------------------------------------------------
+def test_every_grpc_string_is_bounded_and_the_error_names_field_maximum_and_length(served) -> None:
+    stub = served.stub()
+    admin = Running.auth(ADMIN)
+    cases = [
+        (
+            stub.ListBots,
+            pb.ListBotsRequest(owner="o" * 100_000),
+            (),
+            "owner is 100,000 characters long; at most 64",
+        ),
+        (stub.GetBot, pb.GetBotRequest(name="n" * 65), (), "name is 65 characters long; at most 64"),
+        (
+            stub.ListMatches,
+            pb.ListMatchesRequest(bot="b" * 100),
+            (),
+            "bot is 100 characters long; at most 64",
+        ),
+        (
+            stub.CreateSeason,
+            pb.CreateSeasonRequest(name="s", rules=["flags=1", "x" * 65]),
+            admin,
+            "rules is 65 characters long; at most 64",
+        ),
+        (
+            stub.CreateSeason,
+            pb.CreateSeasonRequest(name="s", anchors={"a" * 100: 1000.0}),
+            admin,
+            "anchors is 100 characters long; at most 75",
+        ),
+        (
+            stub.SuspendBot,
+            pb.SuspendBotRequest(name="x", reason="r" * 501),
+            admin,
+            "reason is 501 characters long; at most 500",
+        ),
+        (
+            stub.Challenge,
+            pb.ChallengeRequest(my_bot="m" * 70, opponent="o"),
+            Running.auth(served.tokens["alice"]),
+            "my_bot is 70 characters long; at most 64",
+        ),
+    ]
+    for call, request, metadata, words in cases:
+        refused = _refusal(call, request, metadata)
+        assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT, (request, refused.details())
+        assert words in refused.details(), refused.details()
+    assert stub.ListSeasons(pb.ListSeasonsRequest()).seasons == []  # nothing was made
+
+
+def test_every_http_body_string_is_bounded_with_the_same_words(tmp_path) -> None:
+    from fastapi.testclient import TestClient
+
+    from arena.store import Store
+    from arena.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    service = Service(store=Store.open(url, home=tmp_path), admin=AdminToken.of(ADMIN), limiter=RateLimiter())
+    client = TestClient(create_app(url, tmp_path, service=service))
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    cases = [
+        ("/api/seasons", {"name": "s" * 65}, "name is 65 characters long; at most 64"),
+        ("/api/seasons", {"name": "s", "rules": ["r" * 65]}, "rules is 65 characters long; at most 64"),
+        (
+            "/api/seasons",
+            {"name": "s", "anchors": {"a" * 80: 1.0}},
+            "anchors is 80 characters long; at most 75",
+        ),
+        ("/api/bots/x/suspend", {"reason": "r" * 501}, "reason is 501 characters long; at most 500"),
+        ("/api/owners", {"name": "o" * 65}, "name is 65 characters long; at most 64"),
+        ("/api/challenges", {"my_bot": "m" * 65, "opponent": "o"}, "name is 65 characters long; at most 64"),
+    ]
+    for path, body, words in cases:
+        answer = client.post(path, json=body, headers=admin)
+        assert answer.status_code == 422, (path, answer.text[:300])
+        assert words in answer.json()["detail"], answer.json()
