@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bench_ladder, bench_play, bench_startup, bench_system
+from arena.cli import bench_ladder, bench_play, bench_scale, bench_startup, bench_system
 
 
 @click.group()
@@ -30,3 +30,4 @@ bench.add_command(bench_startup.startup)
 bench.add_command(bench_startup.stdio)
 bench.add_command(bench_startup.play)
 bench.add_command(bench_ladder.ratings)
+bench.add_command(bench_scale.scale)
