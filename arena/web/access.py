@@ -4,6 +4,14 @@ Tokens come as `Authorization: Bearer TOKEN` or `X-Owner-Token: TOKEN` (the API)
 (the pages). An owner token is the owner's API token (`elf_...`, `arena owners add`); the older HMAC
 web token (`arena web --owner-token`, `arena.web.tokens`) still opens the same pages. The admin token is loaded once when the app is made (`create_app(admin_token=...)`)
 and compared in constant time by `arena.access.admin.AdminToken`.
+
+Two rules hold for every route that reads a token or answers with private data, each in one place:
+- `token_check`, a dependency of every route that checks a token itself (outside the management
+  calls' `Service.caller`): each request costs one call of the address's anonymous budget on the
+  service's `RateLimiter` (the one gRPC uses) before the token is looked at, so guessing costs what
+  an anonymous call costs and an empty budget answers 429 with Retry-After whatever the token.
+- `PRIVATE_ROUTES` and the `PrivateAnswers` middleware: every answer of those routes, errors
+  included, carries `Cache-Control: private, no-store`, so no proxy or browser keeps it.
 """
 
 from __future__ import annotations
@@ -11,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fastapi import HTTPException, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.access.admin import AdminToken, bearer
 from arena.access.owners import PREFIX, owner_of_token
+from arena.access.ratelimit import RateLimited
 from arena.web.tokens import OwnerTokens
 
 REALM = 'Bearer realm="elfern-arena"'
@@ -59,3 +70,70 @@ def refuse(token: str | None, what: str) -> HTTPException:
         f"{what} is shown only with its owner's or the admin's token, and this token is neither",
         headers={"WWW-Authenticate": f'{REALM}, error="insufficient_scope"'},
     )
+
+
+async def token_check(request: Request) -> None:
+    """Charge a token check to the caller's address (the anonymous budget, as `Service.caller` charges a
+    call without a token or with a bad one); 429 with Retry-After over it, before any token is read."""
+    service = request.app.state.service
+    where = request.client.host if request.client else "unknown"
+    try:
+        await run_in_threadpool(service.caller, None, where)
+    except RateLimited as exc:
+        raise HTTPException(
+            429,
+            f"too many requests with a token from this address: at most "
+            f"{service.limiter.budgets['anonymous'].count} a minute; try again in {exc.retry_after} s",
+            headers={"Retry-After": str(exc.retry_after)},
+        ) from None
+
+
+#: The routes (method, path template) whose answers are private to a token's holder: logs, private
+#: records, an owner's or the admin's pages and calls. Every route documenting a 401 must be here
+#: (tests/web/test_private_headers.py checks it, and the header on each).
+PRIVATE_ROUTES = frozenset(
+    {
+        ("GET", "/api/bots/{name}/logs"),
+        ("GET", "/api/matches/{match_id}/private-record.bin"),
+        ("POST", "/bots/{name}/logs"),
+        ("GET", "/me"),
+        ("POST", "/me/upload"),
+        ("GET", "/api/me"),
+        ("GET", "/api/me/bots"),
+        ("POST", "/api/bots"),
+        ("GET", "/api/bots/{name}/private-logs"),
+        ("POST", "/api/bots/{name}/retire"),
+        ("POST", "/api/bots/{name}/suspend"),
+        ("POST", "/api/bots/{name}/reinstate"),
+        ("POST", "/api/challenges"),
+        ("POST", "/api/seasons"),
+        ("POST", "/api/seasons/{name}/{step}"),
+        ("GET", "/api/owners"),
+        ("POST", "/api/owners"),
+        ("POST", "/api/owners/{name}/{step}"),
+    }
+)
+NO_STORE = (b"cache-control", b"private, no-store")
+
+
+class PrivateAnswers:
+    """Pure ASGI middleware: `Cache-Control: private, no-store` on every answer of a private route
+    (the route is known once the router has matched it, before the answer starts)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def marked(message: Message) -> None:
+            method = "GET" if scope.get("method") == "HEAD" else scope.get("method")
+            key = (method, getattr(scope.get("route"), "path", None))
+            if message["type"] == "http.response.start" and key in PRIVATE_ROUTES:
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"cache-control"]
+                message = {**message, "headers": [*headers, NO_STORE]}
+            await send(message)
+
+        await self.app(scope, receive, marked)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from arena.web.access import is_admin, owned_seats, owns, presented, refuse
+from arena.web.access import is_admin, owned_seats, owns, presented, refuse, token_check
 from arena.web.data import WebData
 from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, match_timeline, private_bytes, public_bytes
 from arena.web.reveal import MatchFacts
@@ -68,7 +68,9 @@ def bot(request: Request, name: str, recent: Annotated[int, Query(ge=1, le=200)]
     response_model=LogsOut,
     summary="A bot's build and match logs; only for its owner and the admin",
     description="Send the owner's (or the admin's) token as `Authorization: Bearer TOKEN` or "
-    "`X-Owner-Token: TOKEN`. An owner sees a match's logs once it and its duplicate twin are over.",
+    "`X-Owner-Token: TOKEN`. An owner sees a match's logs once it and its duplicate twin are over. "
+    "Each request costs one of the address's anonymous calls (429 with Retry-After over the budget).",
+    dependencies=[Depends(token_check)],
 )
 def bot_logs(
     request: Request,
@@ -196,7 +198,9 @@ def record_binary(request: Request, match_id: MatchId) -> Response:
     summary="The binary record with the bots' logs: an owner's own seat, or everything for the admin",
     description="Send `Authorization: Bearer TOKEN` (or `X-Owner-Token`). The owner of a seat's bot gets "
     "that seat's logs, private verdict details and self-reported name, never the opponent's, once the "
-    "match and its duplicate twin are over; the admin gets the whole record at any time.",
+    "match and its duplicate twin are over; the admin gets the whole record at any time. Each request "
+    "costs one of the address's anonymous calls (429 with Retry-After over the budget).",
+    dependencies=[Depends(token_check)],
     response_class=Response,
     responses={
         200: {"content": {RECORD_MEDIA_TYPE: {}}},
@@ -224,10 +228,7 @@ def private_record(
     return Response(
         data,
         media_type=RECORD_MEDIA_TYPE,
-        headers={
-            "Content-Disposition": f'attachment; filename="match-{match_id}-private.elfrec"',
-            "Cache-Control": "private, no-store",
-        },
+        headers={"Content-Disposition": f'attachment; filename="match-{match_id}-private.elfrec"'},
     )
 
 

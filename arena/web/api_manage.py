@@ -292,9 +292,8 @@ class OwnerIn(BaseModel):
     responses=COMMON,
 )
 async def add_owner(request: Request, principal: Caller, body: OwnerIn) -> JSONResponse:
-    answer = _json(await run(ops_admin.manage_owner, service_of(request), principal, body.name, "add"), 201)
-    answer.headers["Cache-Control"] = "no-store"  # it carries a token
-    return answer
+    # it carries a token: private, no-store (arena.web.access.PRIVATE_ROUTES)
+    return _json(await run(ops_admin.manage_owner, service_of(request), principal, body.name, "add"), 201)
 
 
 @router.post(
@@ -305,6 +304,4 @@ async def add_owner(request: Request, principal: Caller, body: OwnerIn) -> JSONR
 async def owner_step(
     request: Request, principal: Caller, name: str, step: Literal["rotate", "revoke"]
 ) -> JSONResponse:
-    answer = _json(await run(ops_admin.manage_owner, service_of(request), principal, name, step))
-    answer.headers["Cache-Control"] = "no-store"
-    return answer
+    return _json(await run(ops_admin.manage_owner, service_of(request), principal, name, step))

@@ -27,6 +27,7 @@ from arena.access.admin import AdminToken
 from arena.access.ratelimit import RateLimiter
 from arena.service.core import Service
 from arena.web import analysis, api, live, manage, pages
+from arena.web.access import PrivateAnswers
 from arena.web.charts import sparkline
 from arena.web.data import WebData
 from arena.web.tokens import OwnerTokens
@@ -69,6 +70,7 @@ def create_app(
     pages.register_template_helpers(templates)
     app.state.templates = templates
     app.add_middleware(GZipMiddleware, minimum_size=2000)  # a viewer page is ~70 kB of SVG and JSON
+    app.add_middleware(PrivateAnswers)  # Cache-Control: private, no-store on access.PRIVATE_ROUTES
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
-from arena.web.access import is_admin, owns
+from arena.web.access import is_admin, owns, token_check
 from arena.web.analysis import stored_analysis
 from arena.web.api import MatchId, perspective_of, public_json, public_timeline
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
@@ -48,7 +48,7 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
     return _render(request, "bot.html", bot=bot, chart=Markup(rating_chart(bot.history)), title=bot.name)
 
 
-@router.post("/bots/{name}/logs", response_class=HTMLResponse)
+@router.post("/bots/{name}/logs", response_class=HTMLResponse, dependencies=[Depends(token_check)])
 def bot_logs_page(request: Request, name: str, token: Annotated[str, Form()] = "") -> HTMLResponse:
     data = _data(request)
     owner = data.bot_owner(name)

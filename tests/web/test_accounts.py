@@ -335,7 +335,7 @@ def test_admin_runs_seasons_suspends_bots_and_lists_owners(site: Site) -> None:
     assert me["role"] == "admin" and ADMIN not in str(me)
     # owners over HTTP: the token is in the answer once, never cached; owners may not do it
     made = site.client.post("/api/owners", json={"name": "carol"}, headers=admin)
-    assert made.status_code == 201 and made.headers["cache-control"] == "no-store"
+    assert made.status_code == 201 and made.headers["cache-control"] == "private, no-store"
     carol = made.json()["token"]
     assert (
         carol.startswith("elf_")
