@@ -143,6 +143,7 @@ def ensure(
     if manifest.exists() and present and not rebuild:
         return Built(**json.loads(manifest.read_text()))
     manifest.unlink(missing_ok=True)
+    _forget_older(size, db, seed, key, cache, pg_server)
     if db == DbKind.SQLITE:
         for suffix in ("", "-wal", "-shm"):
             (cache / key / f"arena.db{suffix}").unlink(missing_ok=True)
@@ -160,6 +161,31 @@ def ensure(
     manifest.write_text(json.dumps(asdict(built), indent=1))
     log.info("built %s in %.1f s: %s", key, built.build_seconds, counts)
     return built
+
+
+def _forget_older(size: Size, db: DbKind, seed: int, key: str, cache: Path, pg_server: str) -> None:
+    """Remove the stores of this size, seed and database built under other schema revisions: an L
+    store is gigabytes, and a new migration would otherwise leave one behind each time."""
+    import shutil
+
+    prefix = f"{size.value.lower()}_s{seed}_{db.value}_"
+    for old in cache.glob(f"{prefix}*") if cache.exists() else ():
+        if old.name not in (key, f"{key}.json"):
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
+    if db == DbKind.POSTGRESQL:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(pg_server).set(drivername="postgresql").render_as_string(False)
+        with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+            names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s",
+                                                (f"bench_scale_{prefix}%",))]  # fmt: skip
+        for name in names:
+            if name != f"bench_scale_{key}":
+                _pg_admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def build(url: str, plan: Plan, home: Path, progress: Progress = lambda f: None) -> dict[str, int]:

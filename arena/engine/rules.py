@@ -20,6 +20,10 @@ CHOICES: dict[str, tuple[Any, ...]] = {
 #: The largest flags / max_deals a match may ask for: far beyond any real match, and it keeps every
 #: count inside the wire's uint32 fields (a larger value was a crash, not a refusal).
 MAX_COUNT = 10_000
+#: Four lines make one flag (docs/rules.md §6).
+LINES_PER_FLAG = 4
+#: Every deal is played to the end, all 16 tricks, one card of each seat a trick (docs/rules.md §3).
+TRICKS_PER_DEAL = 16
 INT_OPTIONS = {
     "flags": f"an integer from 1 to {MAX_COUNT}",
     "max_deals": f"null (play to flags) or an integer from 1 to {MAX_COUNT}",
@@ -70,7 +74,18 @@ class Rules:
     @property
     def phase1_tricks(self) -> int:
         """Tricks played while the stock lasts: (32 - 2h) / 2."""
-        return 16 - self.hand_size
+        return TRICKS_PER_DEAL - self.hand_size
+
+    def longest_match(self) -> int:
+        """The most deals a match under these rules can take that score lines: `max_deals` when set;
+        else the way to `flags` flags that lasts longest (a won deal scores at least one line, so both
+        players one line short of the target, then one deal more). Ständers, which score nothing, can
+        add deals to a flags match beyond this; nothing a caller chooses makes them likelier than the
+        cards do. An option that lengthens a match must count here: limits on requested play (a
+        challenge's, arena/service/challenge_limits.py) are derived from it."""
+        if self.max_deals is not None:
+            return self.max_deals
+        return 2 * (LINES_PER_FLAG * self.flags - 1) + 1
 
     def deal_value(self, honours: int) -> int:
         """The deal's value for a winner holding `honours` (11..20) points."""

@@ -1,8 +1,11 @@
-"""What a server plays, for as long as it runs: challenges first, then every running season.
+"""What a server plays, for as long as it runs: challenges within their share, then every running season.
 
-`arena serve --workers N` plays through this `JobSource`: it claims queued challenges (unrated,
-`kind="challenge"`), then asks each running or closing season (a `SeasonRun` that plays until its
-ratings are stable) for its next match, taking the seasons in turn. Every `refresh` seconds it
+`arena serve --workers N` plays through this `JobSource`. Queued challenges (unrated,
+`kind="challenge"`) come first, but at most `challenge_slots(N)` of them at once while a season has
+work: the ladder always keeps the other workers (docs/remote.md, "Challenges: limits and the
+ladder's share"). Then it asks each running or closing season (a `SeasonRun` that plays until its
+ratings are stable) for its next match, taking the seasons in turn; when none has one, challenges
+fill the idle workers, any number of them. Every `refresh` seconds it
 looks again: seasons started or closed remotely are picked up, bots submitted since are entered
 in the running seasons (a stable season plays again when a new bot arrives), and matches whose
 runner died go back to the queue. A closing season freezes once its final round robin is recorded.
@@ -27,15 +30,26 @@ from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_
 log = logging.getLogger("arena.players")
 
 REFRESH = 2.0  # seconds between looks for seasons that started or closed, new bots and dead runners
+CHALLENGE_SHARE = 4  # while a season has work, at most one worker in this many plays a challenge
+
+
+def challenge_slots(workers: int) -> int:
+    """How many of `workers` may play challenges at once while a season has work: a quarter (at
+    least one), and never all of them; so none on a one-worker server, whose challenges wait for the
+    seasons to run out of work (stable ratings, or none running)."""
+    return min(workers - 1, max(1, workers // CHALLENGE_SHARE))
 
 
 class ServerRun:
-    """The server's `JobSource`: challenges, then running seasons, round robin."""
+    """The server's `JobSource`: challenges within their share of `workers`, then running seasons,
+    round robin, then challenges again in whatever the seasons leave idle. `workers` is how many
+    matches the pool plays at once (`arena serve --workers`), which the challenges' share is of."""
 
     def __init__(
         self,
         store: Store,
         *,
+        workers: int = 2,
         launcher: str = "bwrap",
         ttl: float = LEASE_SECONDS,
         live_dir: Path | None = None,
@@ -49,6 +63,8 @@ class ServerRun:
         self._refreshed: float | None = None
         self._turn = 0
         self.suspended: list[str] = []
+        self.challenge_slots = challenge_slots(workers)
+        self.challenges: set[int] = set()  # match ids of the challenges handed out and not yet back
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -82,12 +98,25 @@ class ServerRun:
             return job
         return replace(job, live=str(self.live_dir / f"m{job.match_id}.jsonl"))
 
-    def next_job(self) -> MatchJob | None:
-        self._refresh()
+    def _challenge(self) -> MatchJob | None:
         with self.store.tx() as s:
             m = claim(s, self.owner, kinds=("challenge",), ttl=self.ttl)
-            if m is not None:
-                return self._live(job_for(s, m, self.launcher))
+            if m is None:
+                return None
+            job = job_for(s, m, self.launcher)
+        self.challenges.add(job.match_id)
+        return self._live(job)
+
+    def next_job(self) -> MatchJob | None:
+        self._refresh()
+        if len(self.challenges) < self.challenge_slots:
+            job = self._challenge()
+            if job is not None:
+                return job
+        job = self._season_job()
+        return job if job is not None else self._challenge()  # the seasons left a worker idle
+
+    def _season_job(self) -> MatchJob | None:
         names = sorted(self.seasons)
         for i in range(len(names)):
             name = names[(self._turn + i) % len(names)]
@@ -110,17 +139,20 @@ class ServerRun:
             renew(s, self.owner, match_ids, ttl=self.ttl)
 
     def record(self, job: MatchJob, result: MatchResult) -> None:
+        self.challenges.discard(job.match_id)
         outcome = record_result(self.store, self.owner, job.match_id, result)
         self.suspended += outcome.suspended
         for run in self.seasons.values():
             run._stable = False  # a result may change whether a season is stable
 
     def fail(self, job: MatchJob, error: str) -> None:
+        self.challenges.discard(job.match_id)
         given_up = fail_or_release(self.store, self.owner, job.match_id, error)
         if given_up:
             log.warning("%s", given_up)
 
     def release(self, match_ids: list[int]) -> None:
+        self.challenges.difference_update(match_ids)
         release_all(self.store, self.owner, match_ids)
 
 

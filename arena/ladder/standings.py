@@ -8,15 +8,15 @@ fixed); a suspended bot is ranked by its record and marked."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.ladder.ratings import INITIAL, Fit, fit_ratings, is_provisional, replay_elo
-from arena.memo import Memo
+from arena.ladder.fit import Pairs, fit_pairs
+from arena.ladder.ratings import INITIAL, Fit, is_provisional, replay_elo
+from arena.ladder.tally import keep_fit, tally
 from arena.proto.codec import decode_record
 from arena.store import Store
 from arena.store.models import Entry, Match, RatingChange, Replay, Season
@@ -41,6 +41,7 @@ class Standing:
     bound: str | None = None  # "lower" (perfect score: elo is a 97.5% lower bound), "upper" (zero score)
     anchor: bool = False  # its rating is fixed by the season's --anchor
     suspended: bool = False
+    los_next: float | None = None  # LOS over the next rated bot of its group (None: last, or not asked)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -89,32 +90,43 @@ def anchor_indices(entries: list[Entry], anchors: dict[str, float], rated: set[i
 
 
 def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
-    """The season's entries (by id) and their fit, anchored by the season's anchors if any."""
+    """The season's entries (by id) and their fit, anchored by the season's anchors if any.
+
+    From the season's tally (`arena.ladder.tally`): only the results recorded since the last call
+    are read, and the fit is made again only when there are some (warm-started from the last one)."""
     from arena.ladder.seasons import season_options
 
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
-    index = {e.id: i for i, e in enumerate(entries)}
-    results = season_results(s, season.id)
-    a = np.array([index[r[0]] for r in results], dtype=np.int64)
-    b = np.array([index[r[1]] for r in results], dtype=np.int64)
-    score = np.array([r[2] for r in results], dtype=np.float64)
-    rated = set(a.tolist()) | set(b.tolist())
+    ids = np.array([e.id for e in entries], dtype=np.int64)
+    counts, _changed = tally(s, season)
+    u, v, games, points_u = counts.pairs(ids)
+    n = len(entries)
+    player_games = np.bincount(u, games, n) + np.bincount(v, games, n)
+    player_points = np.bincount(u, points_u, n) + np.bincount(v, games - points_u, n)
+    rated = set(np.flatnonzero(player_games > 0).tolist())
     anchors = anchor_indices(entries, season_options(season)["anchors"], rated)
-    return entries, _fit(len(entries), a, b, score, {i: x for i, x in anchors.items() if i in rated})
+    anchors = {i: x for i, x in anchors.items() if i in rated}
+    key = (counts.recorded, ids.tobytes(), repr(sorted(anchors.items())))
+    last = counts.fit  # (key, fit) of the last fit of this season, maybe of fewer results
+    if last is not None and last[0] == key:
+        return entries, last[1]
+    warm = None
+    if last is not None:  # the previous fit's ratings, by entry id, as the start
+        before_ids, before = np.frombuffer(last[0][1], dtype=np.int64), last[1]
+        warm = np.full(n, np.nan)
+        at = np.searchsorted(before_ids, ids)
+        ok = (at < len(before_ids)) & (before_ids[np.minimum(at, len(before_ids) - 1)] == ids)
+        warm[ok] = before.ratings[at[ok]]
+    pairs = Pairs(n, u, v, games, player_games, player_points)
+    fit = fit_pairs(pairs, anchors=anchors, warm=warm)
+    keep_fit(s, season, counts, (key, fit))
+    return entries, fit
 
 
-# The last few fits, by a digest of their exact inputs. Standings are public and read by anyone at any
-# rate; a fit costs milliseconds for a small season and seconds for a large one, and its inputs change
-# only when a match is recorded.
-_FITS: Memo[bytes, Fit] = Memo(8)
-
-
-def _fit(n: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, anchors: dict[int, float]) -> Fit:
-    h = hashlib.blake2b(digest_size=20)
-    for part in (np.int64(n).tobytes(), a.tobytes(), b"|", b.tobytes(), b"|", score.tobytes()):
-        h.update(part)
-    h.update(repr(sorted(anchors.items())).encode())
-    return _FITS.get(h.digest(), lambda: fit_ratings(n, a, b, score, anchors=anchors))
+def trend_points(s: Session, season: Season) -> dict[int, tuple[float, ...]]:
+    """Each entry's last 11 live ratings (its rating before its first match, then after each), the
+    standings' trend column, from the season's tally (no rating history read: see tally.py)."""
+    return tally(s, season)[0].trends
 
 
 def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
@@ -214,28 +226,87 @@ def groups_summary(rows: list[Standing], anchor_elo: float = INITIAL) -> list[di
     return out
 
 
-def los_table(store: Store, name: str) -> tuple[list[str], np.ndarray]:
-    """Labels of the rated bots in rank order and their likelihood-of-superiority matrix (NaN: two
-    bots in different groups, which cannot be compared)."""
+LOS_MAX = 32  # bots in one LOS table: a table is LOS_MAX² figures, never the whole ladder's n²
+
+
+class LosError(ValueError):
+    """A LOS table asked of more bots than LOS_MAX, or of a bot not in the standings."""
+
+
+@dataclass(frozen=True)
+class LosAsk:
+    """Which likelihood-of-superiority table a caller wants (nothing by default): the `top` rated bots,
+    the bots ranked around one bot (`around`: it and up to two on either side in its group), or
+    the named `bots` (a pair, or a few). At most LOS_MAX bots in all."""
+
+    top: int = 0
+    around: str = ""
+    bots: tuple[str, ...] = ()
+
+
+def los_next(rows: list[Standing], order: list[int], fit: Fit) -> list[float | None]:
+    """Each row's LOS over the next rated row of its group (None: the last of its group, unrated, or
+    not comparable): the neighbours' table a standings page shows, n figures, not n²."""
+    rated = [k for k, r in enumerate(rows) if r.rated]
+    out: list[float | None] = [None] * len(rows)
+    pairs = [(k, nxt) for k, nxt in zip(rated, rated[1:], strict=False) if rows[k].group == rows[nxt].group]
+    if pairs:
+        values = fit.los_pairs([order[k] for k, _ in pairs], [order[n] for _, n in pairs])
+        for (k, _), x in zip(pairs, values, strict=True):
+            out[k] = None if x != x else round(float(x), 4)
+    return out
+
+
+def los_among(rows: list[Standing], order: list[int], fit: Fit, ask: LosAsk) -> tuple[list[str], np.ndarray]:
+    """The LOS table `ask` names: labels in rank order, and LOS[i][j] that bot i is stronger than j
+    (NaN: groups that never met). LosError if it would hold more than LOS_MAX bots or names a bot
+    the standings do not rate."""
+    rated = [(r, i) for r, i in zip(rows, order, strict=True) if r.rated]
+    position = {r.bot: k for k, (r, _) in enumerate(rated)}
+    wanted: set[int] = set()
+    if ask.top:
+        if ask.top > LOS_MAX:
+            raise LosError(
+                f"a LOS table of the top {ask.top} bots is over the limit of {LOS_MAX}; ask for fewer"
+            )
+        wanted |= set(range(min(ask.top, len(rated))))
+    for label in (ask.around, *ask.bots):
+        if label and label not in position:
+            raise LosError(f"no rated bot {label!r} in these standings (name@version, as the table shows it)")
+    if ask.around:
+        k = position[ask.around]
+        group = rated[k][0].group
+        wanted |= {j for j in range(max(0, k - 2), min(len(rated), k + 3)) if rated[j][0].group == group}
+    wanted |= {position[label] for label in ask.bots}
+    if len(wanted) > LOS_MAX:
+        raise LosError(f"a LOS table of {len(wanted)} bots is over the limit of {LOS_MAX}; ask for fewer")
+    picked = sorted(wanted)
+    idx = np.array([rated[k][1] for k in picked], dtype=np.int64)
+    m = len(idx)
+    table = fit.los_pairs(np.repeat(idx, m), np.tile(idx, m)).reshape(m, m)
+    return [rated[k][0].bot for k in picked], table
+
+
+def los_table(store: Store, name: str, ask: LosAsk | None = None) -> tuple[list[str], np.ndarray]:
+    """A LOS table of a season (default: its top LOS_MAX bots)."""
     with store.read() as s:
-        return _los(*_ranked(s, _season_or_error(s, name)))
+        rows, order, fit = _ranked(s, _season_or_error(s, name))
+        return los_among(rows, order, fit, ask or LosAsk(top=LOS_MAX))
 
 
-def _los(rows: list[Standing], order: list[int], fit: Fit) -> tuple[list[str], np.ndarray]:
-    keep = [(r.bot, i) for r, i in zip(rows, order, strict=True) if r.rated]
-    idx = [i for _, i in keep]
-    return [label for label, _ in keep], fit.los()[np.ix_(idx, idx)]
-
-
-def standings_with_los(store: Store, name: str) -> tuple[Season, list[Standing], list[str], np.ndarray]:
-    """`standings` and `los_table` from one read and one fit (the public GetStandings needs both)."""
+def standings_with_los(
+    store: Store, name: str, ask: LosAsk | None = None
+) -> tuple[Season, list[Standing], list[str], np.ndarray]:
+    """The standings with each row's LOS over the next (`Standing.los_next`), and the LOS table `ask`
+    names (empty when None), from one read and one fit."""
     with store.read() as s:
         season = _season_or_error(s, name)
-        ranked = _ranked(s, season)
-        labels, matrix = _los(*ranked)
+        rows, order, fit = _ranked(s, season)
+        labels, matrix = los_among(rows, order, fit, ask) if ask else ([], np.zeros((0, 0)))
+        nxt = los_next(rows, order, fit)
         if season.status == "frozen" and season.standings is not None:
             return season, [Standing(**row) for row in season.standings], labels, matrix
-        return season, ranked[0], labels, matrix
+        return season, [replace(r, los_next=x) for r, x in zip(rows, nxt, strict=True)], labels, matrix
 
 
 def verify_ratings(store: Store, name: str) -> list[str]:

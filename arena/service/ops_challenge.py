@@ -1,7 +1,9 @@
 """Challenges: an unrated match between the caller's bot and any active bot, queued for the workers.
 
 A challenge is a `Match` of kind "challenge" with no season: it never touches ratings, it is
-listed apart from ladder matches, and the same workers play it (`arena serve --workers`).
+listed apart from ladder matches, and the same workers play it (`arena serve --workers`), within
+the limits of `arena.service.challenge_limits` (its length, its worst-case wall time, and how many
+an owner has waiting).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from sqlalchemy import select
 
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
+from arena.service.challenge_limits import check_deals, check_length, check_open, check_wall_time
 from arena.service.convert import match_info
 from arena.service.core import Service, require_owner
 from arena.service.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, echo
@@ -17,8 +20,6 @@ from arena.service.ops_admin import check_rules, check_time
 from arena.service.ops_bots import labels_for
 from arena.store import models as m
 from arena.store.decks import commit_decks, new_seed
-
-MAX_DEALS = 200
 
 
 def _playable(s, name: str, field: str) -> m.BotVersion:  # noqa: ANN001
@@ -35,12 +36,11 @@ def _playable(s, name: str, field: str) -> m.BotVersion:  # noqa: ANN001
 
 def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) -> pb.ChallengeResponse:
     require_owner(principal, "a challenge")
-    if req.deals > MAX_DEALS:
-        raise InvalidArgument(f"deals: at most {MAX_DEALS}, got {req.deals}")
     rules = check_rules(list(req.rules))
     if req.deals:
-        rules = [r for r in rules if not r.startswith("max_deals=")] + [f"max_deals={req.deals}"]
+        rules = check_deals(rules, req.deals)
     tc = check_time(req.time_control)
+    check_wall_time(check_length(rules), tc)
     with service.store.tx() as s:
         mine = _playable(s, req.my_bot, "my_bot")
         if not principal.owns(mine.bot.owner):
@@ -50,6 +50,7 @@ def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) 
         theirs = _playable(s, req.opponent, "opponent")
         if theirs.bot_id == mine.bot_id:
             raise InvalidArgument("opponent: a bot cannot challenge itself; pick another bot")
+        check_open(s, principal)
         service.limiter.hit("challenge", principal.key)
         match = m.Match(
             kind="challenge",

@@ -85,7 +85,7 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
         from arena.workers.pool import run_pool
 
         store = Store.open(url, home=home)
-        source = ServerRun(store, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
+        source = ServerRun(store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
         log.info("playing challenges and running seasons, %d at a time (%s sandbox)", concurrency, launcher)
         while not _stopping:
             progress = run_pool(source, run_job, concurrency=concurrency)

@@ -82,6 +82,9 @@ def test_a_built_store_is_kept_and_reused_until_rebuild(tmp_path):
     finally:
         store.close()
     again = ensure(Size.S, DbKind.SQLITE, seed=3, cache=tmp_path)
+    stale = tmp_path / "s_s3_sqlite_0ldrev1s10n"  # a store built under another schema revision
+    stale.mkdir()
+    (tmp_path / "s_s3_sqlite_0ldrev1s10n.json").write_text("{}")
     rebuilt = ensure(Size.S, DbKind.SQLITE, seed=3, cache=tmp_path, rebuild=True)
 
     def markers() -> int:
@@ -94,6 +97,10 @@ def test_a_built_store_is_kept_and_reused_until_rebuild(tmp_path):
 
     assert again == first  # the manifest, not a new build
     assert rebuilt.url == first.url and markers() == 0  # --rebuild starts from an empty database
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        first.key,
+        f"{first.key}.json",
+    ]  # the stale one went
     assert first.counts["matches"] == 2_000 and first.counts["bots"] == 20
 
 

@@ -165,3 +165,38 @@ def test_challenges_are_rate_limited(tmp_path) -> None:
         "/bots/ben-bot/challenge", data={"csrf": session_csrf(site.client), "my_bot": "ann-bot"}
     )
     assert page.status_code == 429 and page.headers["Retry-After"] == "3600"
+
+
+def test_api_challenges_refuse_the_long_match_bypasses_and_cap_an_owner(site: Site) -> None:
+    """The JSON route holds the same limits as gRPC (issue #31): no long match through `rules` or the
+    clock, and no more than `open_per_owner` queued or running per owner; nothing refused is stored."""
+    from arena.service.challenge_limits import LIMITS
+
+    alice = bearer(site.tokens["alice"])
+    body = {"my_bot": "ann-bot", "opponent": "ben-bot"}
+    refused = [
+        ({"rules": ["max_deals=10000"]}, "max_deals at most 200, got 10000"),
+        ({"rules": ["flags=10000"]}, "flags at most 25, got 10000"),
+        ({"deals": 201}, "deals at most 200, got 201"),
+        (
+            {"deals": 200, "time_control": {"move_ms": 60000, "bank_ms": 3600000}},
+            f"at most {LIMITS.wall_seconds} s",
+        ),
+    ]
+    for extra, said in refused:
+        r = site.client.post("/api/challenges", json={**body, **extra}, headers=alice)
+        assert r.status_code == 422 and said in r.json()["detail"], (extra, r.text[:300])
+    with site.service.store.read() as s:
+        assert list(s.scalars(select(m.Match))) == []
+    for _ in range(LIMITS.open_per_owner):
+        assert (
+            site.client.post("/api/challenges", json={**body, "deals": 1}, headers=alice).status_code == 201
+        )
+    over = site.client.post("/api/challenges", json=body, headers=alice)
+    assert over.status_code == 429 and over.headers["Retry-After"] == str(LIMITS.retry_after)
+    assert f"the limit per owner is {LIMITS.open_per_owner}" in over.json()["detail"]
+    assert login(site.client, site.tokens["alice"]).status_code == 303  # the page's form: the same count
+    page = site.client.post(
+        "/bots/ben-bot/challenge", data={"csrf": session_csrf(site.client), "my_bot": "ann-two"}
+    )
+    assert page.status_code == 429

@@ -1,0 +1,56 @@
+"""The sparse season fit (edge list, conjugate-gradient Newton steps, intervals from the information's
+diagonal) against the dense reference (`arena.bench.dense_fit`): the same ratings to 0.1 Elo, a warm
+start that lands on the same answer, intervals equal (exact groups) or within a few percent (larger
+ones), and nothing n×n kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from arena.bench.dense_fit import dense_fit
+from arena.bench.ladder import synthetic_season
+from arena.ladder.fit import EXACT_MAX, Pairs, fit_pairs, fit_ratings
+
+ELO_TOL = 0.1
+SD_SHARE = 0.05  # a large group's interval against the exact one (measured: within 1.5% here)
+
+
+@pytest.mark.parametrize(("bots", "matches", "seed"), [(8, 600, 1), (40, 5000, 2), (150, 30_000, 3)])
+def test_sparse_and_dense_fits_agree_to_a_tenth_of_an_elo(bots: int, matches: int, seed: int) -> None:
+    _, a, b, score = synthetic_season(bots, matches, seed=seed)
+    fit = fit_ratings(bots, a, b, score)
+    ratings, var, _ = dense_fit(bots, a, b, score)
+    assert np.abs(fit.ratings - ratings).max() < ELO_TOL
+    if bots <= EXACT_MAX:  # the exact covariance
+        np.testing.assert_allclose(fit.var, var, rtol=1e-6)
+    else:  # the diagonal approximation
+        assert np.abs(np.sqrt(fit.var / var) - 1.0).max() < SD_SHARE
+
+
+def test_a_warm_start_converges_to_the_same_answer_in_fewer_iterations() -> None:
+    _, a, b, score = synthetic_season(300, 60_000, seed=4)
+    cold = fit_ratings(300, a, b, score)
+    more_a, more_b = np.concatenate([a, [0, 1, 2]]), np.concatenate([b, [5, 6, 7]])
+    more_score = np.concatenate([score, [1.0, 0.0, 0.5]])
+    fresh = fit_ratings(300, more_a, more_b, more_score)
+    warm = fit_ratings(300, more_a, more_b, more_score, warm=cold.ratings)
+    assert np.abs(warm.ratings - fresh.ratings).max() < 1e-6
+    assert warm.iterations < fresh.iterations
+    # a start far off (every rating 300 Elo out, in a random direction) still lands on it
+    rng = np.random.default_rng(5)
+    far = fit_ratings(300, more_a, more_b, more_score, warm=fresh.ratings + rng.choice([-300.0, 300.0], 300))
+    assert np.abs(far.ratings - fresh.ratings).max() < 1e-6
+    np.testing.assert_allclose(far.var, fresh.var, rtol=1e-9)
+
+
+def test_nothing_kept_is_n_by_n() -> None:
+    bots = 500
+    _, a, b, score = synthetic_season(bots, 20_000, seed=6)
+    pairs = Pairs.from_matches(bots, a, b, score)
+    fit = fit_pairs(pairs)
+    sizes = [np.asarray(x).size for x in vars(fit).values() if isinstance(x, np.ndarray)]
+    assert max(sizes) <= max(bots, len(pairs.u)) < bots * bots // 10
+    assert fit.exact == {}  # one group of 500: no dense covariance
+    los = fit.los_pairs([0, 1], [1, 0])
+    assert los[0] + los[1] == pytest.approx(1.0)
