@@ -3,6 +3,10 @@
 A token is `elf_` followed by 43 URL-safe characters (256 random bits): the prefix lets secret
 scanners spot a leaked one. Only its SHA-256 is stored, so a copy of the database hands out no
 token; the first characters are kept to name a token in messages ("elf_Xy3q…").
+
+Owner names are unique regardless of case, and the reserved ones (`admin`, `house`, ...:
+`arena.store.identity`) are no owner's: `add_owner` refuses them, and `owner_of_token` never
+resolves to one (even a row written before the rule, which migration 0007 renames anyway).
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.access.display import SHOWN
 from arena.store import Store, StoreError
+from arena.store.identity import RESERVED_RULE, is_reserved, name_key
 from arena.store.models import Bot, Owner, utcnow
 from arena.store.repo import BadName, check_name
 
@@ -57,8 +63,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.strip().encode()).hexdigest()
 
 
+def _named(s: Session, name: str) -> Owner | None:
+    """The owner called `name` regardless of case."""
+    return s.scalar(select(Owner).where(func.lower(Owner.name) == name_key(name)))
+
+
 def _owner(s: Session, name: str) -> Owner:
-    owner = s.scalar(select(Owner).where(Owner.name == name))
+    owner = _named(s, name)
     if owner is None:
         raise OwnerError(
             f"no owner named {name!r}; `arena owners list` shows them, `arena owners add NAME` makes one"
@@ -72,12 +83,30 @@ def add_owner(store: Store, name: str) -> str:
         check_name(name, "owner name")
     except BadName as exc:
         raise OwnerError(str(exc)) from None
+    if is_reserved(name):
+        raise OwnerError(f"owner name {name!r} is reserved: {RESERVED_RULE}; pick another name")
     token = new_token()
-    with store.tx() as s:
-        if s.scalar(select(Owner).where(Owner.name == name)) is not None:
-            raise OwnerError(f"owner {name!r} exists; `arena owners rotate {name}` gives it a new token")
-        s.add(Owner(name=name, token_hash=token_hash(token), token_prefix=token[:SHOWN]))
+    try:
+        with store.tx() as s:
+            _refuse_taken(s, name)
+            s.add(Owner(name=name, token_hash=token_hash(token), token_prefix=token[:SHOWN]))
+    except IntegrityError:  # the same name added at the same moment: the unique index on lower(name)
+        with store.read() as s:
+            _refuse_taken(s, name)
+        raise
     return token
+
+
+def _refuse_taken(s: Session, name: str) -> None:
+    taken = _named(s, name)
+    if taken is None:
+        return
+    if taken.name == name:
+        raise OwnerError(f"owner {name!r} exists; `arena owners rotate {name}` gives it a new token")
+    raise OwnerError(
+        f"owner name {name!r} is taken by {taken.name!r} (names that differ only in case are the "
+        f"same name); pick another name, or `arena owners rotate {taken.name}` for a new token"
+    )
 
 
 def rotate_owner(store: Store, name: str) -> str:
@@ -104,7 +133,7 @@ def list_owners(store: Store) -> list[OwnerInfo]:
     with store.read() as s:
         counts: dict[str, int] = {}
         for (owner,) in s.execute(select(Bot.owner)):
-            counts[owner] = counts.get(owner, 0) + 1
+            counts[name_key(owner)] = counts.get(name_key(owner), 0) + 1
         return [
             OwnerInfo(
                 o.name,
@@ -112,18 +141,18 @@ def list_owners(store: Store) -> list[OwnerInfo]:
                 o.created_at,
                 o.rotated_at,
                 o.revoked_at is not None,
-                counts.get(o.name, 0),
+                counts.get(name_key(o.name), 0),
             )
             for o in s.scalars(select(Owner).order_by(Owner.name))
         ]
 
 
 def owner_of_token(store: Store, token: str | None) -> str | None:
-    """The name of the live owner whose token this is, else None."""
+    """The name of the live owner whose token this is, else None (never a reserved name)."""
     if not token or not token.startswith(PREFIX):
         return None
     with store.read() as s:
         owner = s.scalar(
             select(Owner).where(Owner.token_hash == token_hash(token), Owner.revoked_at.is_(None))
         )
-        return owner.name if owner is not None else None
+        return owner.name if owner is not None and not is_reserved(owner.name) else None

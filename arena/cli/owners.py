@@ -38,7 +38,10 @@ def _manage(remote: Remote, method: str, name: str):  # noqa: ANN202 - a protobu
 @click.argument("name")
 @remote_options
 def add(name: str, remote: Remote | None) -> None:
-    """Create owner NAME and print its new token once (remotely: AddOwner, with the admin token)."""
+    """Create owner NAME and print its new token once (remotely: AddOwner, with the admin token).
+
+    NAME may not be another owner's in other case (`Carol` beside `carol`) nor a reserved name
+    (admin, house, root, system, organiser and the like: docs/security.md "Identity")."""
     if remote is not None:
         _print_token(name, _manage(remote, "AddOwner", name).token, "created owner")
         return

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from arena.ladder.matchmaking import RECENT, suspension_reason
 from arena.ladder.ratings import elo_update
 from arena.store import MatchResult, Store
-from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, utcnow
+from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, SuspensionKind, utcnow
 from arena.store.queue import lock_for_record
 from arena.store.repo import suspend_bot
 from arena.verdicts import is_fault
@@ -113,5 +113,6 @@ def _check_suspension(s: Session, entry_id: int) -> str | None:
     reason = suspension_reason(own)
     if reason is None or entry.version.bot.suspended:
         return None
-    suspend_bot(s, entry.version.bot_id, f"{entry.version.bot.name}@{entry.version.number} {reason}")
+    label = f"{entry.version.bot.name}@{entry.version.number}"
+    suspend_bot(s, entry.version.bot_id, f"{label} {reason}", SuspensionKind.FAULTS)  # a new version lifts it
     return entry.version.bot.name

@@ -16,6 +16,7 @@ from arena.access.roles import Principal, resolve
 from arena.sandbox.archive import MAX_BUNDLE_BYTES
 from arena.service.errors import PermissionDenied
 from arena.store import Store
+from arena.store.identity import HOUSE
 
 log = logging.getLogger("arena.service")
 
@@ -50,12 +51,14 @@ def require_admin(principal: Principal, what: str) -> None:
 
 
 def require_owner(principal: Principal, what: str) -> str:
-    """The owner's name (the admin acts as owner 'admin' unless told otherwise); spectators are refused."""
+    """The owner a bot of this principal is filed under: an owner's own name, or for the admin the
+    house (`HOUSE`, a reserved name no owner token resolves to) unless told otherwise. Spectators are
+    refused."""
     if principal.role == "spectator":
         raise PermissionDenied(
             f"{what} needs an owner's API token (ARENA_API_TOKEN); ask the organiser for one"
         )
-    return principal.owner or "admin"
+    return principal.owner or HOUSE
 
 
 def _host(address: str) -> str:

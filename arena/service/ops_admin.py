@@ -94,6 +94,8 @@ def season_step(service: Service, principal: Principal, name: str, step: str) ->
 
 
 def suspend(service: Service, principal: Principal, name: str, reason: str, *, on: bool) -> pb.BotInfo:
+    """SuspendBot/ReinstateBot: the organiser's suspension (SuspensionKind.ORGANISER) stays through
+    new versions until ReinstateBot, which lifts a suspension of either kind."""
     from arena.store.repo import suspend_bot
 
     require_admin(principal, "SuspendBot" if on else "ReinstateBot")
@@ -104,9 +106,10 @@ def suspend(service: Service, principal: Principal, name: str, reason: str, *, o
         if bot is None:
             raise NotFound(f"no bot named {echo(name)}")
         if on:
-            suspend_bot(s, bot.id, f"suspended by the organiser: {reason or 'no reason given'}")
+            why = f"suspended by the organiser: {reason or 'no reason given'}"
+            suspend_bot(s, bot.id, why, m.SuspensionKind.ORGANISER)
         elif bot.suspended:
-            bot.suspended, bot.suspension_reason = False, None
+            bot.suspended, bot.suspension_reason, bot.suspension_kind = False, None, None
             s.add(
                 m.Notice(bot_id=bot.id, kind="reinstated", message=f"reinstated by the organiser: {reason}")
             )

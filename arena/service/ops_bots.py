@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from arena.access.roles import Principal
+from arena.access.roles import Principal, owner_of
 from arena.proto import arena_pb2 as pb
 from arena.service.convert import bot_info, match_info, version_info
 from arena.service.core import Service, require_owner
@@ -28,7 +28,7 @@ from arena.service.errors import (
     echo,
 )
 from arena.store import models as m
-from arena.store.repo import NAME_RE
+from arena.store.repo import NAME_RE, bot_named, check_spelling
 
 FORMATS = ("tar.gz", "zip")
 RECENT = 20
@@ -71,8 +71,9 @@ def submitter(service: Service, principal: Principal, name: str, owner: str = ""
         raise PermissionDenied("only the admin may submit for another owner; leave owner empty")
     who = owner or me
     with service.store.read() as s:
-        bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
-        if bot is not None and bot.owner != who:
+        bot = bot_named(s, name)  # regardless of case: `Alice-Random` is `alice-random`
+        check_spelling(bot, name)  # before the upload is read: FAILED_PRECONDITION naming the bot
+        if bot is not None and not owner_of(bot.owner).same_as(owner_of(who)):
             raise PermissionDenied(f"bot {name!r} belongs to another owner; pick another name")
     return who
 

@@ -59,7 +59,7 @@ def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) 
             rules=rules,
             time_control=tc,
             seed=new_seed(),
-            requested_by=principal.owner or "admin",
+            requested_by=principal.name,  # "admin" for the organiser: a reserved name
         )
         s.add(match)
         commit_decks(s, match)

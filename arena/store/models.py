@@ -8,6 +8,7 @@ Bots have versions (one per distinct submitted content hash). A season enters bo
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from sqlalchemy import (
     JSON,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -38,6 +40,13 @@ class Base(DeclarativeBase):
     pass
 
 
+class SuspensionKind(StrEnum):
+    """Who suspended a bot, which says what lifts it (docs/ladder.md "Suspension")."""
+
+    FAULTS = "faults"  # the ladder, for repeated faults: the owner's next version lifts it
+    ORGANISER = "organiser"  # the organiser (SuspendBot): only the organiser lifts it (ReinstateBot)
+
+
 class Bot(Base):
     __tablename__ = "bots"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -48,9 +57,16 @@ class Bot(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     # at most limits.SUSPENSION_REASON characters: a CHECK of migration 0008
     suspension_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # a SuspensionKind while suspended, else None
+    suspension_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
     # when it was last retired or suspended: workers are told to stop its warm zygotes for a while
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     versions: Mapped[list[BotVersion]] = relationship(back_populates="bot", order_by="BotVersion.number")
+
+
+# Names are unique regardless of case (`Alice-Random` is `alice-random`): the name rule is ASCII, so
+# SQL's lower() is the same on SQLite and PostgreSQL (migration 0007).
+Index("uq_bots_name_key", func.lower(Bot.name), unique=True)
 
 
 class BotVersion(Base):
@@ -90,6 +106,9 @@ class Owner(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+Index("uq_owners_name_key", func.lower(Owner.name), unique=True)
 
 
 class Notice(Base):

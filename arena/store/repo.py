@@ -28,8 +28,21 @@ from arena.store.db import (
     make_private,
     shown,
 )
+from arena.store.identity import filed_owner, name_key
 from arena.store.migrate import upgrade
-from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Notice, Replay, Season, utcnow
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Entry,
+    Match,
+    MatchLog,
+    Notice,
+    Owner,
+    Replay,
+    Season,
+    SuspensionKind,
+    utcnow,
+)
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: "$" would let a trailing newline in
 #: How long after a bot is retired or suspended the jobs tell workers to stop its warm zygotes: well
@@ -143,17 +156,21 @@ class Store:
         build_ok: bool = True,
         build_log: str = "",
     ) -> Submitted:
-        """Register a submission. The same content under the same name returns the existing version."""
+        """Register a submission. The same content under the same name returns the existing version.
+
+        A reserved owner name files the bot under the house (`arena.store.identity`); a live owner's
+        name is filed in that owner's own spelling. A new version lifts a suspension for faults,
+        never the organiser's (docs/ladder.md "Suspension")."""
         check_name(name, "bot name")
         check_name(owner, "owner")
         with self.tx() as s:
-            bot = s.scalar(select(Bot).where(Bot.name == name))
+            owner = owner_spelling(s, filed_owner(owner))
+            bot = bot_named(s, name)
+            check_claim(bot, name, owner)
             if bot is None:
                 bot = Bot(name=name, owner=owner)
                 s.add(bot)
                 s.flush()
-            elif bot.owner != owner:
-                raise StoreError(f"bot {name!r} belongs to {bot.owner!r}; pick another --name")
             same = s.scalar(
                 select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash)
             )
@@ -174,8 +191,17 @@ class Store:
             )
             s.add(version)
             bot.retired = False
-            if bot.suspended:  # a new version is a fresh start
-                bot.suspended = False
+            if bot.suspended and bot.suspension_kind == SuspensionKind.ORGANISER:
+                s.add(
+                    Notice(
+                        bot_id=bot.id,
+                        kind="still_suspended",
+                        message=f"version {number} submitted; the organiser's suspension stays until "
+                        "the organiser reinstates the bot",
+                    )
+                )
+            elif bot.suspended:  # a new version is a fresh start after faults
+                bot.suspended, bot.suspension_kind = False, None
                 s.add(
                     Notice(
                         bot_id=bot.id,
@@ -302,12 +328,46 @@ def find_bot(s: Session, name: str) -> Bot:
     return bot
 
 
-def suspend_bot(s: Session, bot_id: int, reason: str) -> None:
-    """Suspend a bot (all its season entries stop being scheduled) and tell its owner why."""
+def bot_named(s: Session, name: str) -> Bot | None:
+    """The bot called `name` regardless of case (`Alice-Random` finds `alice-random`)."""
+    return s.scalar(select(Bot).where(func.lower(Bot.name) == name_key(name)))
+
+
+def check_spelling(bot: Bot | None, name: str) -> None:
+    """StoreError naming the registered name when `bot`, the bot called `name` regardless of case,
+    spells it otherwise."""
+    if bot is not None and bot.name != name:
+        raise StoreError(
+            f"bot name {name!r} is taken by {bot.name!r} (names that differ only in case are the "
+            f"same name); submit as {bot.name!r} if it is yours, or pick another name"
+        )
+
+
+def check_claim(bot: Bot | None, name: str, owner: str) -> None:
+    """StoreError unless `owner` may submit under `name`, given `bot`, the bot of that name
+    regardless of case: the name must be spelled as registered, and the bot must be `owner`'s."""
+    check_spelling(bot, name)
+    if bot is not None and name_key(bot.owner) != name_key(owner):
+        raise StoreError(f"bot {name!r} belongs to {bot.owner!r}; pick another --name")
+
+
+def owner_spelling(s: Session, owner: str) -> str:
+    """`owner` as the owner of that name (regardless of case) spells it, so that its bots are filed
+    under one spelling; unchanged when no owner has the name."""
+    return s.scalar(select(Owner.name).where(func.lower(Owner.name) == name_key(owner))) or owner
+
+
+def suspend_bot(s: Session, bot_id: int, reason: str, kind: SuspensionKind = SuspensionKind.FAULTS) -> None:
+    """Suspend a bot (all its season entries stop being scheduled) and tell its owner why.
+
+    `kind` says what lifts it: the owner's next version lifts a suspension for FAULTS (the ladder's),
+    only the organiser's ReinstateBot lifts the ORGANISER's. The organiser suspending a bot already
+    suspended for faults makes it the organiser's."""
     bot = s.get_one(Bot, bot_id)
-    if bot.suspended:
+    if bot.suspended and (kind == SuspensionKind.FAULTS or bot.suspension_kind == SuspensionKind.ORGANISER):
         return
     bot.suspended = True
+    bot.suspension_kind = kind
     bot.suspension_reason = reason
     bot.stopped_at = utcnow()
     s.add(Notice(bot_id=bot_id, kind="suspended", message=reason))

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.access.admin import AdminToken, bearer
 from arena.access.owners import PREFIX, owner_of_token
+from arena.store.identity import is_reserved
 from arena.access.ratelimit import RateLimited
 from arena.web.tokens import OwnerTokens
 
@@ -43,8 +44,9 @@ def is_admin(request: Request, token: str | None) -> bool:
 
 
 def owns(request: Request, owner: str, token: str | None) -> bool:
-    """`token` is `owner`'s: its API token (`elf_`, `arena owners add`), or the older HMAC web token."""
-    if not token:
+    """`token` is `owner`'s: its API token (`elf_`, `arena owners add`), or the older HMAC web token.
+    No owner token is the house's (a reserved name: the organiser's own bots, the admin token's)."""
+    if not token or is_reserved(owner):
         return False
     if token.startswith(PREFIX):
         return owner_of_token(request.app.state.service.store, token) == owner

@@ -129,8 +129,7 @@ def _my_bots(request: Request, me: WebSession) -> dict[str, Any]:
     challenges = [
         as_json(x)
         for x in mine
-        if x.requested_by == (me.principal.owner or "admin")
-        or any(p.split("@")[0] in names for p in x.players)
+        if x.requested_by == me.principal.name or any(p.split("@")[0] in names for p in x.players)
     ][:50]
     return {"bots": bots, "challenges": challenges}
 
