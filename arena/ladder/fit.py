@@ -6,13 +6,23 @@ What it will not do is show a figure the data does not support:
   The comparison graph's connected groups are fitted apart, each anchored on its own (its anchor
   players, else a mean of `anchor`), and the LOS between groups is NaN: they cannot be compared.
 - **Convergence.** Newton's method must reach a step below `tol`; otherwise `FitError`.
-- **Covariance.** The Fisher information of each group (made definite by the anchoring) is checked
-  positive definite by a Cholesky factorisation and inverted; any variance that comes out not
-  finite or not positive raises `FitError`. An interval is never silently ±0.
 - **Perfect and zero scores.** The prior keeps their estimate finite, but the estimate is then the
   prior's, not the data's, so `bound` marks it and `bound_elo` gives an honest one-sided bound: the
   rating at which the perfect (or zero) score would have had a 2.5% chance, against the opponents
   met (the lower end of a 95% interval).
+
+Sparse throughout: the fit works on the comparison graph's edge list (the pairs that met), never an
+n×n matrix, so it costs O(players + pairs). The Fisher information is the graph's weighted Laplacian;
+each Newton step is solved by preconditioned conjugate gradients (`arena.ladder.newton`), warm-started
+from a previous fit's ratings when given.
+
+**Intervals** use the information's diagonal (each player's own information, d_i): the variance of a
+rating is 1/d_i, corrected for the mean anchor (var_i = v_i (1 − 2/m) + Σv/m² in a group of m); the
+variance of a difference is v_i + v_j − 2 h_ij/(d_i d_j) (h_ij the pair's information). This is the
+first term of the inverse's Neumann series: exact for a complete graph up to O(1/m), and it measures
+95% ± 1% coverage on ladders where each bot meets many of the field (docs/ladder.md has the measured
+coverage). It under-covers when bots only ever meet a narrow band of the field: there the
+information's low modes (the whole band drifting together) add variance that the diagonal misses.
 
 The prior is BayesElo's virtual draws, scaled to the games played: each player's `prior` draws are
 spread over its opponents in proportion to the games it played against each, so it never outweighs
@@ -28,8 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.ladder.blas import add_transpose, definite_inverse, for_size
-from arena.ladder.newton import as_information, information, newton_step
+from arena.ladder.newton import Graph, StepError, components, information, newton_step
 
 INITIAL = 1500.0
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # natural log-odds units -> Elo points
@@ -43,11 +52,41 @@ def score_of(elo: Any) -> Any:
 
 
 PRIOR = 2.0  # virtual drawn games per player (BayesElo's default)
+EXACT_MAX = 64  # players: a group this small gets its exact covariance (64² figures); larger, the diagonal
 BOUND_P = 0.025  # a perfect score's bound: the rating at which it had this chance (95% two-sided)
 
 
 class FitError(ArithmeticError):
-    """The fit cannot give ratings the data supports (no convergence, a covariance not definite)."""
+    """The fit cannot give ratings the data supports (no convergence, an information not definite)."""
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A season's results aggregated per pair of players (u < v), what the fit reads: the games of
+    each pair, and each player's games and points in all."""
+
+    n: int
+    u: np.ndarray  # int64, u < v, each pair once
+    v: np.ndarray
+    games: np.ndarray  # float64, games of the pair
+    player_games: np.ndarray  # float64, per player
+    player_points: np.ndarray  # float64, per player
+
+    @classmethod
+    def from_matches(
+        cls,
+        n: int,
+        a: Sequence[int] | np.ndarray,
+        b: Sequence[int] | np.ndarray,
+        score_a: Sequence[float] | np.ndarray,
+    ) -> Pairs:
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        s = np.asarray(score_a, dtype=np.float64)
+        key, games = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+        player_games = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
+        points = np.bincount(a, weights=s, minlength=n) + np.bincount(b, weights=1.0 - s, minlength=n)
+        return cls(n, key // n, key % n, games.astype(np.float64), player_games, points)
 
 
 @dataclass(frozen=True)
@@ -55,7 +94,7 @@ class Fit:
     """A season fit for players 0..n-1 (Elo scale). NaN marks what cannot be rated or compared."""
 
     ratings: np.ndarray  # NaN: unrated (no counted game)
-    cov: np.ndarray  # Elo² covariance; 0 across groups and for anchors
+    var: np.ndarray  # Elo² variance of each rating; 0 for anchors, NaN unrated
     games: np.ndarray
     points: np.ndarray
     iterations: int  # Newton iterations of the largest group
@@ -64,6 +103,12 @@ class Fit:
     bound: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))  # +1 lower, -1 upper
     bound_elo: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the bound's value (NaN: none)
     anchor: float = INITIAL
+    info: np.ndarray = field(default_factory=lambda: np.zeros(0))  # each player's information d_i
+    pair_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # u·n + v, sorted
+    pair_info: np.ndarray = field(default_factory=lambda: np.zeros(0))  # each pair's information h_uv
+    exact: dict[int, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict
+    )  # small group -> (players, Elo² cov)
 
     @property
     def rated(self) -> np.ndarray:
@@ -76,28 +121,48 @@ class Fit:
     @property
     def ci95(self) -> np.ndarray:
         """Half-width of each rating's 95% interval (NaN: unrated; 0: an anchor, fixed by definition)."""
-        out = Z95 * np.sqrt(np.diag(self.cov))
-        out[~self.rated] = np.nan
-        return out
+        return Z95 * np.sqrt(self.var)
 
     def is_anchor(self, i: int) -> bool:
         return bool(self.group[i] >= 0) and i in self.anchored[int(self.group[i])]
 
-    def los(self) -> np.ndarray:
-        """LOS[i, j]: probability that i is stronger than j; NaN when they cannot be compared."""
-        var = np.diag(self.cov)
-        diff_var = var[:, None] + var[None, :] - 2.0 * self.cov
-        diff = self.ratings[:, None] - self.ratings[None, :]
+    def los_pairs(self, i: Sequence[int] | np.ndarray, j: Sequence[int] | np.ndarray) -> np.ndarray:
+        """LOS of each pair (i[k], j[k]): the probability that i[k] is stronger; NaN when they cannot
+        be compared (unrated, or groups that never met). O(1) a pair: no n×n table."""
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        n = len(self.ratings)
+        if not len(i):
+            return np.zeros(0)
+        key = np.minimum(i, j) * n + np.maximum(i, j)
+        at = np.searchsorted(self.pair_key, key)
+        at = np.minimum(at, max(len(self.pair_key) - 1, 0))
+        h = np.where(self.pair_key[at] == key, self.pair_info[at], 0.0) if len(self.pair_key) else 0.0 * key
         with np.errstate(divide="ignore", invalid="ignore"):
+            cross = h / (self.info[i] * self.info[j]) * ELO_PER_UNIT**2
+            free = (self.var[i] > 0) & (self.var[j] > 0)
+            cross = np.where(free, cross, 0.0)
+            for g, (members, cov) in self.exact.items():  # small groups: the exact covariance
+                here = np.flatnonzero((self.group[i] == g) & (self.group[j] == g))
+                if len(here):
+                    cross[here] = cov[np.searchsorted(members, i[here]), np.searchsorted(members, j[here])]
+            diff_var = self.var[i] + self.var[j] - 2.0 * cross
+            diff = self.ratings[i] - self.ratings[j]
             z = diff / np.sqrt(np.where(diff_var > 0.0, diff_var, np.nan))
         out = normal_cdf(z)
-        same = (self.group[:, None] == self.group[None, :]) & self.rated[:, None]
+        same = (self.group[i] == self.group[j]) & (self.group[i] >= 0)
         fixed = same & ~(diff_var > 0.0)  # two anchors: the difference is known exactly
         out[fixed] = np.where(diff[fixed] > 0, 1.0, np.where(diff[fixed] < 0, 0.0, 0.5))
         out[~same] = np.nan
-        idx = np.flatnonzero(self.rated)
-        out[idx, idx] = 0.5
+        out[same & (i == j)] = 0.5
         return out
+
+    def los(self) -> np.ndarray:
+        """LOS[i, j] for every pair: an n×n table, for small fits and tests only (the standings ask
+        `los_pairs` for the pairs they show)."""
+        n = len(self.ratings)
+        i, j = np.divmod(np.arange(n * n), n)
+        return self.los_pairs(i, j).reshape(n, n)
 
 
 def normal_cdf(z: np.ndarray) -> np.ndarray:
@@ -110,22 +175,19 @@ def normal_cdf(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.sign(z) * erf)
 
 
-def pair_games(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Games N[i, j] between players i and j (symmetric), from int64 arrays of the matches' sides."""
-    return add_transpose(np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(np.float64))
-
-
 def pair_table(
     n: int,
     a: Sequence[int] | np.ndarray,
     b: Sequence[int] | np.ndarray,
     score_a: Sequence[float] | np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Aggregate matches into games N[i, j] (symmetric) and points W[i, j] (i's points against j)."""
+    """Dense games N[i, j] (symmetric) and points W[i, j] (i's against j): the reference computation
+    of the tests and small tables only, never the season fit (it is n×n)."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     s = np.asarray(score_a, dtype=np.float64)
-    games = pair_games(n, a, b)
+    games = np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(np.float64)
+    games += games.T
     won = np.bincount(a * n + b, weights=s, minlength=n * n) + np.bincount(
         b * n + a, weights=1.0 - s, minlength=n * n
     )
@@ -133,31 +195,11 @@ def pair_table(
 
 
 def virtual_draws(games: np.ndarray, prior: float) -> np.ndarray:
-    """Virtual games per pair: each player's `prior` spread over its opponents in proportion to the
-    games it played against each (so a pair met often is never outweighed by the prior)."""
+    """Virtual games per pair of a dense games table (the tests' reference): each player's `prior`
+    spread over its opponents in proportion to the games it played against each."""
     total = games.sum(axis=1)
     share = np.divide(games, total[:, None], out=np.zeros_like(games), where=total[:, None] > 0)
     return prior * 0.5 * (share + share.T)
-
-
-def components(games: np.ndarray) -> list[np.ndarray]:
-    """The connected groups of the comparison graph among players with games, largest first."""
-    n = len(games)
-    met = games > 0
-    label = np.full(n, -1, dtype=np.int64)
-    groups: list[np.ndarray] = []
-    for start in np.flatnonzero(met.any(axis=1)):
-        if label[start] >= 0:
-            continue
-        label[start] = len(groups)
-        frontier = np.array([start])
-        while frontier.size:
-            reached = met[frontier].any(axis=0) & (label < 0)
-            frontier = np.flatnonzero(reached)
-            label[frontier] = len(groups)
-        groups.append(np.flatnonzero(label == len(groups)))
-    groups.sort(key=lambda g: (-len(g), int(g[0])))
-    return groups
 
 
 def fit_ratings(
@@ -171,24 +213,34 @@ def fit_ratings(
     anchors: Mapping[int, float] | None = None,
     tol: float = 1e-7,
     max_iter: int = 100,
+    warm: np.ndarray | None = None,
 ) -> Fit:
-    """Maximum-likelihood Bradley–Terry ratings for players 0..n-1 (see the module docstring).
+    """Maximum-likelihood Bradley–Terry ratings for players 0..n-1 from a list of matches (see
+    `fit_pairs`, which does the work on the results aggregated per pair)."""
+    pairs = Pairs.from_matches(n, a, b, score_a)
+    return fit_pairs(
+        pairs, anchor=anchor, prior=prior, anchors=anchors, tol=tol, max_iter=max_iter, warm=warm
+    )
+
+
+def fit_pairs(
+    pairs: Pairs,
+    *,
+    anchor: float = INITIAL,
+    prior: float = PRIOR,
+    anchors: Mapping[int, float] | None = None,
+    tol: float = 1e-7,
+    max_iter: int = 100,
+    warm: np.ndarray | None = None,
+) -> Fit:
+    """Maximum-likelihood Bradley–Terry ratings (see the module docstring).
 
     `anchors` fixes players at given Elo ratings (their group is anchored by them instead of by a
     mean of `anchor`). `prior` is the virtual draws per player; 0 gives the plain MLE, which has no
-    finite answer for a perfect or zero score (`FitError` says so).
-
-    The only n×n tables are the games and, per group, the games with the virtual draws (the
-    information's pair weights); points enter the likelihood through each player's total only.
-    """
+    finite answer for a perfect or zero score (`FitError` says so). `warm`: ratings (Elo, NaN for
+    none) of an earlier fit to start Newton's method from; the answer is the same, found sooner."""
     anchors = dict(anchors or {})
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    s = np.asarray(score_a, dtype=np.float64)
-    games = pair_games(n, a, b)
-    real_games = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
-    real_games = real_games.astype(np.float64)
-    real_points = np.bincount(a, weights=s, minlength=n) + np.bincount(b, weights=1.0 - s, minlength=n)
+    n, real_games, real_points = pairs.n, pairs.player_games, pairs.player_points
     perfect = (real_games > 0) & (real_points >= real_games)
     zero = (real_games > 0) & (real_points <= 0)
     if prior <= 0 and (perfect | zero).any():
@@ -197,76 +249,133 @@ def fit_ratings(
             f"player {who} has a {'perfect' if perfect[who] else 'zero'} score: without a prior "
             "there is no finite maximum-likelihood rating"
         )
-    # virtual_draws(games, prior) is games[i, j] · (c[i] + c[j]), c = prior / (2 · games of each)
+    # the virtual draws of a pair are games · (c[u] + c[v]), c = prior / (2 · games of each)
     c = np.divide(0.5 * max(prior, 0.0), real_games, out=np.zeros(n), where=real_games > 0)
-    with for_size(n):
-        virtual_total = c * real_games + games @ c  # each player's virtual games
+    u, v, games = pairs.u, pairs.v, pairs.games
+    w = games * (1.0 + c[u] + c[v])
+    virtual = games * (c[u] + c[v])
+    virtual_total = np.bincount(u, virtual, n) + np.bincount(v, virtual, n)
     points = real_points + 0.5 * virtual_total
-    totals = real_games + virtual_total
-    ratings = np.full(n, np.nan)
-    cov: np.ndarray | None = None
+    label = components(n, u, v)
+    played = real_games > 0
+    roots = np.unique(label[played])
+    sizes = np.bincount(label[played], minlength=n)[roots]
+    order = sorted(range(len(roots)), key=lambda k: (-int(sizes[k]), int(roots[k])))
+    ratings, var, info = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)
+    pair_info = np.zeros(len(u))
     group = np.full(n, -1, dtype=np.int64)
     anchored: list[tuple[int, ...]] = []
+    exact: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     iterations = 0
-    for g, idx in enumerate(components(games)):
+    for g, k in enumerate(order):
+        idx = np.flatnonzero(label == roots[k])
         group[idx] = g
-        members = set(idx.tolist())
-        fixed = {int(np.searchsorted(idx, i)): elo for i, elo in anchors.items() if i in members}
-        anchored.append(tuple(int(idx[k]) for k in sorted(fixed)))
-        whole = len(idx) == n
-        with for_size(len(idx)):
-            weights = _with_virtual(games[_block(idx)], c[idx])
-            theta, sub_cov, its = _fit_group(weights, points[idx], totals[idx], fixed, tol, max_iter)
-        iterations = max(iterations, its) if g else its
-        ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
-        sub_cov *= ELO_PER_UNIT**2
-        if whole:
-            cov = sub_cov
+        local = np.full(n, -1, dtype=np.int64)
+        local[idx] = np.arange(len(idx))
+        on: np.ndarray | slice
+        if len(idx) == n:  # one group of everyone (a large ladder's usual case): no copies
+            on, graph = slice(None), Graph(n, u, v, w)
         else:
-            cov = np.zeros((n, n)) if cov is None else cov
-            cov[_block(idx)] = sub_cov
-    cov = np.zeros((n, n)) if cov is None else cov
+            on = np.flatnonzero(label[u] == roots[k])
+            graph = Graph(len(idx), local[u[on]], local[v[on]], w[on])
+        fixed = {int(local[i]): elo for i, elo in anchors.items() if 0 <= i < n and local[i] >= 0}
+        anchored.append(tuple(int(idx[j]) for j in sorted(fixed)))
+        start = None if warm is None else warm[idx]
+        theta, h, its = _fit_group(
+            graph, points[idx], real_points[idx], real_games[idx], fixed, start, anchor, tol, max_iter
+        )
+        iterations = its if g == 0 else max(iterations, its)
+        ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
+        d = graph.degree(h)
+        info[idx], pair_info[on] = d, h
+        if graph.m <= EXACT_MAX:
+            cov = _exact_cov(graph, h, d, fixed) * ELO_PER_UNIT**2
+            exact[g] = (idx, cov)
+            var[idx] = np.diag(cov)
+        else:
+            var[idx] = _variances(d, fixed) * ELO_PER_UNIT**2
     bound = np.where(perfect, 1, np.where(zero, -1, 0)).astype(np.int8)
-    bound_elo = _bounds(games, ratings, bound)
+    bound_elo = _bounds(pairs, ratings, bound)
     return Fit(
-        ratings, cov, real_games, real_points, iterations, group, tuple(anchored), bound, bound_elo, anchor
+        ratings,
+        var,
+        real_games,
+        real_points,
+        iterations,
+        group,
+        tuple(anchored),
+        bound,
+        bound_elo,
+        anchor,
+        info,
+        u * n + v,
+        pair_info,
+        exact,
     )
 
 
-def _block(idx: np.ndarray) -> tuple[slice, slice] | tuple[np.ndarray, np.ndarray]:
-    """The index of matrix[idx][:, idx] (sorted idx): slices when idx is one run of players (views,
-    no gather), else an open mesh."""
-    if len(idx) and idx[-1] - idx[0] == len(idx) - 1:
-        run = slice(int(idx[0]), int(idx[-1]) + 1)
-        return run, run
-    rows, cols = np.ix_(idx, idx)
-    return rows, cols
+def _exact_cov(graph: Graph, h: np.ndarray, d: np.ndarray, fixed: dict[int, float]) -> np.ndarray:
+    """A small group's exact covariance (log-odds units²): the inverse of its information, on the free
+    players (anchors fixed), or its pseudo-inverse under the mean anchor. At most EXACT_MAX² figures."""
+    m = graph.m
+    info = np.zeros((m, m))
+    np.add.at(info, (graph.u, graph.v), -h)
+    info += info.T
+    info[np.diag_indices(m)] += d
+    try:
+        if fixed:
+            free = np.ones(m, dtype=bool)
+            free[list(fixed)] = False
+            cov: np.ndarray = np.zeros((m, m))
+            np.linalg.cholesky(info[np.ix_(free, free)])  # definite, or LinAlgError
+            cov[np.ix_(free, free)] = np.linalg.inv(info[np.ix_(free, free)])
+        else:
+            shifted = info + 1.0 / m
+            np.linalg.cholesky(shifted)
+            cov = np.linalg.inv(shifted) - 1.0 / m
+    except np.linalg.LinAlgError:
+        raise FitError("the season fit's information matrix is not positive definite") from None
+    var = np.diag(cov)
+    if fixed:
+        var = np.delete(var, list(fixed))
+    if not (np.isfinite(var).all() and (var > 0).all()):
+        raise FitError("the season fit's covariance has a variance that is not finite and positive")
+    return 0.5 * (cov + cov.T)
 
 
-def _with_virtual(games: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """games + virtual draws, a new matrix: games[i, j] · (1 + c[i] + c[j])."""
-    factor = np.add.outer(c, c)
-    factor += 1.0
-    factor *= games
-    return factor
+def _variances(d: np.ndarray, fixed: dict[int, float]) -> np.ndarray:
+    """Each rating's variance (log-odds units²) from the information's diagonal: 1/d, corrected for the
+    mean anchor; 0 for an anchor (see the module docstring for what it approximates)."""
+    if not (np.isfinite(d).all() and (d > 0).all()):
+        raise FitError("the season fit's information has a player with no information (not definite)")
+    v = 1.0 / d
+    if fixed:
+        v[list(fixed)] = 0.0
+        return v
+    m = len(d)
+    return v * (1.0 - 2.0 / m) + v.sum() / m**2
 
 
 def _fit_group(
-    games: np.ndarray,
+    graph: Graph,
     points: np.ndarray,
-    totals: np.ndarray,
+    real_points: np.ndarray,
+    real_games: np.ndarray,
     fixed: dict[int, float],
+    warm: np.ndarray | None,
+    anchor: float,
     tol: float,
     max_iter: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Newton's method for one connected group: (theta in log-odds units, covariance, iterations).
-    `games`: games and virtual draws per pair; `points` and `totals`: each player's.
-
-    Anchored by `fixed` (local index -> Elo) when given, else by a mean of 0 (the information plus
-    J/m, J the all-ones matrix, is definite and its inverse minus J/m is the constrained covariance)."""
-    m = len(games)
+    """Newton's method for one connected group: (theta in log-odds units, the information's pair
+    weights at theta, iterations). `points`: each player's with the virtual draws. Anchored by
+    `fixed` (local index -> Elo) when given, else by a mean of 0."""
+    m = graph.m
     free = np.ones(m, dtype=bool)
-    theta = np.log((points + 0.5) / (totals - points + 0.5))  # a start near the answer
+    theta = np.log((real_points + 0.5) / (real_games - real_points + 0.5))  # a start near the answer
+    if warm is not None:
+        known = np.isfinite(warm)
+        theta[known] = (warm[known] - (0.0 if fixed else anchor)) / ELO_PER_UNIT
     for k, elo in fixed.items():
         free[k] = False
         theta[k] = elo / ELO_PER_UNIT
@@ -275,12 +384,11 @@ def _fit_group(
     biggest = math.inf
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad = information(games, points, theta)
-        step = np.zeros(m)
-        if fixed:
-            step[free] = _step(h[np.ix_(free, free)], h.sum(axis=1)[free], grad[free], 0.0)
-        else:
-            step = _step(h, h.sum(axis=1), grad, 1.0 / m)
+        h, grad = information(graph, points, theta)
+        try:
+            step = newton_step(graph, h, grad, free if fixed else None)
+        except StepError as exc:
+            raise FitError(f"the season fit's Newton step failed ({exc})") from None
         biggest = float(np.abs(step).max(initial=0.0))
         if not math.isfinite(biggest):
             raise FitError("the season fit diverged (a non-finite Newton step)")
@@ -296,42 +404,18 @@ def _fit_group(
             f"the season fit did not converge in {max_iter} Newton iterations "
             f"(last step {biggest * ELO_PER_UNIT:.3g} Elo)"
         )
-    h = information(games, points, theta)[0]
-    if fixed:
-        cov = np.zeros((m, m))
-        cov[np.ix_(free, free)] = _definite_inverse(as_information(h, 0.0)[np.ix_(free, free)])
-    else:
-        cov = _definite_inverse(as_information(h, 1.0 / m))
-        cov -= 1.0 / m
-    var = np.diag(cov)[free]
-    if not (np.isfinite(var).all() and (var > 0).all()):
-        raise FitError("the season fit's covariance has a variance that is not finite and positive")
-    return theta, cov, iterations
+    return theta, information(graph, points, theta)[0], iterations
 
 
-def _step(h: np.ndarray, diag: np.ndarray, grad: np.ndarray, shift: float) -> np.ndarray:
-    try:
-        return newton_step(h, diag, grad, shift)
-    except np.linalg.LinAlgError as exc:
-        raise FitError(f"the season fit's Newton step failed ({exc})") from None
-
-
-def _definite_inverse(matrix: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric matrix that must be positive definite (Cholesky checks it)."""
-    inverse = definite_inverse(matrix, overwrite=True)
-    if inverse is None:
-        raise FitError("the season fit's information matrix is not positive definite")
-    return inverse
-
-
-def _bounds(games: np.ndarray, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:
+def _bounds(pairs: Pairs, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """For each perfect (zero) score, the rating at which that score had a BOUND_P chance against
     the opponents met, at their fitted ratings: a one-sided 97.5% lower (upper) bound."""
     out = np.full(len(ratings), np.nan)
     target = math.log(BOUND_P)
     for i in np.flatnonzero(bound):
-        opp = np.flatnonzero(games[i] > 0)
-        count, theirs = games[i, opp], ratings[opp]
+        mine = (pairs.u == i) | (pairs.v == i)
+        count = pairs.games[mine]
+        theirs = ratings[np.where(pairs.u[mine] == i, pairs.v[mine], pairs.u[mine])]
         sign = float(bound[i])  # +1: P(all won) rises with r; -1: P(all lost) falls with r
 
         def log_chance(r: float, count=count, theirs=theirs, sign=sign) -> float:

@@ -1,74 +1,120 @@
-"""The season fit's Newton iteration: the Fisher information of a Bradley–Terry model and the step.
+"""The season fit's numerical core on the comparison graph's edge list: the Bradley–Terry Fisher
+information (a weighted graph Laplacian) and its Newton step, solved by conjugate gradients.
 
-Apart from `arena.ladder.fit` because it is the numerical core, tuned for speed (cache-sized row
-blocks, inexact conjugate-gradient steps), while the fit holds the statistics around it.
+Apart from `arena.ladder.fit` because it is the numerical core, while the fit holds the statistics
+around it. Nothing here is an n×n matrix: a group of m players with E pairs that met costs O(m + E)
+memory, and one Laplacian product is two gathers and two `bincount`s over the edges.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-CG_MIN = 150  # players from which a Newton step is solved by conjugate gradients
-CG_MAX = 300
 CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see newton_step)
-ROWS = 16  # rows of the information computed at once (16 × 2,000 doubles: 256 KB, in cache)
+CG_MAX = 500
 
 
-def information(games: np.ndarray, points: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Fisher information's pair weights h[i, j] = games · p (1 − p), p = P(i beats j), and the
-    gradient of the log-likelihood at theta (the information is diag(h·1) − h; kept in that form,
-    it costs no extra n² pass). A few rows at a time, so that each row's passes stay in cache."""
-    e = np.exp(theta - theta.max())
-    h = np.empty_like(games)
-    grad = points.copy()
-    buffer = np.empty((min(ROWS, len(e)), len(e)))
-    for r0 in range(0, len(e), ROWS):
-        r1 = min(len(e), r0 + ROWS)
-        p, hr = buffer[: r1 - r0], h[r0:r1]
-        np.add.outer(e[r0:r1], e, out=p)
-        np.divide(e[r0:r1, None], p, out=p)  # p[i, j] = e_i / (e_i + e_j) = P(i beats j)
-        np.multiply(p, games[r0:r1], out=hr)
-        grad[r0:r1] -= hr.sum(axis=1)
-        np.multiply(hr, p, out=p)
-        np.subtract(hr, p, out=hr)  # games · p − games · p² = games · p (1 − p)
-    return h, grad
+class StepError(ArithmeticError):
+    """A Newton step could not be solved (the conjugate gradients broke down or did not converge)."""
 
 
-def as_information(h: np.ndarray, shift: float) -> np.ndarray:
-    """diag(h·1) − h + shift·J, in place."""
-    total = h.sum(axis=1)
-    np.subtract(shift, h, out=h)
-    h[np.diag_indices_from(h)] += total
-    return h
+@dataclass(frozen=True)
+class Graph:
+    """One connected group's comparison graph: m players, edges u < v (local indices) with their
+    games and virtual draws `w` per pair."""
+
+    m: int
+    u: np.ndarray  # int64
+    v: np.ndarray  # int64
+    w: np.ndarray  # float64
+
+    def degree(self, edge_values: np.ndarray) -> np.ndarray:
+        """Each player's sum of an edge quantity (both ends)."""
+        return np.bincount(self.u, edge_values, self.m) + np.bincount(self.v, edge_values, self.m)
+
+    def laplacian(self, h: np.ndarray, diag: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """(diag(diag) − H) x for the edge weights h, diag = each player's total of h."""
+        out = diag * x
+        out -= np.bincount(self.u, h * x[self.v], self.m)
+        out -= np.bincount(self.v, h * x[self.u], self.m)
+        return out
 
 
-def newton_step(h: np.ndarray, diag: np.ndarray, grad: np.ndarray, shift: float) -> np.ndarray:
-    """Solve (diag(diag) − h + shift·J) x = grad. Large systems by conjugate gradients with a
-    diagonal preconditioner (each iteration one matrix-vector product: a ladder's comparison graph
-    is well connected, so a dozen suffice), to a residual of CG_RTOL of the gradient (inexact
-    Newton: far from the answer an exact step is wasted work, and near it the residual is that
-    small a share of a gradient that is itself tiny; for 2,000 bots the same 5 iterations, 11
-    products instead of 56, ratings within 1e-11 Elo of the exact steps'). Small systems, or a CG
-    that stalls, directly."""
-    m = len(grad)
-    if m >= CG_MIN:
-        pre = diag + shift
-        x = grad / pre
-        r = grad - (diag * x - h @ x + shift * x.sum())
+def information(graph: Graph, points: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), and the gradient of
+    the log-likelihood at theta (points minus each player's expected points)."""
+    p = 1.0 / (1.0 + np.exp(theta[graph.v] - theta[graph.u]))
+    expected = graph.w * p
+    grad = (
+        points - np.bincount(graph.u, expected, graph.m) - np.bincount(graph.v, graph.w - expected, graph.m)
+    )
+    return expected * (1.0 - p), grad
+
+
+def newton_step(
+    graph: Graph, h: np.ndarray, grad: np.ndarray, free: np.ndarray | None, rtol: float = CG_RTOL
+) -> np.ndarray:
+    """Solve the Newton system by preconditioned conjugate gradients (Jacobi preconditioner).
+
+    `free`: the players not fixed by an anchor (their step is solved, the rest stay 0); None: no
+    anchor, the ratings' mean is fixed instead, and the system is solved on the space of steps with
+    zero sum, where the Laplacian is definite (the gradient sums to zero there, so CG stays in it).
+    The residual goal is `rtol` of the gradient (inexact Newton: far from the answer an exact step is
+    wasted work, near it the gradient itself is tiny)."""
+    diag = graph.degree(h)
+    mask = np.ones(graph.m, dtype=bool) if free is None else free
+    rhs = np.where(mask, grad, 0.0)
+    if free is None:
+        rhs -= rhs.mean()
+    pre = np.where(mask, np.maximum(diag, 1e-300), 1.0)
+    x = np.zeros(graph.m)
+    r = rhs.copy()
+    goal = rtol**2 * float(rhs @ rhs)
+    if goal == 0.0:
+        return x
+    z = r / pre
+    if free is None:
+        z -= z.mean()
+    d = z.copy()
+    rz = float(r @ z)
+    for _ in range(CG_MAX):
+        if float(r @ r) <= goal:
+            return x
+        q = graph.laplacian(h, diag, d)
+        q[~mask] = 0.0
+        dq = float(d @ q)
+        if not dq > 0.0:
+            raise StepError("the information matrix is not positive definite on the free players")
+        alpha = rz / dq
+        x += alpha * d
+        r -= alpha * q
         z = r / pre
-        d = z.copy()
-        rz = float(r @ z)
-        goal = CG_RTOL**2 * float(grad @ grad)
-        for _ in range(CG_MAX):
-            if float(r @ r) <= goal:
-                return x
-            q = diag * d - h @ d + shift * d.sum()
-            alpha = rz / float(d @ q)
-            x += alpha * d
-            r -= alpha * q
-            z = r / pre
-            rz, before = float(r @ z), rz
-            d = z + (rz / before) * d
-    info = np.subtract(shift, h)
-    info[np.diag_indices_from(info)] += diag
-    return np.linalg.solve(info, grad)  # LinAlgError: the caller names the failed fit
+        z[~mask] = 0.0
+        if free is None:
+            z -= z.mean()
+        rz, before = float(r @ z), rz
+        d = z + (rz / before) * d
+    raise StepError(f"the conjugate gradients did not reach a residual of {rtol:g} in {CG_MAX} iterations")
+
+
+def components(m: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each player's connected group label (the smallest player index in it) for edges u–v; players
+    without an edge are their own group. Label propagation with pointer jumping: O(E) a round, and a
+    handful of rounds on a ladder's well-connected graph."""
+    label = np.arange(m)
+    while True:
+        low = np.minimum(label[u], label[v])
+        new = label.copy()
+        np.minimum.at(new, u, low)
+        np.minimum.at(new, v, low)
+        new = new[new]  # pointer jumping: follow each label to its own label
+        while True:
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, label):
+            return label
+        label = new

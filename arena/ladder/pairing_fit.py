@@ -1,7 +1,9 @@
 """The ratings matchmaking pairs on, and when it fits a season again to get them (issue #18).
 
-A season's fit (arena/ladder/standings.py) is the honest rating, but it costs a fit of every result so
-far; matchmaking keeps the last one per season and refits only when enough has changed. seasons.py's
+A season's fit (arena/ladder/standings.py) is the honest rating; it reads the season's tally (results
+per pair, kept up to date by reading only new results: arena/ladder/tally.py) and starts from the last
+fit, but it is still a fit of every pair, so matchmaking keeps the last one per season and refits only
+when enough has changed. seasons.py's
 `schedule` is its one caller.
 """
 

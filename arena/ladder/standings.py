@@ -230,7 +230,11 @@ LOS_MAX = 32  # bots in one LOS table: a table is LOS_MAX² figures, never the w
 
 
 class LosError(ValueError):
-    """A LOS table asked of more bots than LOS_MAX, or of a bot not in the standings."""
+    """A LOS table asked of a bot the standings do not rate."""
+
+
+class LosTooLarge(LosError):
+    """A LOS table asked of more bots than LOS_MAX."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +270,7 @@ def los_among(rows: list[Standing], order: list[int], fit: Fit, ask: LosAsk) -> 
     wanted: set[int] = set()
     if ask.top:
         if ask.top > LOS_MAX:
-            raise LosError(
+            raise LosTooLarge(
                 f"a LOS table of the top {ask.top} bots is over the limit of {LOS_MAX}; ask for fewer"
             )
         wanted |= set(range(min(ask.top, len(rated))))
@@ -279,7 +283,7 @@ def los_among(rows: list[Standing], order: list[int], fit: Fit, ask: LosAsk) -> 
         wanted |= {j for j in range(max(0, k - 2), min(len(rated), k + 3)) if rated[j][0].group == group}
     wanted |= {position[label] for label in ask.bots}
     if len(wanted) > LOS_MAX:
-        raise LosError(f"a LOS table of {len(wanted)} bots is over the limit of {LOS_MAX}; ask for fewer")
+        raise LosTooLarge(f"a LOS table of {len(wanted)} bots is over the limit of {LOS_MAX}; ask for fewer")
     picked = sorted(wanted)
     idx = np.array([rated[k][1] for k in picked], dtype=np.int64)
     m = len(idx)

@@ -37,24 +37,29 @@ def record(store: Store, name: str, results: list[tuple[int, int, int | None]]) 
         season = s.scalars(select(Season).where(Season.name == name)).one()
         ids = {a for a, _, _ in results} | {b for _, b, _ in results}
         entries = {e.id: e for e in s.scalars(select(Entry).where(Entry.id.in_(ids)))}
+        matches = []
         for a, b, winner in results:
             e0, e1 = entries[a], entries[b]
-            m = Match(
-                season_id=season.id,
-                version0_id=e0.version_id,
-                version1_id=e1.version_id,
-                entry0_id=a,
-                entry1_id=b,
-                seed=season.recorded,
-                status="done",
-                winner=winner,
-                void=False,
-                verdicts=["ok", "ok"],
-                record_seq=season.recorded,
+            matches.append(
+                Match(
+                    season_id=season.id,
+                    version0_id=e0.version_id,
+                    version1_id=e1.version_id,
+                    entry0_id=a,
+                    entry1_id=b,
+                    seed=season.recorded,
+                    status="done",
+                    winner=winner,
+                    void=False,
+                    verdicts=["ok", "ok"],
+                    record_seq=season.recorded,
+                )
             )
             season.recorded += 1
-            s.add(m)
-            s.flush()
+        s.add_all(matches)
+        s.flush()  # the match ids, for the rating changes
+        for m, (a, b, winner) in zip(matches, results, strict=True):
+            e0, e1 = entries[a], entries[b]
             score0 = 0.5 if winner is None else float(winner == 0)
             c0, c1 = elo_update(e0.rating, e0.rated, e1.rating, e1.rated, score0)
             for entry, change in ((e0, c0), (e1, c1)):

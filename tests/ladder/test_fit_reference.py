@@ -1,8 +1,8 @@
 """The season fit against a straightforward reference: the dense per-pair tables (`pair_table`,
 `virtual_draws`), Newton's method solved directly, and the covariance as a pseudo-inverse (mean
-anchor) or a plain inverse (fixed anchors). The fit takes shortcuts (games only as n×n, points as
-totals, inexact conjugate-gradient steps from 150 players, a Cholesky inverse); none may move a
-rating or an interval."""
+anchor) or a plain inverse (fixed anchors). The fit takes shortcuts (an edge list, points as totals,
+inexact conjugate-gradient steps); none may move a rating. Its variances are the information's
+diagonal (docs/ladder.md): they must stay within SD_TOL of the exact ones, as a share."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ import pytest
 
 from arena.bench.ladder import synthetic_season
 from arena.ladder.fit import ELO_PER_UNIT, INITIAL, fit_ratings, pair_table, virtual_draws
-from arena.ladder.newton import CG_MIN
 
 RATING_TOL = 1e-6  # Elo
-COV_TOL = 1e-6  # Elo², on variances of tens to hundreds
+SD_TOL = 0.05  # an interval's half-width against the exact one, as a share (measured: +1.5% to +4%)
 
 
 def _reference(n: int, a, b, score, anchors: dict[int, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -78,10 +77,13 @@ def _same(fit, ratings: np.ndarray, cov: np.ndarray) -> None:
     assert np.array_equal(np.isnan(fit.ratings), np.isnan(ratings))
     rated = ~np.isnan(ratings)
     assert np.abs(fit.ratings[rated] - ratings[rated]).max() < RATING_TOL
-    assert np.abs(fit.cov - cov).max() < COV_TOL
+    exact = np.sqrt(np.diag(cov))[rated]
+    free = exact > 0  # not an anchor (both 0 there)
+    assert np.array_equal(fit.var[rated] > 0, free)
+    assert np.abs(np.sqrt(fit.var[rated][free]) / exact[free] - 1.0).max() < SD_TOL
 
 
-@pytest.mark.parametrize(("n", "m"), [(12, 3000), (CG_MIN + 10, 30_000)])
+@pytest.mark.parametrize(("n", "m"), [(12, 3000), (160, 30_000)])
 def test_fit_equals_the_reference_computation(n: int, m: int) -> None:
     a, b, score = _season(n, m, seed=n)
     fit = fit_ratings(n, a, b, score)

@@ -1,0 +1,185 @@
+"""A season's results aggregated per pair of entries, and each entry's last rating points, kept up to
+date by reading only what was recorded since (issue #30).
+
+The key is the season's own count of recorded results, `Season.recorded` (the season row is read
+anyway): every recorded match takes the next `record_seq`, so the results not yet tallied are those
+with `record_seq` in [tallied, recorded). The first read aggregates in SQL (GROUP BY entry pair and
+winner: one row per pair and outcome, never one per match); each later one aggregates only the new
+results (an index on (season_id, record_seq) serves it) and adds them in. The trend points come the
+same way: a window query for the last `TREND_POINTS` of every entry the first time, then only the new
+rating changes. Memory is bounded: O(pairs + entries) per season, for the last `SEASONS` seasons.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.memo import Memo
+from arena.store.models import Match, RatingChange, Season
+
+TREND_POINTS = (
+    11  # a standings row's trend: its last rating points (the rating before its last 10 matches on)
+)
+SEASONS = 8  # seasons whose tallies are kept
+SHIFT = np.int64(1 << 32)  # a pair's key: lower entry id · SHIFT + higher entry id
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A season's counted results up to `recorded`, per pair of entries (ids lo < hi)."""
+
+    recorded: int
+    keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # sorted lo·SHIFT + hi
+    games: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    points: np.ndarray = field(default_factory=lambda: np.zeros(0))  # lo's points against hi
+    trends: dict[int, tuple[float, ...]] = field(default_factory=dict)  # entry id -> last points
+    fit: Any = None  # what standings.py made from it: its fit, and a warm start for the next
+
+    def pairs(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(u, v, games, u's points) with each entry as its index in `ids` (the season's entry ids,
+        sorted)."""
+        return (
+            np.searchsorted(ids, self.keys // SHIFT),
+            np.searchsorted(ids, self.keys % SHIFT),
+            self.games,
+            self.points,
+        )
+
+
+class _Slot:
+    """One season's latest tally; replaced whole (readers never see a half-updated one)."""
+
+    def __init__(self) -> None:
+        self.tally: Tally | None = None
+        self.lock = threading.Lock()  # one refresh at a time per season
+
+
+_SLOTS: Memo[tuple, _Slot] = Memo(SEASONS)
+
+
+def season_key(s: Session, season: Season) -> tuple:
+    """A season's identity across processes' databases (ids restart in a new database)."""
+    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
+
+
+def tally(s: Session, season: Season) -> tuple[Tally, bool]:
+    """The season's tally as of `season.recorded`, and whether it changed since the last call (a new
+    fit is due). Reads only the results recorded since the last tally of this season."""
+    slot = _SLOTS.get(season_key(s, season), _Slot)
+    recorded = int(season.recorded or 0)
+    with slot.lock:
+        old = slot.tally
+        if old is not None and old.recorded == recorded:
+            return old, False
+        if old is None or old.recorded > recorded:
+            old = Tally(0)
+        new = _add(old, _aggregate(s, season.id, old.recorded, recorded), recorded)
+        trends = dict(old.trends) if old.recorded else _trend_points(s, season.id, recorded)
+        if old.recorded:
+            _extend_trends(trends, s, season.id, old.recorded, recorded)
+        slot.tally = Tally(recorded, new[0], new[1], new[2], trends, old.fit)
+        return slot.tally, True
+
+
+def keep_fit(s: Session, season: Season, current: Tally, fit: Any) -> None:
+    """Remember `fit` with the tally it was made from (if that is still the season's latest)."""
+    slot = _SLOTS.get(season_key(s, season), _Slot)
+    with slot.lock:
+        if slot.tally is current:
+            slot.tally = Tally(
+                current.recorded, current.keys, current.games, current.points, current.trends, fit
+            )
+
+
+def _aggregate(s: Session, season_id: int, since: int, until: int) -> list[tuple[int, int, int | None, int]]:
+    """(entry0, entry1, winner, count) of the counted matches with record_seq in [since, until)."""
+    rows = s.execute(
+        select(Match.entry0_id, Match.entry1_id, Match.winner, func.count())
+        .where(
+            Match.season_id == season_id,
+            Match.record_seq >= since,
+            Match.record_seq < until,
+            Match.status == "done",
+            Match.void.is_(False),
+            Match.entry0_id.is_not(None),
+            Match.entry1_id.is_not(None),
+        )
+        .group_by(Match.entry0_id, Match.entry1_id, Match.winner)
+    ).all()
+    return [(int(a), int(b), w, int(c)) for a, b, w, c in rows if a is not None and b is not None]
+
+
+def _add(
+    old: Tally, rows: list[tuple[int, int, int | None, int]], recorded: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The old tally's arrays with the new aggregated rows added in."""
+    if not rows:
+        return old.keys, old.games, old.points
+    a = np.array([r[0] for r in rows], dtype=np.int64)
+    b = np.array([r[1] for r in rows], dtype=np.int64)
+    won0 = np.array([0.5 if r[2] is None else float(r[2] == 0) for r in rows])
+    count = np.array([r[3] for r in rows], dtype=np.float64)
+    lo_first = a < b
+    keys = np.where(lo_first, a * SHIFT + b, b * SHIFT + a)
+    lo_points = np.where(lo_first, won0, 1.0 - won0) * count
+    all_keys = np.concatenate([old.keys, keys])
+    unique, at = np.unique(all_keys, return_inverse=True)
+    games = np.bincount(at, np.concatenate([old.games, count]), len(unique))
+    points = np.bincount(at, np.concatenate([old.points, lo_points]), len(unique))
+    return unique, games, points
+
+
+def _trend_points(s: Session, season_id: int, until: int) -> dict[int, tuple[float, ...]]:
+    """Each entry's last TREND_POINTS ratings (its rating before its first match, then after each),
+    by a window over its rating changes: only the last TREND_POINTS rows of each entry come back."""
+    order = (Match.record_seq.desc(), RatingChange.id.desc())
+    inner = (
+        select(
+            RatingChange.entry_id.label("entry_id"),
+            RatingChange.before.label("before"),
+            RatingChange.after.label("after"),
+            func.row_number().over(partition_by=RatingChange.entry_id, order_by=order).label("rn"),
+            func.count().over(partition_by=RatingChange.entry_id).label("cnt"),
+        )
+        .join(Match, Match.id == RatingChange.match_id)
+        .where(Match.season_id == season_id, Match.record_seq < until)
+        .subquery()
+    )
+    rows = s.execute(
+        select(inner.c.entry_id, inner.c.before, inner.c.after, inner.c.rn, inner.c.cnt)
+        .where(inner.c.rn <= TREND_POINTS)
+        .order_by(inner.c.entry_id, inner.c.rn.desc())
+    ).all()
+    out: dict[int, list[float]] = {}
+    for entry_id, before, after, rn, cnt in rows:
+        points = out.setdefault(entry_id, [])
+        if rn == cnt:  # the entry's first change: its rating before it starts the history
+            points.append(before)
+        points.append(after)
+    return {k: tuple(v[-TREND_POINTS:]) for k, v in out.items()}
+
+
+def _extend_trends(
+    trends: dict[int, tuple[float, ...]], s: Session, season_id: int, since: int, until: int
+) -> None:
+    """Add the rating changes recorded in [since, until) to each entry's last points."""
+    rows = s.execute(
+        select(RatingChange.entry_id, RatingChange.before, RatingChange.after)
+        .join(Match, Match.id == RatingChange.match_id)
+        .where(Match.season_id == season_id, Match.record_seq >= since, Match.record_seq < until)
+        .order_by(Match.record_seq, RatingChange.id)
+    ).all()
+    grown: dict[int, list[float]] = {}
+    for entry_id, before, after in rows:
+        points = grown.setdefault(entry_id, list(trends.get(entry_id, ())))
+        if not points:
+            points.append(before)
+        points.append(after)
+    for entry_id, points in grown.items():
+        trends[entry_id] = tuple(points[-TREND_POINTS:])
