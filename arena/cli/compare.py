@@ -184,14 +184,15 @@ def _resolve(store, arg: str, launcher: str):  # noqa: ANN001,ANN202 - lazily im
 def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,ANN202
     """Submit the bundle at `path` as `arena bots submit PATH --name <folder>` would, under your user."""
     from arena.store import StoreError
+    from arena.store.identity import filed_owner, name_key
     from arena.workers.submit import submit_bundle
 
-    name, owner = _bundle_bot_name(path), getpass.getuser()
+    name, owner = _bundle_bot_name(path), filed_owner(getpass.getuser())  # `root`: the house's, as stored
     try:
         existing = store.bot(name)
     except StoreError:
         existing = None
-    if existing is not None and existing.owner != owner:
+    if existing is not None and name_key(existing.owner) != name_key(owner):
         raise UserError(
             f"{arg}: its folder name makes the bot name {name!r}, which belongs to {existing.owner!r}; "
             f"rename the folder, or `arena bots submit {arg} --name OTHER` and compare OTHER"

@@ -244,3 +244,15 @@ def test_names_that_differ_only_in_case_are_one_name(both: Both, tmp_path) -> No
         "alice",
         "bob",
     ]
+
+
+def test_a_reserved_owner_name_files_the_bot_under_the_house(store) -> None:
+    """A local `arena bots submit` (or `compare`) run as `root` files under the house, however it is
+    spelled, and a live owner's name is filed in that owner's own spelling."""
+    add_owner(store, "carol")
+    hashes = iter(f"{n:064d}" for n in range(1, 10))
+    for owner in ("root", "ROOT", "Sys_Tem", "admin"):
+        store.add_version("local", owner, content_hash=next(hashes), path="/b")
+    assert store.bot("local").owner == "house" and len(store.bot("local").versions) == 4
+    store.add_version("carols", "CAROL", content_hash=next(hashes), path="/b")
+    assert store.bot("carols").owner == "carol"
