@@ -98,7 +98,10 @@ class SeasonRun:
             if season.status == "closing":
                 m = claim(s, self.owner, season_id=season.id, kinds=("final",), ttl=self.ttl)
             elif season.status == "running":
-                done, queued, running = self._ladder_counts(s)
+                # the recorded counter, not a count of the season's history: while a season runs,
+                # every match it records is a ladder match (finals come with closing)
+                done = season.recorded or 0
+                queued, running = self._open_ladder_counts(s)
                 # nothing queued: no claim to try (its queries were a fifth of a pairing's cost)
                 m = (
                     claim(s, self.owner, season_id=season.id, kinds=("ladder",), ttl=self.ttl)
@@ -143,7 +146,8 @@ class SeasonRun:
         return done, queued + running
 
     def _ladder_counts(self, s) -> tuple[int, int, int]:  # noqa: ANN001
-        """(done, queued, running) ladder matches of the season, in one query."""
+        """(done, queued, running) ladder matches of the season, in one query over its history: for
+        the start and end of a run only (each claim counts the open ones, `_open_ladder_counts`)."""
         by_status = dict(
             s.execute(
                 select(Match.status, func.count())
@@ -152,6 +156,22 @@ class SeasonRun:
             ).all()
         )
         return by_status.get("done", 0), by_status.get("queued", 0), by_status.get("running", 0)
+
+    def _open_ladder_counts(self, s) -> tuple[int, int]:  # noqa: ANN001
+        """(queued, running) ladder matches of the season: the open matches only, found by
+        `ix_matches_queue` (status first), however many the season has recorded."""
+        by_status = dict(
+            s.execute(
+                select(Match.status, func.count())
+                .where(
+                    Match.status.in_(("queued", "running")),
+                    Match.season_id == self.season_id,
+                    Match.kind == "ladder",
+                )
+                .group_by(Match.status)
+            ).all()
+        )
+        return by_status.get("queued", 0), by_status.get("running", 0)
 
     def _want_more(self, s, season: Season, done: int, open_: int) -> bool:  # noqa: ANN001
         if len(self.errors) >= MAX_FAILED:  # the executor is broken, not the bots: stop, say so

@@ -112,6 +112,28 @@ def _use_wal(cursor: sqlite3.Cursor) -> None:
             time.sleep(0.005)
 
 
+#: SQLite's advice for a connection that may live long (https://sqlite.org/pragma.html#pragma_optimize):
+#: at open, analyse every table whose statistics are missing or stale (0x10002), reading at most
+#: `analysis_limit` rows per index; and `PRAGMA optimize` again before it closes. Without statistics
+#: the planner guesses, and with a half-written store's stale ones it full-scans the open matches.
+OPTIMIZE_AT_OPEN = "PRAGMA optimize=0x10002"
+ANALYSIS_LIMIT = 1000
+OPTIMIZE_BUSY_MS = 200  # ANALYZE writes: never queue behind a season's writer for it; next time
+
+
+def _optimize(cursor: sqlite3.Cursor, pragma: str) -> None:
+    """Run a `PRAGMA optimize` without waiting for the write lock; skipped when the file is busy or
+    read-only (it is advice, and the next connection tries again)."""
+    try:
+        cursor.execute(f"PRAGMA analysis_limit={ANALYSIS_LIMIT}")
+        cursor.execute(f"PRAGMA busy_timeout={OPTIMIZE_BUSY_MS}")
+        cursor.execute(pragma)
+    except sqlite3.OperationalError:  # busy, locked or read-only
+        pass
+    finally:
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
+
+
 #: Execution option that marks a read-only connection (see Store.read).
 READONLY_OPTION = "arena_readonly"
 
@@ -135,6 +157,13 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             _use_wal(cur)
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
+            _optimize(cur, OPTIMIZE_AT_OPEN)
+            cur.close()
+
+        @event.listens_for(engine, "close")
+        def _sqlite_close(dbapi_conn, _record) -> None:  # noqa: ANN001
+            cur = dbapi_conn.cursor()
+            _optimize(cur, "PRAGMA optimize")
             cur.close()
 
         @event.listens_for(engine, "begin")

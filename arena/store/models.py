@@ -167,7 +167,20 @@ class Entry(Base):
 
 class Match(Base):
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_queue", "status", "lease_expires"),)
+    __table_args__ = (
+        Index("ix_matches_queue", "status", "lease_expires"),
+        # migration 0006: the reveal test (deck-mates by seed, by season and pair), a season's and a
+        # bot's lists in id order (keyset pages), an entry's recent matches (the suspension check)
+        Index("ix_matches_seed", "seed"),
+        Index("ix_matches_season_pair", "season_id", "pair"),
+        Index("ix_matches_season_order", "season_id", "id"),
+        Index("ix_matches_version0", "version0_id", "id"),
+        Index("ix_matches_version1", "version1_id", "id"),
+        Index("ix_matches_entry0", "entry0_id", "record_seq"),
+        Index("ix_matches_entry1", "entry1_id", "record_seq"),
+        # migration 0006: a season's results in recording order from a point on (the standings' tally)
+        Index("ix_matches_season_seq", "season_id", "record_seq"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
     # ladder final compare challenge
