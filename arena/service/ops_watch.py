@@ -15,8 +15,12 @@ final status (done and revealed, or failed). A match claimed again after a worke
 restarts from its first deal: a status (queued, or running again) always comes between the two
 attempts, and the events of the new attempt follow from deal 1 (clients drop what they showed).
 A stream on which nothing happens for `IDLE_LIMIT` seconds (a match queued behind a long season)
-ends with the current status; the client may watch again. A match deleted while watched (a queued
-match of a frozen season) ends the stream with NOT_FOUND.
+ends with the current status; the client may watch again. So does every stream when the server
+stops (`end_streams`). A match deleted while watched (a queued match of a frozen season) ends the
+stream with NOT_FOUND.
+
+The events are kept once per process for all of a match's watchers, the newest `MAX_DEALS` deals of
+them (`arena.service.live_feed`): a stream holds a cursor, not a copy.
 """
 
 from __future__ import annotations
@@ -24,9 +28,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from arena.ladder.visibility import deck_mate_open, decks_replayed
@@ -34,8 +37,10 @@ from arena.memo import Memo
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.errors import NotFound, ResourceExhausted
+from arena.service.live_feed import FEEDS, IDLE_FEEDS, Cursor, EventLog, LiveFeed
+from arena.service.live_feed import event_key as event_key  # the web's event ids
 from arena.store import models as m
-from arena.workers.live import ATTEMPT, LiveReader, live_path
+from arena.workers.live import live_path
 
 POLL = 0.25  # seconds between looks at a running match's live file
 STATUS_EVERY = 1.0  # seconds between looks at the match's row
@@ -43,7 +48,6 @@ IDLE_LIMIT = 3600.0  # seconds without any news before a stream ends
 PER_ADDRESS = 8  # watch streams open at once per caller address (each transport)
 TOTAL = 128  # watch streams open at once in all (each transport)
 OPEN = ("queued", "running")
-KINDS = ("deal", "trick", "deal_end")
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,11 @@ async def watch_capped(
 
 def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     """The public events of a finished, revealed match, re-simulated from its record."""
+    return list(iter_record_events(service, match_id))
+
+
+def iter_record_events(service: Service, match_id: int) -> Iterator[dict[str, Any]]:
+    """`record_events` one at a time: a 10,000-deal match is never held whole as dicts."""
     from arena.engine import Match, card_code
     from arena.proto.codec import decode_record
     from arena.replay.record import rules_of
@@ -161,130 +170,47 @@ def record_events(service: Service, match_id: int) -> list[dict[str, Any]]:
     try:
         data = service.store.replay(match_id)
     except StoreError:  # a match that ended without a record (a failed launch)
-        return []
+        return
     record = decode_record(data)
     game = Match(rules_of(record), record.seed)
-    out: list[dict[str, Any]] = []
     for step in Walk(game, record_deals(record)):
         if isinstance(step, MatchEnd):
             break
         d = record.deals[step.number - 1]
         if isinstance(step, DealStart):
-            out.append({"kind": "deal", "deal": d.number, "dealer": d.dealer})
+            yield {"kind": "deal", "deal": d.number, "dealer": d.dealer}
         elif isinstance(step, Played) and step.trick is not None:
             trick = step.trick
             cards = [card_code(trick.lead), card_code(trick.follow)]
-            out.append(
-                {"kind": "trick", "deal": d.number, "trick": trick.no, "leader": trick.leader,
-                 "cards": cards, "winner": trick.winner}
-            )  # fmt: skip
+            yield {"kind": "trick", "deal": d.number, "trick": trick.no, "leader": trick.leader,
+                   "cards": cards, "winner": trick.winner}  # fmt: skip
         elif isinstance(step, DealEnd) and step.deal.outcome is not None:  # the deal is done
             winner = step.deal.outcome.winner
-            out.append({"kind": "deal_end", "deal": d.number, "winner": winner, "lines": list(game.lines)})
-    return out
+            yield {"kind": "deal_end", "deal": d.number, "winner": winner, "lines": list(game.lines)}
 
 
-# A revealed match's public events, by the match's database, id and attempt: its record no longer
-# changes, and every spectator (and the fuzz) would otherwise decode and re-simulate it per stream.
-_RECORDED: Memo[tuple[str, int, tuple[str, bool, str, int]], list[dict[str, Any]]] = Memo(256)
+# A revealed match's public events (the newest MAX_DEALS deals), by the match's database, id and
+# attempt: its record no longer changes, and every spectator would otherwise decode and re-simulate
+# it per stream. A watcher holds the log it reads, so one dropped from here lives while watched.
+RECORDED: Memo[tuple[str, int, tuple[str, bool, str, int]], EventLog] = Memo(IDLE_FEEDS)
 
 
-def _recorded(service: Service, match_id: int, state: State) -> list[dict[str, Any]]:
+def _recorded(service: Service, match_id: int, state: State) -> EventLog:
     key = (str(service.store.engine.url), match_id, state.key())
-    return _RECORDED.get(key, lambda: with_tallies(record_events(service, match_id)))
+    return RECORDED.get(key, lambda: EventLog().extend(iter_record_events(service, match_id)))
 
 
-def event_key(ev: dict[str, Any]) -> tuple[int, int, int]:
-    """Where an event sits in the match: events of one attempt come in increasing key order."""
-    kind = ev.get("kind")
-    phase = {"deal": 0, "trick": 1, "deal_end": 2}[kind]  # type: ignore[index]
-    return (int(ev.get("deal", 0)), phase, int(ev.get("trick", 0)) if kind == "trick" else 0)
+class _Ended:
+    """Stream ends asked for by the server's stop (`end_streams`): a watcher started before the last
+    one ends at its next look, with the current status (the client may watch again later)."""
+
+    count = 0
 
 
-def releasable(events: list[dict[str, Any]], over: bool) -> int:
-    """How many leading events may be shown: all once over, else everything before the last trick.
-
-    Before the first trick of the match, the deal's start (who deals) is public at once."""
-    if over:
-        return len(events)
-    for i in range(len(events) - 1, -1, -1):  # from the end: the last trick is among the last events
-        if events[i].get("kind") == "trick":
-            return i
-    return sum(1 for e in events if e.get("kind") == "deal")
-
-
-def to_message(ev: dict[str, Any]) -> pb.WatchEvent | None:
-    kind = ev.get("kind")
-    if kind == "deal":
-        return pb.WatchEvent(deal=pb.WatchDeal(deal=ev["deal"], dealer=ev["dealer"]))
-    if kind == "trick":
-        return pb.WatchEvent(
-            trick=pb.WatchTrick(
-                deal=ev["deal"],
-                trick=ev["trick"],
-                leader=ev["leader"],
-                cards=ev["cards"],
-                winner=ev["winner"],
-                tricks_won=ev.get("tricks_won", []),
-            )
-        )
-    if kind == "deal_end":
-        winner = ev.get("winner")
-        return pb.WatchEvent(
-            deal_end=pb.WatchDealEnd(
-                deal=ev["deal"], winner=-1 if winner is None else winner, lines=ev.get("lines", [])
-            )
-        )
-    return None
-
-
-def with_tallies(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The events with each trick's running count of tricks won per seat in its deal."""
-    out, won = [], [0, 0]
-    for ev in events:
-        if ev.get("kind") == "deal":
-            won = [0, 0]
-        if ev.get("kind") == "trick" and ev.get("winner") in (0, 1):
-            won[ev["winner"]] += 1
-            ev = {**ev, "tricks_won": list(won)}
-        out.append(ev)
-    return out
-
-
-class Feed:
-    """The events of one attempt at a match, as far as they are known to the server.
-
-    The live file names the attempt it belongs to in its first line (`LiveWriter`): until the worker
-    of this attempt replaces an earlier attempt's file, the feed shows nothing. (Comparing the file's
-    mtime with the claim's time misjudged a file written just after a claim: the kernel stamps files
-    from a coarse clock, so its mtime could fall before the precise claim time.)"""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.reader = LiveReader(path)
-        self.events: list[dict[str, Any]] = []  # with each trick's tally (`with_tallies`)
-        self.attempt: int | None = None  # the attempt the file being read belongs to
-        self._won = [0, 0]
-        self.generation = 0  # bumped when the file was replaced and is read again from its start
-
-    def poll(self, attempt: int) -> list[dict[str, Any]]:
-        """The events so far if the file is attempt number `attempt`'s, else none."""
-        new = self.reader.poll()
-        if self.reader.restarted:
-            self.events, self.attempt, self._won = [], None, [0, 0]
-            self.generation += 1
-        for ev in new:
-            kind = ev.get("kind")
-            if kind == ATTEMPT:
-                self.attempt = ev.get("attempt")
-            if kind == "deal":
-                self._won = [0, 0]
-            if kind == "trick" and ev.get("winner") in (0, 1):
-                self._won[ev["winner"]] += 1
-                ev = {**ev, "tricks_won": list(self._won)}
-            if kind in KINDS:
-                self.events.append(ev)
-        return self.events if self.attempt == attempt else []
+def end_streams() -> None:
+    """End every watch stream of this process within a poll (`arena serve`'s stop): the web's and
+    gRPC's streams close by themselves instead of holding the server until their clients go."""
+    _Ended.count += 1
 
 
 async def watch(
@@ -296,72 +222,90 @@ async def watch(
     first: State | None = None,
 ) -> AsyncIterator[pb.WatchEvent]:
     """Status first, then the match's events one trick behind, then the final status. `first` is a
-    state the caller read just now (to refuse an unknown match before answering), read again if None."""
+    state the caller read just now (to refuse an unknown match before answering), read again if None.
+    The events come from the process's one feed of the match (`live_feed.FEEDS`): the stream itself
+    holds only its cursor."""
+    ended = _Ended.count
     state = first if first is not None else await asyncio.to_thread(load_state, service, match_id)
     yield pb.WatchEvent(status=state.info)
     shown = state.key()
-    feed = Feed(live_path(service.store.home, match_id))
-    last: tuple[int, int, int] | None = None  # the key of the last event released
-    done, generation = 0, 0  # how many of the feed's events were looked at already
-    attempts = state.attempts
-    news = time.monotonic()
-    looked = time.monotonic()
-    while True:
-        if state.attempts != attempts or state.info.status == "queued":  # a new attempt starts over
-            feed, last, attempts, done, generation = Feed(feed.path), None, state.attempts, 0, 0
-        if not state.final and state.key() != shown:
-            yield pb.WatchEvent(status=state.info)
-            shown, news = state.key(), time.monotonic()
-        events = await asyncio.to_thread(_available, service, match_id, state, feed)
-        revealed_end = state.info.status == "done" and state.info.revealed
-        upto = releasable(events, revealed_end)
-        if feed.generation != generation:
-            done, generation = 0, feed.generation
-        start = min(done, upto) if events is feed.events else 0  # the feed only grows: skip what was seen
-        if events is feed.events:
-            done = max(done, upto)
-        for ev in events[start:upto]:
-            key = event_key(ev)
-            if last is not None and key <= last:
-                continue
-            msg = to_message(ev)
-            if msg is not None:
-                yield msg
-                last, news = key, time.monotonic()
-        if state.final:
-            if state.key() != shown:
+    with FEEDS.watching(live_path(service.store.home, match_id)) as feed:
+        cursor = Cursor()
+        attempts = state.attempts
+        news = time.monotonic()
+        looked = time.monotonic()
+        while True:
+            if state.attempts != attempts or state.info.status == "queued":  # a new attempt starts over
+                cursor, attempts = Cursor(), state.attempts
+            if not state.final and state.key() != shown:
                 yield pb.WatchEvent(status=state.info)
-            return
-        if time.monotonic() - news > idle_limit:
-            yield pb.WatchEvent(status=state.info)
-            return
-        following = state.info.status == "running" and not state.embargoed
-        await asyncio.sleep(poll if following else max(poll, status_every))
-        if time.monotonic() - looked >= status_every or not following:
-            try:
-                state = await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
-            except NotFound:
-                raise NotFound(
-                    f"match {match_id} was removed while being watched (its season was frozen or deleted)"
-                ) from None
-            looked = time.monotonic()
+                shown, news = state.key(), time.monotonic()
+            if _needs_io(state, feed, poll / 2):
+                log = await asyncio.to_thread(_available, service, match_id, state, feed, poll / 2)
+            else:
+                log = _available(service, match_id, state, feed, poll / 2)
+            if log is not None:
+                for msg in cursor.take(log, state.info.status == "done" and state.info.revealed):
+                    yield msg
+                    news = time.monotonic()
+            if state.final:
+                if state.key() != shown:
+                    yield pb.WatchEvent(status=state.info)
+                return
+            if time.monotonic() - news > idle_limit or _Ended.count != ended:
+                yield pb.WatchEvent(status=state.info)
+                return
+            following = state.info.status == "running" and not state.embargoed
+            await asyncio.sleep(poll if following else max(poll, status_every))
+            if time.monotonic() - looked >= status_every or not following:
+                try:
+                    state = await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
+                except NotFound:
+                    raise NotFound(
+                        f"match {match_id} was removed while being watched (its season was frozen or deleted)"
+                    ) from None
+                looked = time.monotonic()
 
 
-def _available(service: Service, match_id: int, state: State, feed: Feed) -> list[dict[str, Any]]:
+def _needs_io(state: State, feed: LiveFeed, max_age: float) -> bool:
+    """Whether `_available` would read a file or the store (else it runs on the loop, at once)."""
+    if state.embargoed or state.info.status == "queued":
+        return False
+    return state.info.status == "done" or not feed.fresh(max_age)
+
+
+def _available(
+    service: Service, match_id: int, state: State, feed: LiveFeed, max_age: float
+) -> EventLog | None:
     """The events the server knows of and may consider releasing under `state` (none while embargoed)."""
     status = state.info.status
     if state.embargoed or status == "queued":
-        return []
+        return None
     if status == "done":
         if not state.info.revealed:  # pragma: no cover - done and unrevealed means embargoed
-            return []
-        return _recorded(service, match_id, state) or feed.poll(state.attempts)
-    return feed.poll(state.attempts)  # running, or failed (its last trick stays held)
+            return None
+        recorded = _recorded(service, match_id, state)
+        if recorded.end:
+            return recorded
+    feed.refresh(max_age)  # running, or failed (its last trick stays held), or done without a record
+    return feed.log_of(state.attempts)
 
 
 def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any]]]:
-    """What a watcher would have been shown so far, at once: for a page rendered on the server."""
+    """What a watcher would have been shown so far, at once: for a page rendered on the server (the
+    newest `MAX_DEALS` deals of a long match)."""
+    from google.protobuf.json_format import MessageToDict
+
     state = load_state(service, match_id)
-    events = _available(service, match_id, state, Feed(live_path(service.store.home, match_id)))
-    upto = releasable(events, state.info.status == "done" and state.info.revealed)
-    return state, events[:upto]
+    with FEEDS.watching(live_path(service.store.home, match_id)) as feed:
+        log = _available(service, match_id, state, feed, POLL / 2)
+    if log is None:
+        return state, []
+    events = []
+    for msg in log.messages(log.releasable(state.info.status == "done" and state.info.revealed)):
+        kind = msg.WhichOneof("event")
+        part = MessageToDict(
+            getattr(msg, kind), preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
+        events.append({"kind": kind, **part})
+    return state, events

@@ -85,7 +85,8 @@ class LiveReader:
 
     A watcher polls several times a second, so the file is not re-read from the start each time.
     A file that shrank or was replaced (a new attempt at the match truncates it) is read again from
-    its start; `restarted` tells the caller so."""
+    its start; `restarted` tells the caller so. `poll(limit)` reads at most `limit` bytes (a long
+    match's file is then read in pieces, never held whole); `more` says the limit was reached."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -93,9 +94,10 @@ class LiveReader:
         self._ident: tuple[int, int] | None = None
         self._partial = b""
         self.restarted = False
+        self.more = False
 
-    def poll(self) -> list[dict[str, Any]]:
-        self.restarted = False
+    def poll(self, limit: int = -1) -> list[dict[str, Any]]:
+        self.restarted, self.more = False, False
         try:
             with open(self.path, "rb") as f:
                 st = os.fstat(f.fileno())
@@ -104,9 +106,10 @@ class LiveReader:
                     self._offset, self._partial, self.restarted = 0, b"", True
                 self._ident = ident
                 f.seek(self._offset)
-                chunk = f.read()
+                chunk = f.read(limit)
         except FileNotFoundError:
             return []
+        self.more = 0 < limit == len(chunk)
         self._offset += len(chunk)
         lines = (self._partial + chunk).split(b"\n")
         self._partial = lines.pop()  # the text after the last newline is unfinished
