@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from service_support import ADMIN, Running, bundle_archive, serve_in_thread  # noqa: E402
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "random"
+WEB_SECRET = b"identity-tests"  # of the web's older HMAC owner tokens
 
 
 @dataclass
@@ -62,7 +63,7 @@ def both(store, database_url, tmp_path) -> Iterator[Both]:
     service = Service(store=store, admin=AdminToken.of(ADMIN), limiter=RateLimiter(), launcher="local")
     tokens = {name: add_owner(store, name) for name in ("alice", "bob")}
     address, stop, thread = serve_in_thread(service)
-    app = create_app(database_url, tmp_path, service=service, tokens=OwnerTokens(b"identity-tests"))
+    app = create_app(database_url, tmp_path, service=service, tokens=OwnerTokens(WEB_SECRET))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     web = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
@@ -208,6 +209,13 @@ def test_an_owner_named_admin_cannot_act_on_the_organisers_bots(both: Both, tmp_
         ):
             answer = httpx.request(method, f"{both.http}{path}", headers=_bearer(token))
             assert answer.status_code in (401, 403), (name, path, answer.status_code, answer.text)
+    # nor does the web's older HMAC owner token, made for either name, open it
+    from arena.web.tokens import OwnerTokens
+
+    for name in ("admin", "house"):
+        hmac_token = OwnerTokens(WEB_SECRET).token(name)
+        answer = httpx.get(f"{both.http}/api/bots/housebot/logs", headers={"X-Owner-Token": hmac_token})
+        assert answer.status_code == 403, (name, answer.text)
     # an ordinary owner is refused too; the organiser reads and retires it
     alice = Running.auth(both.grpc.tokens["alice"])
     assert (
