@@ -64,6 +64,19 @@ NOTICE_KIND = Limit("kind", 32)
 SALT = Limit("salt", 32)
 LEASE_OWNER = Limit("lease_owner", 128)
 
+# ---- replies: a list call's page, bounded by construction -------------------------------------------
+#: Bots in one `ListBots` page, and the versions each `BotInfo` carries (its newest; `version_count`
+#: says how many it has). The largest `BotInfo` these allow, in protobuf bytes: name and owner 64 + 2
+#: each (ASCII: the name rule), state 12 + 2, suspension_reason 1,000 characters of up to 4 bytes
+#: + 3, 20 versions of at most 6 (number) + 66 (hash) + 130 (language, 32 characters of up to 4
+#: bytes) + 18 (protocol) + 2 (build_ok) + 22 (created_at) + 3 (framing) = 247 bytes, version_count 6,
+#: and 3 bytes of framing: 66 + 66 + 14 + 4,003 + 20 x 247 + 6 + 3 = 9,098 bytes. A page of 100 is
+#: at most 909,800 bytes plus its page token (66): under 1 MB, a quarter of gRPC's 4 MiB.
+#: tests/security/test_abuse_inputs.py builds that page in a real store and reads it through the server.
+BOTS_PAGE = 100
+VERSIONS_SHOWN = 20
+GRPC_MESSAGE = 4 * 1024 * 1024  # gRPC's default limit on a message, each way
+
 #: Every bounded column of the store: (table, column) -> its Limit. The models' `String(N)` and the
 #: CHECK constraints of migration 0008 are these figures (tests/security/test_abuse_inputs.py).
 COLUMNS: dict[tuple[str, str], Limit] = {

@@ -106,18 +106,24 @@ class BotVersion(_message.Message):
     def __init__(self, number: _Optional[int] = ..., content_hash: _Optional[str] = ..., language: _Optional[str] = ..., protocol: _Optional[str] = ..., build_ok: _Optional[bool] = ..., created_at: _Optional[str] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
-    __slots__ = ("owner", "include_retired")
+    __slots__ = ("owner", "include_retired", "limit", "page_token")
     OWNER_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     owner: str
     include_retired: bool
-    def __init__(self, owner: _Optional[str] = ..., include_retired: _Optional[bool] = ...) -> None: ...
+    limit: int
+    page_token: str
+    def __init__(self, owner: _Optional[str] = ..., include_retired: _Optional[bool] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
-    __slots__ = ("bots",)
+    __slots__ = ("bots", "next_page_token")
     BOTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedCompositeFieldContainer[BotInfo]
-    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GetBotRequest(_message.Message):
     __slots__ = ("name",)
@@ -132,7 +138,7 @@ class RetireBotRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class BotInfo(_message.Message):
-    __slots__ = ("name", "owner", "state", "suspension_reason", "versions", "verdicts", "recent")
+    __slots__ = ("name", "owner", "state", "suspension_reason", "versions", "verdicts", "recent", "version_count")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -140,6 +146,7 @@ class BotInfo(_message.Message):
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
     VERDICTS_FIELD_NUMBER: _ClassVar[int]
     RECENT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_COUNT_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     state: str
@@ -147,7 +154,8 @@ class BotInfo(_message.Message):
     versions: _containers.RepeatedCompositeFieldContainer[BotVersion]
     verdicts: _containers.RepeatedCompositeFieldContainer[VerdictCount]
     recent: _containers.RepeatedCompositeFieldContainer[MatchInfo]
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., state: _Optional[str] = ..., suspension_reason: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ..., verdicts: _Optional[_Iterable[_Union[VerdictCount, _Mapping]]] = ..., recent: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ...) -> None: ...
+    version_count: int
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., state: _Optional[str] = ..., suspension_reason: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ..., verdicts: _Optional[_Iterable[_Union[VerdictCount, _Mapping]]] = ..., recent: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., version_count: _Optional[int] = ...) -> None: ...
 
 class VerdictCount(_message.Message):
     __slots__ = ("verdict", "count")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from arena.limits import VERSIONS_SHOWN
 from arena.proto import arena_pb2 as pb
 from arena.store import models as m
 
@@ -35,12 +36,14 @@ def bot_state(bot: m.Bot) -> str:
 
 
 def bot_info(bot: m.Bot) -> pb.BotInfo:
+    """The bot with its newest `VERSIONS_SHOWN` versions (oldest first), so its size is bounded."""
     return pb.BotInfo(
         name=bot.name,
         owner=bot.owner,
         state=bot_state(bot),
         suspension_reason=bot.suspension_reason or "" if bot.suspended else "",
-        versions=[version_info(v) for v in bot.versions],
+        versions=[version_info(v) for v in bot.versions[-VERSIONS_SHOWN:]],
+        version_count=len(bot.versions),
     )
 
 

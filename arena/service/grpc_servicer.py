@@ -193,7 +193,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     @rpc
     async def ListBots(self, principal: Principal, request: pb.ListBotsRequest, context: Any) -> Any:
-        return await threaded(ops_bots.list_bots)(self.service, request.owner, request.include_retired)
+        return await threaded(ops_bots.list_bots)(
+            self.service, request.owner, request.include_retired, request.limit, request.page_token
+        )
 
     @rpc
     async def GetBot(self, principal: Principal, request: pb.GetBotRequest, context: Any) -> Any:

@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from arena.access.roles import Principal, owner_of
+from arena.limits import BOTS_PAGE
 from arena.proto import arena_pb2 as pb
 from arena.service.convert import bot_info, match_info, version_info
 from arena.service.core import Service, require_owner
@@ -166,14 +167,24 @@ def _bot(s: Session, name: str) -> m.Bot:
     return bot
 
 
-def list_bots(service: Service, owner: str = "", include_retired: bool = False) -> pb.ListBotsResponse:
+def list_bots(
+    service: Service, owner: str = "", include_retired: bool = False, limit: int = 0, page_token: str = ""
+) -> pb.ListBotsResponse:
+    """A page of bots in name order, at most `BOTS_PAGE` (docs/security.md: a page's bytes are bounded
+    by construction); `page_token` is the last name of the page before, so pages never overlap."""
+    size = min(limit or BOTS_PAGE, BOTS_PAGE)
     with service.store.read() as s:
-        query = select(m.Bot).order_by(m.Bot.name)
+        query = select(m.Bot).options(selectinload(m.Bot.versions)).order_by(m.Bot.name).limit(size + 1)
         if owner:
             query = query.where(m.Bot.owner == owner)
         if not include_retired:
             query = query.where(m.Bot.retired.is_(False))
-        return pb.ListBotsResponse(bots=[bot_info(b) for b in s.scalars(query)])
+        if page_token:
+            query = query.where(m.Bot.name > page_token)
+        found = list(s.scalars(query))
+        page = found[:size]
+        more = page[-1].name if len(found) > size else ""
+        return pb.ListBotsResponse(bots=[bot_info(b) for b in page], next_page_token=more)
 
 
 def get_bot(service: Service, name: str, recent: int = RECENT) -> pb.BotInfo:

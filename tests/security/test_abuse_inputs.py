@@ -214,3 +214,78 @@ def test_every_http_body_string_is_bounded_with_the_same_words(tmp_path) -> None
         answer = client.post(path, json=body, headers=admin)
         assert answer.status_code == 422, (path, answer.text[:300])
         assert words in answer.json()["detail"], answer.json()
+
+
+# ---- the size of a reply -----------------------------------------------------------------------------
+BIGGEST_BOTS = 420  # at the maxima below, one reply with all of them would be over 4 MiB
+VERSIONS = 25  # more than a BotInfo shows
+
+
+def _fill_with_the_biggest_bots(store) -> list[str]:  # noqa: ANN001
+    """BIGGEST_BOTS bots with every text a caller can set at its maximum, in bytes too (4-byte
+    characters where the name rule allows any), each suspended and with VERSIONS versions."""
+    from datetime import datetime
+
+    from sqlalchemy import insert
+
+    wide = "\U0001f0a1"  # a playing card: 4 bytes in UTF-8
+    names = [f"{i:04d}".ljust(limits.NAME.most, "b") for i in range(BIGGEST_BOTS)]
+    when = datetime(2026, 12, 7, 10, 0, 0)
+    bots = [
+        {
+            "id": i + 1,
+            "name": name,
+            "owner": "o" * limits.NAME.most,
+            "created_at": when,
+            "retired": False,
+            "suspended": True,
+            "suspension_reason": wide * limits.SUSPENSION_REASON.most,
+        }
+        for i, name in enumerate(names)
+    ]
+    versions = [
+        {
+            "bot_id": i + 1,
+            "number": n,
+            "content_hash": f"{n:064x}",
+            "path": "/nowhere",
+            "language": wide * limits.LANGUAGE.most,
+            "protocol": "p" * limits.PROTOCOL.most,
+            "created_at": when,
+            "build_ok": False,
+            "build_log": "",
+            "ladder": True,
+        }
+        for i in range(BIGGEST_BOTS)
+        for n in range(1, VERSIONS + 1)
+    ]
+    with store.tx() as s:
+        s.execute(insert(models.Bot), bots)
+        s.execute(insert(models.BotVersion), versions)
+    return names
+
+
+def test_the_largest_possible_list_bots_page_is_far_under_the_grpc_limit(served) -> None:
+    names = _fill_with_the_biggest_bots(served.service.store)
+    stub = served.stub()
+    bound = limits.BOTS_PAGE * 9_098 + 66  # the arithmetic of arena/limits.py
+    seen: list[str] = []
+    token = ""
+    for _ in range(BIGGEST_BOTS):
+        page = stub.ListBots(pb.ListBotsRequest(include_retired=True, limit=10**6, page_token=token))
+        assert len(page.bots) <= limits.BOTS_PAGE and page.ByteSize() <= bound < limits.GRPC_MESSAGE // 4
+        seen += [b.name for b in page.bots]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == names  # every bot once, in name order, across the pages
+    first = stub.ListBots(pb.ListBotsRequest())
+    assert len(first.bots) == limits.BOTS_PAGE and first.ByteSize() > 0.9 * bound  # the bound is tight
+    shown = first.bots[0]
+    assert shown.version_count == VERSIONS and [v.number for v in shown.versions] == list(range(6, 26))
+    assert len(shown.suspension_reason.encode()) == 4 * limits.SUSPENSION_REASON.most
+    one = stub.GetBot(pb.GetBotRequest(name=names[0]))
+    assert len(one.versions) == limits.VERSIONS_SHOWN and one.ByteSize() < 64 * 1024
+    assert (
+        len(pb.ListBotsResponse(bots=[*first.bots] * 5).SerializeToString()) > limits.GRPC_MESSAGE
+    )  # unpaged
