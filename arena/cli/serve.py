@@ -130,6 +130,25 @@ NO_TOKEN = (
     show_default=True,
     help="Matches created (CreateMatch, --create) and not yet over; more get RESOURCE_EXHAUSTED.",
 )
+@click.option(
+    "--build-slots",
+    "build_slots",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Submitted bundles built at once, at most one per owner, on threads of their own; the "
+    "others wait for a slot (SubmitBotLive says so).",
+)
+@click.option(
+    "--disk-quota",
+    "disk_quota",
+    type=click.IntRange(1, 1_000_000),
+    default=512,
+    show_default=True,
+    metavar="MIB",
+    help="Disk per owner for stored bundles, build outputs and uploads in flight, in MiB; an upload "
+    "that would pass it is refused before (or while) its body is written.",
+)
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -147,6 +166,8 @@ def serve(
     tls_cert: str | None,
     tls_key: str | None,
     max_open: int,
+    build_slots: int,
+    disk_quota: int,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -162,7 +183,9 @@ def serve(
     from arena.cli.play import parse_rules
     from arena.referee import TimeControl, TimeControlError
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
+    from arena.service.builds import BuildSlots
     from arena.service.core import Service
+    from arena.service.quota import MIB, UploadGate
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
@@ -199,7 +222,14 @@ def serve(
         check_launcher(launcher)
         apply_warm(warm, launcher)  # the players' process and its pool inherit it
     configure(default="info")
-    service = Service(_open_store(db_url), admin=token, limiter=RateLimiter(), launcher=launcher)
+    service = Service(
+        _open_store(db_url),
+        admin=token,
+        limiter=RateLimiter(),
+        launcher=launcher,
+        builds=BuildSlots(build_slots),
+        uploads=UploadGate(disk_quota=disk_quota * MIB),
+    )
     try:
         web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None
         log.info(
@@ -220,6 +250,7 @@ def serve(
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
     finally:
+        service.builds.close()  # builds still waiting for a slot are dropped
         service.store.close()
 
 

@@ -14,7 +14,9 @@ from arena.access.admin import AdminToken
 from arena.access.ratelimit import RateLimiter
 from arena.access.roles import Principal, resolve
 from arena.sandbox.archive import MAX_BUNDLE_BYTES
+from arena.service.builds import BuildSlots
 from arena.service.errors import PermissionDenied
+from arena.service.quota import UploadGate
 from arena.store import Store
 from arena.store.identity import HOUSE
 
@@ -28,6 +30,8 @@ class Service:
     limiter: RateLimiter = field(default_factory=RateLimiter)
     launcher: str = "bwrap"  # where submitted bundles build
     upload_cap: int = MAX_BUNDLE_BYTES  # bytes of one uploaded archive
+    builds: BuildSlots = field(default_factory=BuildSlots)  # where submitted bundles build
+    uploads: UploadGate = field(default_factory=UploadGate)  # upload slots and disk quotas per owner
 
     def caller(self, token: str | None, address: str) -> Principal:
         """The principal behind `token` (a spectator without one), charged one call; raises on a bad token."""

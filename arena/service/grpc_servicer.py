@@ -1,13 +1,17 @@
 """The `Arena` gRPC service: authenticates each call, runs the operation off the event loop, and
 turns every error into its proper status (never UNKNOWN).
 
-The referee's own matches share this process's event loop, so operations (database reads, a
-bundle's build) run in worker threads: a slow query or a build never delays a bot's clock.
+The referee's own matches share this process's event loop, so operations run in worker threads: a
+slow query or a build never delays a bot's clock. Database reads and the other short work of a call
+run on the loop's default executor, which `add_arena_service` sizes for every stream the server
+allows plus the calls (`arena.service.builds.install_call_executor`); bundle builds run on the
+service's own build slots (`Service.builds`), never on those threads, so builds cannot starve a read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -22,9 +26,11 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto.lenient import Undecodable, lenient
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
+from arena.service.builds import install_call_executor
 from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
 from arena.service.fields import check_fields
+from arena.service.quota import Admission
 
 log = logging.getLogger("arena.service")
 
@@ -34,7 +40,10 @@ SERVICE = pb.DESCRIPTOR.services_by_name["Arena"]
 
 def add_arena_service(servicer: ArenaService, server: grpc.aio.Server) -> None:
     """Register `servicer` like the generated add_ArenaServicer_to_server, but with deserializers
-    that never raise: malformed requests reach the method and get INVALID_ARGUMENT."""
+    that never raise: malformed requests reach the method and get INVALID_ARGUMENT. Called on the
+    server's running loop, it gives that loop the calls' executor (`install_call_executor`)."""
+    with contextlib.suppress(RuntimeError):  # no running loop: whoever runs one sizes its executor
+        install_call_executor(asyncio.get_running_loop())
     kinds = {
         (False, False): grpc.unary_unary_rpc_method_handler,
         (True, False): grpc.stream_unary_rpc_method_handler,
@@ -135,10 +144,12 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ---- bots ----
     async def _receive(
-        self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any, tmp: str
+        self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any, admitted: list[Admission]
     ) -> tuple[Principal, pb.SubmitBotHeader, Any]:
-        """The caller, the header and the uploaded file of a SubmitBot stream: the name, the owner
-        and the size are checked before any byte is read, the cap while the bytes arrive."""
+        """The caller, the header and the uploaded file of a SubmitBot stream: the name, the owner,
+        the size, an upload slot, room in the disk quota and the upload budget are all checked
+        (`ops_bots.admit`) before any byte is read, the cap and the room while the bytes arrive. The
+        admission is put in `admitted` as soon as it exists, for the caller to close."""
         principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
         first = await anext(aiter(request_iterator), None)
         if first is not None:
@@ -147,11 +158,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             raise InvalidArgument("the first SubmitBotChunk must be the header (name, format)")
         header = first.header
         ops_bots.check_name(header.name)
-        await asyncio.to_thread(ops_bots.submitter, self.service, principal, header.name, header.owner)
-        if header.size > self.service.upload_cap:
-            raise ops_bots.ResourceExhausted(
-                f"size {header.size}: over the {self.service.upload_cap // (1024 * 1024)} MiB cap"
-            )
+        ops_bots.check_format(header.format)
+        admission = await asyncio.to_thread(
+            ops_bots.admit, self.service, principal, header.name, header.owner, header.size
+        )
+        admitted.append(admission)
 
         async def data() -> AsyncIterator[bytes]:
             async for chunk in request_iterator:
@@ -160,36 +171,42 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                     raise InvalidArgument("only the first SubmitBotChunk may be a header")
                 yield chunk.data
 
-        path = ops_bots.upload_path(tmp, header.format)
-        await ops_bots.receive_upload(data(), self.service.upload_cap, path)
+        path = ops_bots.upload_path(admission.folder, header.format)
+        await ops_bots.receive_upload(data(), self.service.upload_cap, path, admission)
         return principal, header, path
 
     async def SubmitBot(self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any) -> Any:
+        admitted: list[Admission] = []
         try:
-            with ops_bots.new_upload_dir() as tmp:
-                principal, header, path = await self._receive(request_iterator, context, tmp)
-                return await asyncio.to_thread(
-                    ops_bots.submit_file, self.service, principal, header.name, path, header.owner
-                )
+            principal, header, path = await self._receive(request_iterator, context, admitted)
+            return await ops_bots.submit(
+                self.service, admitted[0], principal, header.name, path, header.owner
+            )
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception as exc:
             await abort_for(context, exc, "SubmitBot")
+        finally:
+            for admission in admitted:  # its slot, its room and its folder, whatever ended the call
+                admission.close()
 
     async def SubmitBotLive(
         self, request_iterator: AsyncIterator[pb.SubmitBotChunk], context: Any
     ) -> AsyncIterator[pb.SubmitBotProgress]:
+        admitted: list[Admission] = []
         try:
-            with ops_bots.new_upload_dir() as tmp:
-                principal, header, path = await self._receive(request_iterator, context, tmp)
-                async for event in ops_bots.submit_live(
-                    self.service, principal, header.name, path, header.owner
-                ):
-                    yield event
+            principal, header, path = await self._receive(request_iterator, context, admitted)
+            async for event in ops_bots.submit_live(
+                self.service, admitted[0], principal, header.name, path, header.owner
+            ):
+                yield event
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception as exc:
             await abort_for(context, exc, "SubmitBotLive")
+        finally:
+            for admission in admitted:
+                admission.close()
 
     @rpc
     async def ListBots(self, principal: Principal, request: pb.ListBotsRequest, context: Any) -> Any:

@@ -7,9 +7,12 @@ and match logs go to the bot's owner and the admin (docs/security.md, "Bots").
 from __future__ import annotations
 
 import asyncio
-import tempfile
+import contextlib
+import functools
+import shutil
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 from sqlalchemy import or_, select
@@ -18,6 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena.access.roles import Principal, owner_of
 from arena.limits import BOTS_PAGE
 from arena.proto import arena_pb2 as pb
+from arena.service.builds import WAITING
 from arena.service.convert import bot_info, match_info, version_info
 from arena.service.core import Service, require_owner
 from arena.service.errors import (
@@ -28,6 +32,7 @@ from arena.service.errors import (
     check_id,
     echo,
 )
+from arena.service.quota import Admission
 from arena.store import models as m
 from arena.store.repo import NAME_RE, bot_named, check_spelling
 
@@ -49,13 +54,19 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-async def receive_upload(chunks: AsyncIterator[bytes], cap: int, dest: Path) -> int:
-    """Write the arriving bytes to `dest`, refusing as soon as they pass `cap` (never buffered whole)."""
+async def receive_upload(
+    chunks: AsyncIterator[bytes], cap: int, dest: Path, admission: Admission | None = None
+) -> int:
+    """Write the arriving bytes to `dest`, refusing as soon as they pass `cap` or the room the
+    upload's admission reserved in its owner's disk quota (never buffered whole)."""
+    limit = cap if admission is None else min(cap, admission.room)
     total = 0
     with dest.open("wb") as out:
         async for chunk in chunks:
             total += len(chunk)
-            if total > cap:
+            if total > limit:
+                if admission is not None:
+                    raise admission.refusal(cap)
                 raise ResourceExhausted(
                     f"the upload is over the {cap // (1024 * 1024)} MiB cap; make the bundle smaller"
                 )
@@ -79,26 +90,64 @@ def submitter(service: Service, principal: Principal, name: str, owner: str = ""
     return who
 
 
+def admit(
+    service: Service, principal: Principal, name: str = "", owner: str = "", size: int = 0
+) -> Admission:
+    """An upload let in before a byte of its body is read (blocking): the name and the owner when
+    known, the declared `size` against the cap, one of the owner's upload slots and room in its disk
+    quota (`arena.service.quota`), and last the upload budget, charged here. The caller closes the
+    admission (it holds the upload's temporary folder) whatever happens next."""
+    me = require_owner(principal, "submitting a bot")
+    if name:
+        submitter(service, principal, check_name(name), owner)
+    cap = service.upload_cap
+    if size > cap:
+        raise ResourceExhausted(
+            f"size {size}: over the {cap // (1024 * 1024)} MiB cap; make the bundle smaller"
+        )
+    admission = service.uploads.admit(service.store, me, cap, quota=not principal.is_admin)
+    try:
+        if size > admission.room:
+            raise admission.refusal(cap)
+        service.limiter.hit("upload", principal.key)
+    except BaseException:
+        admission.close()
+        raise
+    return admission
+
+
 def submit_file(
     service: Service, principal: Principal, name: str, path: Path, owner: str = ""
 ) -> pb.SubmitBotResponse:
-    """Build and register the archive at `path` (blocking: the build runs in the sandbox)."""
+    """Build and register the archive at `path` (blocking: the build runs in the sandbox). Runs on a
+    build slot (`submit`); the upload budget was charged by `admit`."""
     from arena.workers.submit import submit_bundle
 
     check_name(name)
     who = submitter(service, principal, name, owner)
-    service.limiter.hit("upload", principal.key)
-    done = submit_bundle(service.store, path, name=name, owner=who, launcher=service.launcher)
+    with unpacked(path):  # submit_bundle loads the same unpacked copy
+        done = submit_bundle(service.store, path, name=name, owner=who, launcher=service.launcher)
     v = done.version
     return pb.SubmitBotResponse(version=version_info(v), new=done.new, build_log=v.build_log or "")
 
 
+async def submit(
+    service: Service, admission: Admission, principal: Principal, name: str, path: Path, owner: str = ""
+) -> pb.SubmitBotResponse:
+    """`submit_file` on one of the build slots (at most one build per owner at once); waits for a
+    slot without holding a thread."""
+    return await service.builds.run(
+        admission.owner, functools.partial(submit_file, service, principal, name, path, owner)
+    )
+
+
 async def submit_live(
-    service: Service, principal: Principal, name: str, path: Path, owner: str = ""
+    service: Service, admission: Admission, principal: Principal, name: str, path: Path, owner: str = ""
 ) -> AsyncIterator[pb.SubmitBotProgress]:
-    """`submit_file`, yielding the build's output while it runs (the lines LiveLines shows, then
-    `truncated` once), a heartbeat when it is quiet, and last the answer. Its caller has already
-    checked, with `submitter`, that the principal is the bot's owner or the admin."""
+    """`submit`, yielding "waiting for a build slot" when it has to wait, then the build's output
+    while it runs (the lines LiveLines shows, then `truncated` once), a heartbeat when it is quiet,
+    and last the answer. Its caller has already checked, with `admit`, that the principal is the
+    bot's owner or the admin."""
     from arena.sandbox.building import LiveLines, watching_builds
 
     loop = asyncio.get_running_loop()
@@ -129,22 +178,51 @@ async def submit_live(
         finally:
             send(None)  # after every piece of output: the queue is read in order
 
-    answer = asyncio.ensure_future(asyncio.to_thread(build))
+    def waiting() -> None:
+        send(pb.SubmitBotProgress(output=WAITING.format(slots=service.builds.slots)))
+
+    answer = asyncio.ensure_future(service.builds.run(admission.owner, build, on_wait=waiting))
+    answer.add_done_callback(lambda _: send(None))  # ends the loop below when it ends before `build`
     try:
         while (event := await events.get()) is not None:
             yield event
         yield pb.SubmitBotProgress(done=await answer)
     finally:
-        if not answer.done():  # the caller went away: the build finishes (and registers) unwatched
+        if not answer.done():  # the caller went away: a waiting build is dropped, a running one
+            answer.cancel()  # finishes (and registers) unwatched
             answer.add_done_callback(lambda f: f.cancelled() or f.exception())
 
 
-def upload_path(tmp: str, fmt: str) -> Path:
+_UNPACKED: dict[Path, int] = {}  # an upload's unpacked copy in the bundle cache -> submits using it
+_UNPACKING = threading.Lock()
+
+
+@contextlib.contextmanager
+def unpacked(archive: Path) -> Iterator[None]:
+    """The uploaded archive unpacked (in the bundle cache, where `load_bundle` puts it), removed
+    again once the submit is over whatever its outcome: the store keeps its own copy, and the copy
+    would otherwise stay for every upload, counted in no quota. Two uploads of the same bytes share
+    one copy, removed after the last."""
+    from arena.sandbox.bundle import is_staged, load_bundle
+
+    with _UNPACKING:
+        bundle = load_bundle(archive)  # raises BundleError (and keeps nothing) for a bad archive
+        folder = bundle.path.parent if is_staged(bundle) else None
+        if folder is not None:
+            _UNPACKED[folder] = _UNPACKED.get(folder, 0) + 1
+    try:
+        yield
+    finally:
+        if folder is not None:
+            with _UNPACKING:
+                _UNPACKED[folder] -= 1
+                if not _UNPACKED[folder]:
+                    del _UNPACKED[folder]
+                    shutil.rmtree(folder, ignore_errors=True)
+
+
+def upload_path(tmp: str | Path, fmt: str) -> Path:
     return Path(tmp) / f"upload.{check_format(fmt)}"
-
-
-def new_upload_dir() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="arena-upload-")
 
 
 def _labels(s: Session, version_ids: set[int]) -> dict[int, str]:

@@ -20,7 +20,7 @@ from arena.service import ops_bots, ops_challenge, ops_results
 from arena.web import csrf
 from arena.web.calls import address, as_json, http_error, run, service_of
 from arena.web.sessions import COOKIE, LIFETIME, Sessions, WebSession, clear_cookie, set_cookie, still_valid
-from arena.web.uploads import read_upload
+from arena.web.uploads import admit, build, read_upload
 
 router = APIRouter(include_in_schema=False)
 Field = Annotated[str, Form(max_length=4096)]
@@ -151,11 +151,11 @@ async def upload(request: Request) -> Response:
     me = await logged_in(request)
     service = service_of(request)
     try:
-        with ops_bots.new_upload_dir() as tmp:
-            got = await read_upload(request, service.upload_cap, tmp)
+        with await admit(request, me.principal) as admission:  # before the body: slot, quota, budget
+            got = await read_upload(request, service.upload_cap, admission)
             csrf.check(me, got.get(csrf.FIELD))
             name = got.get("name").strip()
-            done = await run(ops_bots.submit_file, service, me.principal, name, got.path)
+            done = await build(request, admission, me.principal, name, got.path)
     except HTTPException:
         raise
     except Exception as exc:

@@ -22,9 +22,10 @@ from arena.limits import ANCHORS, RULES
 from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
+from arena.service.quota import Admission
 from arena.web.calls import api_caller, as_json, bearer_token, run, service_of
 from arena.web.schemas import AnchorName, Name, Reason, RulePair
-from arena.web.uploads import FILE_FIELD, read_upload, refuse_declared
+from arena.web.uploads import FILE_FIELD, admit, build, read_upload, refuse_declared
 
 router = APIRouter(prefix="/api", tags=["manage"])
 
@@ -135,34 +136,39 @@ UPLOAD_DOC = {
     summary="Submit a bot: a .tar.gz or .zip bundle (multipart), built in the sandbox",
     description="Fields `name`, `bundle` (the file), optional `format` (else from the file name or its "
     "first bytes) and, for the admin, `owner`. `name` may also be a query parameter, which lets the "
-    "server refuse someone else's bot name before the upload. The cap is enforced while the bytes "
+    "server refuse someone else's bot name before the upload. The upload budget, the owner's "
+    "concurrent uploads (2) and disk quota are checked before the body is read (429, or 413 for a "
+    "body that cannot fit the quota). The cap is enforced while the bytes "
     "arrive: a declared Content-Length over it is refused before reading, a longer body is cut off. "
+    "The build waits for one of the server's build slots (one build per owner at once). "
     "201 for a new version, 200 when the same content was already submitted; the answer carries the "
     "build log. A version whose build failed is registered (200/201, `build_ok: false`).",
-    responses={**COMMON, 413: {"description": "Over the upload cap"}, 415: {"description": "Not multipart"}},
+    responses={
+        **COMMON,
+        413: {"description": "Over the upload cap, or over the room left in the owner's disk quota"},
+        415: {"description": "Not multipart"},
+    },
     openapi_extra=UPLOAD_DOC,
 )
 async def submit(
     request: Request, principal: Caller, name: Annotated[str, Query(max_length=200)] = ""
 ) -> JSONResponse:
     service = service_of(request)
-    if name:
-        await run(_check_submitter, service, principal, name, "")
     refuse_declared(request, service.upload_cap)
-    with ops_bots.new_upload_dir() as tmp:
-        upload = await _receive(request, service.upload_cap, tmp)
+    with await admit(request, principal, name) as admission:  # before the body: slot, quota, budget
+        upload = await _receive(request, service.upload_cap, admission)
         name = name or upload.get("name")
         owner = upload.get("owner")
         await run(_check_submitter, service, principal, name, owner)
-        done = await run(ops_bots.submit_file, service, principal, name, upload.path, owner)
+        done = await build(request, admission, principal, name, upload.path, owner)
     return _json(done, 201 if done.new else 200)
 
 
-async def _receive(request: Request, cap: int, tmp: str):  # noqa: ANN202
+async def _receive(request: Request, cap: int, admission: Admission):  # noqa: ANN202
     from arena.web.calls import http_error
 
     try:
-        return await read_upload(request, cap, tmp)
+        return await read_upload(request, cap, admission)
     except Exception as exc:
         mapped = http_error(exc)
         if mapped is None:

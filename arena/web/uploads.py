@@ -6,6 +6,10 @@ runs; this reader instead refuses at once a declared Content-Length over the cap
 the body) and stops reading an undeclared (chunked) or lying body as soon as it passes the cap. The
 body is never held whole: memory holds one chunk (uvicorn stops reading the socket while the app does
 not ask for more), the disk at most the cap. The other form fields are small text fields only.
+
+Every upload route first takes an admission (`admit`: an upload slot, room in the owner's disk
+quota, the upload budget charged), before it reads the body, and builds on the server's build slots
+(`build`), as gRPC's SubmitBot does (`arena.service.quota`, `arena.service.builds`).
 """
 
 from __future__ import annotations
@@ -20,8 +24,12 @@ from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import ClientDisconnect
 
+from arena.access.roles import Principal
+from arena.proto import arena_pb2 as pb
 from arena.service import ops_bots
 from arena.service.errors import InvalidArgument, ResourceExhausted
+from arena.service.quota import Admission
+from arena.web.calls import http_error, run, service_of
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
@@ -45,19 +53,49 @@ class Upload:
         return self.fields.get(name, "")
 
 
-def too_large(cap: int) -> HTTPException:
-    return HTTPException(  # Connection: close, so the server stops reading (uvicorn would drain the rest)
-        413,
-        f"the upload is over the {cap / (1024 * 1024):g} MiB cap; make the bundle smaller (leave out build output)",
-        headers={"Connection": "close"},
+def too_large(cap: int, admission: Admission | None = None) -> HTTPException:
+    """413 for a body over the cap, or over the room left in its owner's disk quota."""
+    message = (
+        f"the upload is over the {cap / (1024 * 1024):g} MiB cap; make the bundle smaller (leave out build output)"
+        if admission is None or admission.room >= cap
+        else str(admission.refusal(cap))
     )
+    # Connection: close, so the server stops reading (uvicorn would drain the rest)
+    return HTTPException(413, message, headers={"Connection": "close"})
 
 
-def refuse_declared(request: Request, cap: int) -> None:
-    """413 before reading a byte when the declared Content-Length is already over the cap."""
+def refuse_declared(request: Request, cap: int, admission: Admission | None = None) -> None:
+    """413 before reading a byte when the declared Content-Length is already over the cap (or the
+    room the upload's admission reserved)."""
+    limit = cap if admission is None else min(cap, admission.room)
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap + OVERHEAD:
-        raise too_large(cap)
+    if declared.isdigit() and int(declared) > limit + OVERHEAD:
+        raise too_large(cap, admission)
+
+
+async def admit(request: Request, principal: Principal, name: str = "") -> Admission:
+    """`ops_bots.admit` for a web upload (before its body is read): its errors as HTTP statuses."""
+    return await run(ops_bots.admit, service_of(request), principal, name)
+
+
+async def build(
+    request: Request,
+    admission: Admission,
+    principal: Principal,
+    name: str,
+    path: Path | None,
+    owner: str = "",
+) -> pb.SubmitBotResponse:
+    """`ops_bots.submit` of `read_upload`'s file (on the server's build slots, as gRPC's uploads):
+    its errors as HTTP statuses."""
+    assert path is not None  # read_upload sets it or raises
+    try:
+        return await ops_bots.submit(service_of(request), admission, principal, name, path, owner)
+    except Exception as exc:
+        mapped = http_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
 
 
 def _boundary(request: Request) -> bytes:
@@ -133,9 +171,12 @@ class _Parts:
             self.upload.fields[self.field] = self.text.decode("utf-8", "replace")
 
 
-async def read_upload(request: Request, cap: int, folder: str) -> Upload:
-    """Parse the multipart body into `folder`; raises HTTPException (413, 415, 422) or a ServiceError."""
-    refuse_declared(request, cap)
+async def read_upload(request: Request, cap: int, admission: Admission) -> Upload:
+    """Parse the multipart body into the admission's folder, at most its room; raises HTTPException
+    (413, 415, 422) or a ServiceError."""
+    refuse_declared(request, cap, admission)
+    folder = admission.folder
+    limit = min(cap, admission.room)
     upload = Upload()
     parts = _Parts(upload)
     parser = MultipartParser(_boundary(request), parts.callbacks(), max_header_count=8)
@@ -144,8 +185,8 @@ async def read_upload(request: Request, cap: int, folder: str) -> Upload:
         try:
             async for body in request.stream():
                 upload.received += len(body)
-                if upload.received > cap + OVERHEAD:
-                    raise too_large(cap)
+                if upload.received > limit + OVERHEAD:
+                    raise too_large(cap, admission)
                 parser.write(body)
                 while parts.pending:
                     yield parts.pending.pop(0)
@@ -159,9 +200,9 @@ async def read_upload(request: Request, cap: int, folder: str) -> Upload:
 
     raw = Path(folder) / "upload.bin"
     try:
-        upload.size = await ops_bots.receive_upload(file_chunks(), cap, raw)
+        upload.size = await ops_bots.receive_upload(file_chunks(), cap, raw, admission)
     except ResourceExhausted:
-        raise too_large(cap) from None
+        raise too_large(cap, admission) from None
     except InvalidArgument as exc:
         if "empty" in str(exc):
             raise InvalidArgument(
