@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.cli import serve_stop
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import SANDBOX_HELP, warm_option
 from arena.cli.serve_tls import Tls, load_tls
@@ -246,29 +247,14 @@ def serve(
         plan = Plan(
             unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls, max_open
         )
-        asyncio.run(_serve(plan, web_server))
+        before = serve_stop.threads_now()
+        serve_stop.run(_serve(plan, web_server))
     except OSError as exc:
         raise UserError(f"cannot listen: {exc}; pick another --unix path or --tcp port") from None
     finally:
         service.builds.close()  # builds still waiting for a slot are dropped
         service.store.close()
-
-
-def _quiet_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
-    """The stop is under way: later SIGINTs and SIGTERMs are ignored from here to the process's exit.
-    The loop's handlers would only set the stop again, and once the loop closes Python's default action
-    is back, so a SIGTERM during the exit ended the process with -15. Both signals are blocked while the
-    handlers are swapped, so none lands in between (a pending one is discarded once ignored)."""
-    from arena.workers.daemon import ignore_stop_signals
-
-    stops = {signal.SIGINT, signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    try:
-        for sig in stops:
-            loop.remove_signal_handler(sig)
-        ignore_stop_signals()
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+    serve_stop.leave_stragglers(before)  # a build still running does not hold the exit
 
 
 def _open_store(db_url: str | None) -> Any:
@@ -374,7 +360,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     from arena.referee.management import ArenaServicer, UnsafeReplayPath
     from arena.referee.server import RefereeServer
     from arena.service.grpc_servicer import ArenaService, add_arena_service
-    from arena.workers.daemon import start_players, stop_players
+    from arena.workers.daemon import start_players
 
     replays, token = plan.replays, plan.token
 
@@ -441,10 +427,5 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
                 log.error("the players' process exited (code %s); starting it again", players.exitcode)
                 players = players_start()
     click.echo("shutting down: ending matches in flight")
-    _quiet_stop_signals(loop)
-    if web_task is not None:
-        web_server.should_exit = True
-        await web_task
-    if players is not None:  # its matches in flight go back to the queue
-        await asyncio.to_thread(stop_players, players)
-    await server.stop(3.0)
+    serve_stop.quiet_stop_signals(loop)
+    await serve_stop.stop_all(server, web_server, web_task, players)

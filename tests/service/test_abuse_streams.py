@@ -13,11 +13,89 @@ The stop is asserted by the exit status within the test's 30 s guard, never by a
 
 from __future__ import annotations
 
-from stream_support import event_id, ids_of_deals, write_deal
+import asyncio
+import signal
+from collections.abc import AsyncIterator
 
+import grpc
+from live_play import add_bots, launcher, live_counts, queue_challenge, status_of
+from service_support import build_bundle, bundle_archive
+from stream_support import (
+    SOURCES,
+    Peak,
+    Sources,
+    arena_serve,
+    event_id,
+    grpc_watch,
+    ids_of_deals,
+    rss,
+    running_match,
+    sse_watch,
+    wait_for,
+    write_deal,
+)
+
+from arena.access.owners import add_owner
 from arena.engine.rules import MAX_COUNT
+from arena.proto import arena_pb2 as pb
+from arena.proto.arena_pb2_grpc import ArenaStub
 from arena.service.live_feed import MAX_DEALS, Cursor, Feeds
-from arena.workers.live import LiveWriter
+from arena.store import Store
+from arena.store.models import Bot
+from arena.workers.live import LiveWriter, live_path
+
+PER_SOURCE = 8  # streams per address and transport: the cap (ops_watch.PER_ADDRESS)
+DEALS = 80  # in the live file when the streams open: more than the feed keeps (MAX_DEALS + a quarter)
+BOUND = 50 * 1024 * 1024  # the server's RSS may grow by this much over idle, whatever the streams do
+
+
+def test_128_streams_of_a_long_match_cost_the_server_little_and_end_at_its_stop(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    match_id, writer = running_match(home)
+    for deal in range(1, DEALS + 1):
+        write_deal(writer, deal)
+    oldest = DEALS - (MAX_DEALS + MAX_DEALS // 4) + 1  # the oldest deal the feed may still keep
+    with arena_serve(home, "--workers", "0") as serve:
+        idle = rss(serve.proc.pid)
+        peak = Peak(serve.proc.pid)
+        streams: list[list[str]] = []
+
+        async def main() -> None:
+            sources = Sources(serve.tcp)
+            await sources.start()
+            tasks = []
+            for source in SOURCES:
+                for _ in range(PER_SOURCE):
+                    got: list[str] = []
+                    streams.append(got)
+                    address = f"127.0.0.1:{sources.ports[source]}"
+                    tasks.append(asyncio.ensure_future(grpc_watch(address, match_id, got)))
+                    got = []
+                    streams.append(got)
+                    tasks.append(asyncio.ensure_future(sse_watch(serve.web, source, match_id, got)))
+            # everything released so far: all but the last trick of the last deal
+            await wait_for(
+                lambda: all(g and g[-1] == f"{DEALS}.1.15" for g in streams), "a stream fell short"
+            )
+            write_deal(writer, DEALS + 1)  # the match goes on: every stream follows it
+            await wait_for(lambda: all(g[-1] == f"{DEALS + 1}.1.15" for g in streams), "a stream missed news")
+            serve.proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(asyncio.gather(*tasks), 60)  # each stream ends (OK, or its end frame)
+
+        asyncio.run(main())
+        most = peak.stop()
+        assert serve.proc.wait(timeout=30) == 0, (home / "serve.err").read_text()[-2000:]
+
+    assert len(streams) == 128
+    for got in streams:
+        assert got[-1] == "end"
+        first = int(got[0].split(".")[0])
+        assert oldest <= first <= DEALS - MAX_DEALS + 1, got[:3]  # the newest deals, kept whole
+        assert got[:-1] == ids_of_deals(first, DEALS + 1)[:-2], "a watcher that keeps up missed an event"
+    assert most - idle < BOUND, (
+        f"RSS grew by {(most - idle) / 2**20:.1f} MiB over idle ({idle / 2**20:.1f} MiB)"
+    )
 
 
 def test_a_match_of_the_most_deals_is_kept_once_and_bounded_and_dropped_when_unwatched(tmp_path) -> None:
@@ -55,3 +133,60 @@ def test_a_match_of_the_most_deals_is_kept_once_and_bounded_and_dropped_when_unw
     with feeds.watching(other):
         pass
     assert feeds.kept() == (1, 0)  # past the idle feeds kept, the long match's feed was dropped
+
+
+async def _upload(data: bytes) -> AsyncIterator[pb.SubmitBotChunk]:
+    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name="sleeper", format="tar.gz", size=len(data)))
+    yield pb.SubmitBotChunk(data=data)
+
+
+def test_sigterm_stops_the_server_with_streams_open_a_match_running_and_a_build(tmp_path) -> None:
+    """SIGTERM while spectators watch a match the server's players are playing and an owner's build
+    runs (for two minutes): the streams end by themselves, the match goes back to the queue, the build
+    is abandoned unregistered, and the process exits with 0 within the test's guard."""
+    home = tmp_path / "home"
+    home.mkdir()
+    store = Store.open(f"sqlite:///{home / 'arena.db'}", home=home)
+    add_bots(store, tmp_path, ms=1000)  # a second a move: the match is still being played at the stop
+    match_id = queue_challenge(store)
+    token = add_owner(store, "alice")
+    sleeper = bundle_archive(
+        build_bundle(tmp_path / "sleeper", "echo first line; sleep 120; echo second line")
+    )
+    try:
+        with arena_serve(home, "--workers", "1", "--sandbox", launcher()) as serve:
+            streams: list[list[str]] = [[] for _ in range(8)]
+
+            async def main() -> None:
+                tasks = [asyncio.ensure_future(grpc_watch(serve.tcp, match_id, got)) for got in streams[:4]]
+                tasks += [
+                    asyncio.ensure_future(sse_watch(serve.web, "127.0.0.1", match_id, got))
+                    for got in streams[4:]
+                ]
+                async with grpc.aio.insecure_channel(serve.tcp) as channel:
+                    auth = [("authorization", f"Bearer {token}")]
+                    build = ArenaStub(channel).SubmitBotLive(_upload(sleeper), metadata=auth)
+                    assert (await build.read()).output == "first line\n"  # the build runs
+                    await wait_for(lambda: all(streams), "a stream showed no card of the match")
+                    assert (
+                        status_of(store, match_id) == "running"
+                        and not live_counts(live_path(home, match_id))[1]
+                    )
+                    serve.proc.send_signal(signal.SIGTERM)
+                    await asyncio.wait_for(asyncio.gather(*tasks), 30)  # each stream ended, by itself
+                    try:
+                        while (await build.read()) is not grpc.aio.EOF:
+                            pass
+                    except grpc.aio.AioRpcError:
+                        pass  # the build's call ends with the server
+
+            asyncio.run(main())
+            assert serve.proc.wait(timeout=30) == 0, (home / "serve.err").read_text()[-2000:]
+            err = (home / "serve.err").read_text()
+        assert all(got[-1] == "end" for got in streams)
+        assert status_of(store, match_id) == "queued"  # the players released its lease: it is played again
+        with store.read() as s:
+            assert s.query(Bot).filter(Bot.name == "sleeper").count() == 0  # abandoned, not registered
+        assert "exiting without them" in err
+    finally:
+        store.close()
