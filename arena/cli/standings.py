@@ -51,32 +51,58 @@ def document(info, rows: list, labels: list[str] | None, matrix) -> dict:  # noq
 @click.command()
 @click.argument("season", required=False)
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print JSON (with the likelihood-of-superiority matrix)."
+    "--json", "as_json", is_flag=True, help="Print JSON (each row's LOS over the next; a LOS table if asked)."
 )
-@click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
+@click.option(
+    "--los", is_flag=True, help="Also print a likelihood-of-superiority table: the top bots (see --los-top)."
+)
+@click.option(
+    "--los-top", type=int, default=0, help="The table's top N bots (default 10 with --los; at most 32)."
+)
+@click.option(
+    "--los-bot",
+    "los_bots",
+    multiple=True,
+    metavar="NAME@V",
+    help="The table among these bots (repeat: a pair).",
+)
 @click.option("--hide-suspended", is_flag=True, help="Leave suspended bots out of the table.")
 @remote_options
 def standings(
-    season: str | None, as_json: bool, los: bool, hide_suspended: bool, remote: Remote | None
+    season: str | None,
+    as_json: bool,
+    los: bool,
+    los_top: int,
+    los_bots: tuple[str, ...],
+    hide_suspended: bool,
+    remote: Remote | None,
 ) -> None:
     """SEASON's standings (default: the newest running season).
 
     Elo is the season's maximum-likelihood fit (draws as half points, mean 1500 or the season's
     anchors) with its 95% interval; live is the running Elo (K=40 while provisional, marked *, then
-    20). Bots without a counted game are unrated; a perfect (zero) score shows only its lower
-    (upper) bound, ≥ (≤); bots in groups that never met are ranked within their group.
+    20); LOS↓ the probability that a bot is stronger than the next one. Bots without a counted game
+    are unrated; a perfect (zero) score shows only its lower (upper) bound, ≥ (≤); bots in groups
+    that never met are ranked within their group. A LOS table is printed only when asked, of at
+    most 32 bots (--los, --los-top, --los-bot): never the whole ladder's.
     """
+    from arena.ladder.standings import LosAsk
+
+    if los and not los_top and not los_bots:
+        los_top = 10
+    ask = LosAsk(top=los_top, bots=los_bots) if (los_top or los_bots) else None
     if remote is not None:
-        info, rows, labels, matrix = _remote(remote, season or "")
+        info, rows, labels, matrix = _remote(remote, season or "", ask)
     else:
-        from arena.ladder.standings import los_table
-        from arena.ladder.standings import standings as compute
+        from arena.ladder.standings import LosError, standings_with_los
 
         store = open_store()
         name = season or _default_season(store)
         with user_errors(), fit_errors(name):
-            info, rows = compute(store, name)
-            labels, matrix = los_table(store, name)
+            try:
+                info, rows, labels, matrix = standings_with_los(store, name, ask)
+            except LosError as exc:
+                raise UserError(str(exc)) from None
     import numpy as np
 
     matrix = np.asarray(matrix, dtype=float).reshape(len(labels), len(labels))
@@ -86,9 +112,9 @@ def standings(
         keep = [i for i, label in enumerate(labels) if label not in hidden]
         labels, matrix = [labels[i] for i in keep], matrix[keep][:, keep]
     if as_json:  # the same document from the local store and from a server's GetStandings
-        click.echo(json.dumps(document(info, rows, labels, matrix), indent=1))
+        click.echo(json.dumps(document(info, rows, labels if ask else None, matrix), indent=1))
         return
-    _print(info, rows, labels, matrix, los)
+    _print(info, rows, labels, matrix, ask is not None)
 
 
 @contextlib.contextmanager
@@ -102,14 +128,18 @@ def fit_errors(name: str) -> Iterator[None]:
         raise UserError(f"season {name}: {exc}; no standings shown rather than wrong ones") from None
 
 
-def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Standing], labels, matrix)
+def _remote(remote: Remote, season: str, ask):  # noqa: ANN001, ANN202 - (season-like, [Standing], labels, matrix)
     """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix)."""
     from types import SimpleNamespace
 
     from arena.ladder.standings import Standing
     from arena.proto import arena_pb2 as pb
 
-    answer = remote.call("GetStandings", pb.GetStandingsRequest(season=season))
+    request = pb.GetStandingsRequest(season=season)
+    if ask is not None:
+        request.los_top, request.los_around = ask.top, ask.around
+        request.los_bots.extend(ask.bots)
+    answer = remote.call("GetStandings", request)
     rows = [
         Standing(
             rank=r.rank,
@@ -129,6 +159,7 @@ def _remote(remote: Remote, season: str):  # noqa: ANN202 - (season-like, [Stand
             bound=r.bound or None,
             anchor=r.anchor,
             suspended=r.suspended,
+            los_next=r.los_next if r.has_los_next else None,
         )
         for r in answer.rows
     ]
@@ -146,7 +177,7 @@ def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
         return
     groups = sorted({r.group for r in rows if r.rated})
     table = Table(title=f"{info.name} ({info.status})")
-    columns = ["rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live"]
+    columns = ["rank", "bot", "Elo", "±95%", "games", "W", "D", "L", "live", "LOS↓"]
     if len(groups) > 1:
         columns.insert(1, "group")
     for col in columns:
@@ -173,12 +204,13 @@ def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
             str(r.draws),
             str(r.losses),
             f"{r.live_elo:.0f}",
+            "" if r.los_next is None else f"{r.los_next:.2f}",
         ]
         if len(groups) > 1:
             cells.insert(1, str(r.group) if r.rated else "—")
         table.add_row(*cells)
     console.print(table)
-    console.print("* provisional: fewer than 20 rated matches")
+    console.print("* provisional: fewer than 20 rated matches; LOS↓: the chance it is stronger than the next")
     if any(r.bound for r in rows):
         console.print(
             "≥ / ≤: a perfect / zero score; the figure is a 97.5% lower / upper bound, not an estimate"

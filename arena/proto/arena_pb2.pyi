@@ -240,10 +240,16 @@ class SeasonInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., status: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., matches_done: _Optional[int] = ..., matches_pending: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
 
 class GetStandingsRequest(_message.Message):
-    __slots__ = ("season",)
+    __slots__ = ("season", "los_top", "los_around", "los_bots")
     SEASON_FIELD_NUMBER: _ClassVar[int]
+    LOS_TOP_FIELD_NUMBER: _ClassVar[int]
+    LOS_AROUND_FIELD_NUMBER: _ClassVar[int]
+    LOS_BOTS_FIELD_NUMBER: _ClassVar[int]
     season: str
-    def __init__(self, season: _Optional[str] = ...) -> None: ...
+    los_top: int
+    los_around: str
+    los_bots: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, season: _Optional[str] = ..., los_top: _Optional[int] = ..., los_around: _Optional[str] = ..., los_bots: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Standings(_message.Message):
     __slots__ = ("season", "status", "rows", "los_bots", "los")
@@ -266,7 +272,7 @@ class LosRow(_message.Message):
     def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class StandingRow(_message.Message):
-    __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active", "unrated", "group", "bound", "anchor", "suspended")
+    __slots__ = ("rank", "bot", "owner", "elo", "has_ci95", "ci95", "live_elo", "games", "wins", "draws", "losses", "provisional", "active", "unrated", "group", "bound", "anchor", "suspended", "has_los_next", "los_next")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
@@ -285,6 +291,8 @@ class StandingRow(_message.Message):
     BOUND_FIELD_NUMBER: _ClassVar[int]
     ANCHOR_FIELD_NUMBER: _ClassVar[int]
     SUSPENDED_FIELD_NUMBER: _ClassVar[int]
+    HAS_LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
+    LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     owner: str
@@ -303,7 +311,9 @@ class StandingRow(_message.Message):
     bound: str
     anchor: bool
     suspended: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ..., unrated: _Optional[bool] = ..., group: _Optional[int] = ..., bound: _Optional[str] = ..., anchor: _Optional[bool] = ..., suspended: _Optional[bool] = ...) -> None: ...
+    has_los_next: bool
+    los_next: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ..., unrated: _Optional[bool] = ..., group: _Optional[int] = ..., bound: _Optional[str] = ..., anchor: _Optional[bool] = ..., suspended: _Optional[bool] = ..., has_los_next: _Optional[bool] = ..., los_next: _Optional[float] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
     __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset")

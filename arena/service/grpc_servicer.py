@@ -235,7 +235,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     @rpc
     async def GetStandings(self, principal: Principal, request: pb.GetStandingsRequest, context: Any) -> Any:
-        return await threaded(ops_results.get_standings)(self.service, request.season)
+        return await threaded(ops_results.get_standings)(self.service, request.season, request)
 
     @rpc
     async def ListMatches(self, principal: Principal, request: pb.ListMatchesRequest, context: Any) -> Any:

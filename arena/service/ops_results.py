@@ -14,7 +14,14 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 from arena.service.convert import iso, match_info
 from arena.service.core import Service
-from arena.service.errors import InvalidArgument, NotFound, PermissionDenied, check_id, echo
+from arena.service.errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    check_id,
+    echo,
+)
 from arena.service.ops_bots import labels_for
 from arena.store import models as m
 
@@ -65,8 +72,13 @@ def list_seasons(service: Service) -> pb.ListSeasonsResponse:
         )
 
 
-def get_standings(service: Service, season: str = "") -> pb.Standings:
-    from arena.ladder.standings import standings_with_los
+def get_standings(
+    service: Service, season: str = "", request: pb.GetStandingsRequest | None = None
+) -> pb.Standings:
+    """A season's standings, each row with its LOS over the next; the LOS table `request` asks for
+    (los_top, los_around, los_bots: at most LOS_MAX bots, RESOURCE_EXHAUSTED over it), none by
+    default. Never the whole n×n table (issue #30: at 2,000 bots it was a 32 MB reply)."""
+    from arena.ladder.standings import LOS_MAX, LosAsk, LosError, LosTooLarge, standings_with_los
 
     name = season
     if not name:
@@ -75,7 +87,20 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
             raise NotFound("no seasons yet; the organiser creates one with CreateSeason")
         live = [x for x in seasons if x.status in ("running", "closing")]
         name = (live or seasons)[-1].name
-    info, rows, labels, matrix = standings_with_los(service.store, name)
+    ask = None
+    if request is not None and (request.los_top or request.los_around or request.los_bots):
+        if request.los_top > LOS_MAX or len(request.los_bots) > LOS_MAX:
+            raise ResourceExhausted(
+                f"a LOS table of at most {LOS_MAX} bots is sent (asked: los_top {request.los_top}, "
+                f"{len(request.los_bots)} los_bots); ask for fewer, or page through the rows' los_next"
+            )
+        ask = LosAsk(request.los_top, request.los_around, tuple(request.los_bots))
+    try:
+        info, rows, labels, matrix = standings_with_los(service.store, name, ask)
+    except LosTooLarge as exc:
+        raise ResourceExhausted(str(exc)) from None
+    except LosError as exc:
+        raise NotFound(str(exc)) from None
     return pb.Standings(
         season=info.name,
         status=info.status,
@@ -101,6 +126,8 @@ def get_standings(service: Service, season: str = "") -> pb.Standings:
                 bound=r.bound or "",
                 anchor=r.anchor,
                 suspended=r.suspended,
+                has_los_next=r.los_next is not None,
+                los_next=r.los_next or 0.0,
             )
             for r in rows
         ],

@@ -13,10 +13,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import String, cast, func, or_, select
-from sqlalchemy.orm import Session
 
 from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
@@ -38,7 +36,6 @@ from arena.web.schemas import (
 
 PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §3)
 TREND_WINDOW = 10
-LOS_MAX = 16  # bots; a larger matrix does not fit a page
 OK = "OK"
 
 
@@ -75,11 +72,13 @@ class WebData(MatchQueries):
             return StandingsOut(season=None, seasons=seasons, source="live", rows=[])
         if season_out is None:
             return None
-        rows, source, los_table = self._ladder_rows(name)
+        rows, source = self._ladder_rows(name)
         with self.session() as s:
+            from arena.ladder.standings import trend_points
+
             season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
             entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
-            history = _entry_history(s, [e.id for e in entries])
+            history = trend_points(s, season)  # the last 11 points of each, kept by the season's tally
             by_label: dict[tuple[str, int | None], m.Entry] = {
                 (e.version.bot.name, e.version.number): e for e in entries
             }
@@ -105,18 +104,17 @@ class WebData(MatchQueries):
                 points = history.get(entry.id, []) if entry else []
                 row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
-        los = _los(los_table, rows) if los_table and source == "fit" and len(rows) <= LOS_MAX else None
-        return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows, los=los)
+        return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)
 
-    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str, LosTable | None]:
+    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
         """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table),
-        and its likelihood-of-superiority table, from one read and one fit."""
+        each row with its likelihood of superiority over the next (never an n×n table)."""
         from arena.ladder.standings import standings_with_los
 
         try:
-            season, standings, labels, matrix = standings_with_los(self.store, name)
+            season, standings, _, _ = standings_with_los(self.store, name)
         except (ValueError, LookupError, ArithmeticError):
-            return None, "live", None
+            return None, "live"
         rows = []
         for st in standings:
             if st.elo is None:
@@ -137,10 +135,11 @@ class WebData(MatchQueries):
                     draws=st.draws,
                     losses=st.losses,
                     provisional=st.provisional,
+                    los_next=st.los_next,
                 )
             )
         source = "frozen" if season.status == "frozen" and season.standings is not None else "fit"
-        return rows, source, (labels, matrix)
+        return rows, source
 
     # ---- bots -----------------------------------------------------------------------------
     def bot_names(self) -> list[str]:
@@ -304,25 +303,6 @@ def _season(row: m.Season, matches: int) -> SeasonOut:
     )
 
 
-def _entry_history(s: Session, entry_ids: list[int]) -> dict[int, list[float]]:
-    """Each entry's ratings in recording order, starting with its rating before its first match."""
-    out: dict[int, list[float]] = defaultdict(list)
-    if not entry_ids:
-        return out
-    q = (
-        select(m.RatingChange.entry_id, m.RatingChange.before, m.RatingChange.after)
-        .join(m.Match, m.Match.id == m.RatingChange.match_id)
-        .where(m.RatingChange.entry_id.in_(entry_ids))
-        .order_by(m.Match.record_seq, m.RatingChange.id)
-    )
-    for entry_id, before, after in s.execute(q):  # plain rows: a season's history is long
-        points = out[entry_id]
-        if not points:
-            points.append(before)
-        points.append(after)
-    return out
-
-
 def _default_season(seasons: list[SeasonOut]) -> str | None:
     """The season a visitor most likely wants: a running one, else the newest."""
     for want in ("running", "closing"):
@@ -330,17 +310,3 @@ def _default_season(seasons: list[SeasonOut]) -> str | None:
             if season.status == want:
                 return season.name
     return seasons[0].name if seasons else None
-
-
-LosTable = tuple[list[str], Any]  # rated bots' labels in rank order, and their LOS matrix
-
-
-def _los(table: LosTable, rows: list[StandingRow]) -> list[list[float]] | None:
-    """The ladder's likelihood-of-superiority matrix, in the order of the standings rows."""
-    labels, matrix = table
-    index = {label: i for i, label in enumerate(labels)}
-    order = [index.get(f"{r.bot}@{r.version}") for r in rows]
-    if any(i is None for i in order):
-        return None
-    out = [[round(float(matrix[i][j]), 3) for j in order] for i in order]
-    return None if any(x != x for row in out for x in row) else out  # NaN: groups that never met

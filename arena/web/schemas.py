@@ -53,6 +53,11 @@ class StandingRow(BaseModel):
     recent: list[float] = Field(
         default_factory=list, description="Its last ratings, oldest first (for a sparkline)"
     )
+    los_next: float | None = Field(
+        None,
+        description="Likelihood of superiority over the next row of its group: the probability that it "
+        "is stronger (from the season fit; null for the last of a group and in frozen or live standings)",
+    )
 
 
 class StandingsOut(BaseModel):
@@ -62,8 +67,8 @@ class StandingsOut(BaseModel):
     rows: list[StandingRow]
     los: list[list[float]] | None = Field(
         None,
-        description="Likelihood of superiority: los[i][j] is the probability that rows[i] is stronger "
-        "than rows[j] (from the season fit; absent for frozen or live standings)",
+        description="Always null: a whole ladder's n×n table is never sent (issue #30); each row's "
+        "`los_next` is its likelihood of superiority over the next",
     )
 
 

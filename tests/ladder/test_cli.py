@@ -113,7 +113,7 @@ def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
             "season", "run", "s", "--matches", "4", "--concurrency", "2", "--sandbox", "local", "--quiet"
         ).output
     )
-    data = json.loads(arena("standings", "s", "--json").output)
+    data = json.loads(arena("standings", "s", "--json", "--los").output)
     assert data["status"] == "running" and len(data["standings"]) == 2
     # an interval, or (4-0) a marked bound instead of one
     assert all(

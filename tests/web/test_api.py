@@ -23,14 +23,12 @@ def test_seasons_and_standings(client, arena):
         assert r["trend"] == round(r["recent"][-1] - r["recent"][0], 1)
     ranked = [r["elo"] for r in rows if not r["bound"]]  # a bound is shown, the estimate ranks
     assert ranked == sorted(ranked, reverse=True)
-    los = out["los"]
-    assert len(los) == 3 and all(len(row) == 3 for row in los)
-    for i in range(3):
-        assert los[i][i] == 0.5
-        for j in range(3):
-            assert abs(los[i][j] + los[j][i] - 1) < 0.002  # i stronger than j, or j stronger than i
-            if rows[i]["elo"] > rows[j]["elo"] and not rows[i]["bound"] and not rows[j]["bound"]:
-                assert los[i][j] > 0.5
+    assert out["los"] is None  # never the n×n table (issue #30): each row's LOS over the next instead
+    assert rows[-1]["los_next"] is None  # the last has no next
+    for r in rows[:-1]:
+        assert 0.0 <= r["los_next"] <= 1.0
+        if not r["bound"]:
+            assert r["los_next"] >= 0.5  # ranked above the next by the estimate: at least even odds
 
 
 def test_unknown_season_is_a_json_404(client):

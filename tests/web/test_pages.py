@@ -63,7 +63,8 @@ def test_standings_page(client):
     assert 'href="/bots/alice"' in page and 'href="/bots/carol"' in page
     assert '<option value="autumn"' in page and '<option value="spring" selected' in page
     assert "±" in page and 'class="spark"' in page
-    assert "Likelihood of superiority" in page
+    assert "LOS ↓" in page and "likelihood of superiority" in page  # each row's LOS over the next
+    assert re.search(r'<td class="num[^"]*">\d+%</td>', page)  # a row's figure, as a percentage
     autumn = client.get("/?season=autumn").text
     assert '<option value="autumn" selected' in autumn
     assert client.get("/?season=nope").status_code == 404
