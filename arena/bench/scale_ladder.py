@@ -101,7 +101,8 @@ class _Timing:
                     step()
                 self.statements = n[0]
         except Exception as exc:  # a step that breaks on a big store is a figure too
-            self.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+            text = str(exc).splitlines()
+            self.error = f"{type(exc).__name__}: {text[0][:200] if text else ''}"
             return
         self.times.append((time.perf_counter() - started) * 1000)
 

@@ -111,7 +111,16 @@ def _timed(call: Callable[[], int], reps: int) -> tuple[float | None, int, int |
             times.append((time.perf_counter() - started) * 1000)
         return round(statistics.median(times), 2), len(times), size, ""
     except Exception as exc:  # a failing read is a figure: its row says why
-        return None, 0, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        return None, 0, None, why(exc)
+
+
+def why(exc: Exception) -> str:
+    """One line for a failed request: a gRPC call's status and details, else the exception's first line."""
+    code, details = getattr(exc, "code", None), getattr(exc, "details", None)
+    if callable(code) and callable(details):  # grpc.RpcError
+        return f"{code().name}: {str(details() or '')[:200]}"
+    text = str(exc).splitlines()
+    return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
 
 
 def _row(
