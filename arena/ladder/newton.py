@@ -9,6 +9,7 @@ memory, and one Laplacian product is two gathers and two `bincount`s over the ed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -29,6 +30,11 @@ class Graph:
     u: np.ndarray  # int64
     v: np.ndarray  # int64
     w: np.ndarray  # float64
+
+    @cached_property
+    def games_as_v(self) -> np.ndarray:
+        """Each player's games and virtual draws on the v side of its pairs (constant over a fit)."""
+        return np.bincount(self.v, self.w, self.m)
 
     def degree(self, edge_values: np.ndarray) -> np.ndarray:
         """Each player's sum of an edge quantity (both ends)."""

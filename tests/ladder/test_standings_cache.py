@@ -121,3 +121,33 @@ def test_a_count_that_went_back_is_a_fresh_tally(store: Store) -> None:
         s.execute(delete(Match).where(Match.id.in_(late.scalar_subquery())))
         season.recorded = 20
     _check_equal_to_the_old_way(store, "r")
+
+
+def test_the_matchmakings_refit_reads_the_same_tally(store: Store) -> None:
+    """A process's first pairing fit aggregates in SQL (no match row per result reaches Python), and a
+    refit after new results reads only those; its ratings are the standings' fit."""
+    from arena.ladder.pairing_fit import _FIT_CACHE, pairing_ratings
+
+    ids = make_season(store, 12, "p")
+    record(store, "p", random_results(ids, 400, seed=4))  # everyone past provisional
+    _FIT_CACHE.clear()
+    listening = Statements(store)
+    try:
+        with store.read() as s:
+            season = s.scalars(select(Season).where(Season.name == "p")).one()
+            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
+            fitted = pairing_ratings(s, season, entries)
+        matches = listening.reading("matches")
+        assert matches and all("group by" in q or "row_number" in q for q, _ in matches)
+        record(store, "p", random_results(ids, 60, seed=5))  # over a twentieth of 400: a refit is due
+        listening.seen.clear()
+        with store.read() as s:
+            season = s.scalars(select(Season).where(Season.name == "p")).one()
+            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
+            refitted = pairing_ratings(s, season, entries)
+        assert all("record_seq >=" in q for q, _ in listening.reading("matches"))
+    finally:
+        listening.close()
+    _, fit = _old_standings(store, "p")
+    assert refitted != fitted
+    assert sorted(refitted.values()) == pytest.approx(sorted(fit.ratings.tolist()), abs=1e-6)
