@@ -9,6 +9,7 @@ hidden-information rules. A record that stops being legal stops the timeline the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import card_code, card_label, parse_card
@@ -25,6 +26,16 @@ from arena.replay.walk import DealEnd, DealSource, DealStart, Played, Walk, reco
 
 class TimelineError(ValueError):
     """A record the viewer cannot start at all (bad rules or not elfern/1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealState:
+    """The match as a deal starts, beyond the record's deck and dealer: what re-simulating that deal
+    alone needs (the deal's scoring and the steps' `lines`)."""
+
+    lines: tuple[int, int]  # before the deal
+    multiplier: int  # the pending Ständer multiplier
+    pot: int  # the pending Ständer pot
 
 
 def _codes(cards: tuple[int, ...] | list[int]) -> list[str]:
@@ -129,7 +140,8 @@ def _summarise(out: dict[str, Any], deal: Deal, names: list[str], match: Match) 
     out["complete"] = deal.done
     if deal.outcome is not None:
         o = deal.outcome
-        out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
+        if out["steps"]:  # an outline walks without steps
+            out["steps"][-1]["note"] += " " + _deal_over(o.honours, o.winner, o.lines, names, match)
         out.update(
             honours=list(o.honours),
             winner=o.winner,
@@ -174,7 +186,9 @@ def build_timeline(record: dict[str, Any], perspective: int | None = None) -> di
             deck = [parse_card(c) for c in raw.get("deck") or []]
             yield deck, raw.get("dealer"), (parse_card(code) for code in raw.get("plays") or [])
 
-    return _timeline(match, names, deals, sources(), perspective, record.get("verdict"), record.get("winner"))
+    return walk_timeline(
+        match, names, deals, sources(), perspective, record.get("verdict"), record.get("winner")
+    )
 
 
 def record_timeline(
@@ -194,10 +208,10 @@ def record_timeline(
 
     verdict = early_end(record)
     winner = None if verdict is None or record.result.winner < 0 else record.result.winner
-    return _timeline(match, names, deals, sources(), perspective, verdict, winner, strict=True)
+    return walk_timeline(match, names, deals, sources(), perspective, verdict, winner, strict=True)
 
 
-def _timeline(
+def walk_timeline(
     match: Match,
     names: list[str],
     deals: list[dict[str, Any]],
@@ -206,8 +220,11 @@ def _timeline(
     verdict: Any,
     winner: Any,
     strict: bool = False,
+    starts: list[DealState] | None = None,
 ) -> dict[str, Any]:
-    """Walk the deals (`sources` adds each deal's entry to `deals` as the walk reaches it) into steps."""
+    """Walk the deals (`sources` adds each deal's entry to `deals` as the walk reaches it) into steps.
+    With `starts` (an outline, `arena.web.deals`) no step is built: each deal's starting state is
+    appended to it instead, and the deals keep only their summaries."""
     rules = match.rules
     walk = Walk(match, sources)
     error: str | None = None
@@ -220,8 +237,13 @@ def _timeline(
                 deals[-1]["dealer"] = deal.dealer
                 # the face-up trump is public until drawn (docs/rules.md §7)
                 turned = match.view(0).trump_card
+                if starts is not None:
+                    starts.append(DealState((match.lines[0], match.lines[1]), match.multiplier, match.pot))
+                    continue
                 deals[-1]["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
             elif isinstance(step, Played):
+                if starts is not None:
+                    continue
                 played = (step.seat, step.card)
                 deals[-1]["steps"].append(
                     _step(match, perspective, step.trick, played, names, rules.deck, turned)
