@@ -60,8 +60,15 @@ def result_text(r: dict) -> str:
 )
 @click.option("--status", type=click.Choice(STATUSES), default=None, help="Only matches in this state.")
 @click.option("--limit", type=click.IntRange(1, 500), default=50, show_default=True, help="At most N.")
-@click.option("--offset", type=click.IntRange(0), default=0, help="Skip the newest N (paging).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {total, matches: [...]}.")
+@click.option(
+    "--after",
+    type=click.IntRange(1),
+    default=None,
+    help="Only matches older than match ID (the next page: the last id shown, or the JSON's next_after).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON: {total, total_capped, next_after, matches: [...]}."
+)
 @remote_options
 def matches(
     season: str | None,
@@ -70,11 +77,12 @@ def matches(
     kind: str | None,
     status: str | None,
     limit: int,
-    offset: int,
+    after: int | None,
     as_json: bool,
     remote: Remote | None,
 ) -> None:
-    """Matches, newest first: seats, state, result and deck commitment.
+    """Matches, newest first: seats, state, result and deck commitment. Pages by match id:
+    --after ID lists the matches older than ID.
 
     A match's result, seed and salt show only once it and every match dealing the same cards are
     over. Challenges are listed apart: --kind challenge.
@@ -88,15 +96,17 @@ def matches(
         kind=kind or "",
         status=status or "",
         limit=limit,
-        offset=offset,
+        page_token=str(after) if after else "",
     )
     answer = client_for(remote).call("ListMatches", request)
     rows = [match_row(x) for x in answer.matches]
+    next_after = int(answer.next_page_token) if answer.next_page_token else None
     if as_json:
-        click.echo(json.dumps({"total": answer.total, "matches": rows}, indent=1))
+        document = {"total": answer.total, "total_capped": answer.total_capped, "next_after": next_after}
+        click.echo(json.dumps({**document, "matches": rows}, indent=1))
         return
     if not rows:
-        filtered = any((season, bot, verdict, kind, status, offset))
+        filtered = any((season, bot, verdict, kind, status, after))
         click.echo("no matches for these filters" if filtered else "no matches yet")
         return
     from rich.console import Console
@@ -116,8 +126,9 @@ def matches(
         )
     console = Console()
     console.print(table)
-    if answer.total > offset + len(rows):
-        console.print(f"{len(rows)} of {answer.total}; --offset {offset + len(rows)} shows more")
+    if next_after is not None:
+        total = f"{answer.total}+" if answer.total_capped else str(answer.total)
+        console.print(f"{len(rows)} shown of {total}; --after {next_after} shows older ones")
 
 
 matches.help = with_remote(matches.help, "Locally it reads the local store.")

@@ -14,11 +14,14 @@ from arena.cli.remote import Remote, remote_options, with_remote
 
 
 def _default_season(store) -> str:  # noqa: ANN001
-    seasons = store.seasons()
-    if not seasons:
-        raise UserError("no seasons yet; create one with `arena season create NAME`")
-    live = [s for s in seasons if s.status in ("running", "closing")]
-    return (live or seasons)[-1].name
+    """The season shown when none is named: the web's and the API's choice (arena.ladder.queries)."""
+    from arena.ladder.queries import default_season
+
+    with store.read() as s:
+        found = default_season(s)
+        if found is None:
+            raise UserError("no seasons yet; create one with `arena season create NAME`")
+        return found.name
 
 
 GROUPS_NOTE = (

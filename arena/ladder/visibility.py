@@ -3,8 +3,9 @@
 A match is revealed once it is done and no match that shares its decks is still queued or running:
 the twin of a duplicate pair (same season and pair), or any match with the same seed. Until then its
 replay would show the cards its twin is about to be dealt. Failed and deleted deck-mates do not hold
-a reveal back: they will never be played. The web decides what is public with these two helpers;
-`unrevealed_ids` answers for a whole list in at most a few queries, for list pages.
+a reveal back: they will never be played. Every front end decides what is public with these helpers;
+`unrevealed_ids` answers for a whole page in one query, and `sealed_clause` puts the same test into
+a list's own query (`arena.ladder.queries`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from sqlalchemy import exists, select, tuple_
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, exists, or_, select
+from sqlalchemy.orm import Session, aliased
 
 from arena.store.decks import MATE, deck_mates
 from arena.store.models import Match
@@ -43,29 +44,28 @@ def revealed(s: Session, m: Match) -> bool:
     return m.status == "done" and not deck_mate_open(s, m)
 
 
+def sealed_clause(match: type[Match] = Match) -> ColumnElement[bool]:
+    """SQL, true for a row of `match` that is not revealed: not done, or a deck-mate (the same seed,
+    or the same season and pair) still open. The one reveal test in SQL: a list query filters or
+    marks its rows with it, and `unrevealed_ids` asks it of a whole page in one statement.
+
+    Two correlated EXISTS, each answered by an index probe (`ix_matches_seed`,
+    `ix_matches_season_pair`): the work grows with the page, never with the history."""
+    mate = aliased(Match, name="open_mate")
+    still_open = (mate.status.in_(OPEN), mate.id != match.id)
+    by_seed = exists().where(mate.seed == match.seed, *still_open)
+    by_pair = exists().where(mate.season_id == match.season_id, mate.pair == match.pair, *still_open)
+    return or_(match.status != "done", by_seed, by_pair)
+
+
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:
-    """The ids of those of `matches` that are not revealed (the same test as `revealed`, in bulk)."""
+    """The ids of those of `matches` that are not revealed (the same test as `revealed`, in bulk):
+    one statement per CHUNK done matches, so one for any page."""
     matches = list(matches)
     hidden = {m.id for m in matches if m.status != "done"}
-    done = [m for m in matches if m.status == "done"]
-    if not done:
-        return hidden
-    seeds = sorted({m.seed for m in done})
-    pairs = sorted({(m.season_id, m.pair) for m in done if m.season_id is not None and m.pair is not None})
-    open_seeds: set[int] = set()
-    open_pairs: set[tuple[int | None, int | None]] = set()
-    for chunk in _chunks(seeds):
-        open_seeds |= set(s.scalars(select(Match.seed).where(Match.status.in_(OPEN), Match.seed.in_(chunk))))
-    for pair_chunk in _chunks(pairs):
-        rows = s.execute(
-            select(Match.season_id, Match.pair).where(
-                Match.status.in_(OPEN), tuple_(Match.season_id, Match.pair).in_(pair_chunk)
-            )
-        )
-        open_pairs |= {(season_id, pair) for season_id, pair in rows}
-    for m in done:  # a done match is never open itself, so any open hit is a deck-mate
-        if m.seed in open_seeds or (m.season_id, m.pair) in open_pairs:
-            hidden.add(m.id)
+    done = sorted({m.id for m in matches if m.status == "done"})
+    for chunk in _chunks(done):
+        hidden |= set(s.scalars(select(Match.id).where(Match.id.in_(chunk), sealed_clause())))
     return hidden
 
 

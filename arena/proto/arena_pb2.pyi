@@ -316,7 +316,7 @@ class StandingRow(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., owner: _Optional[str] = ..., elo: _Optional[float] = ..., has_ci95: _Optional[bool] = ..., ci95: _Optional[float] = ..., live_elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., draws: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., active: _Optional[bool] = ..., unrated: _Optional[bool] = ..., group: _Optional[int] = ..., bound: _Optional[str] = ..., anchor: _Optional[bool] = ..., suspended: _Optional[bool] = ..., has_los_next: _Optional[bool] = ..., los_next: _Optional[float] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset")
+    __slots__ = ("season", "bot", "verdict", "kind", "status", "limit", "offset", "page_token")
     SEASON_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
@@ -324,6 +324,7 @@ class ListMatchesRequest(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     season: str
     bot: str
     verdict: str
@@ -331,15 +332,20 @@ class ListMatchesRequest(_message.Message):
     status: str
     limit: int
     offset: int
-    def __init__(self, season: _Optional[str] = ..., bot: _Optional[str] = ..., verdict: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+    page_token: str
+    def __init__(self, season: _Optional[str] = ..., bot: _Optional[str] = ..., verdict: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
-    __slots__ = ("matches", "total")
+    __slots__ = ("matches", "total", "next_page_token", "total_capped")
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_CAPPED_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[MatchInfo]
     total: int
-    def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+    next_page_token: str
+    total_capped: bool
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., total: _Optional[int] = ..., next_page_token: _Optional[str] = ..., total_capped: _Optional[bool] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
     __slots__ = ("id", "season", "kind", "status", "players", "revealed", "winner", "void", "verdicts", "details", "lines", "commitment", "has_seed", "seed", "salt", "started_at", "finished_at", "requested_by")

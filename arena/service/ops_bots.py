@@ -266,29 +266,19 @@ def list_bots(
 
 
 def get_bot(service: Service, name: str, recent: int = RECENT) -> pb.BotInfo:
+    """A bot, its verdict counts over its revealed matches and its newest matches
+    (`arena.ladder.queries`: the same reads as the web's bot page)."""
+    from arena.ladder.queries import bot_record, recent_matches
     from arena.ladder.visibility import unrevealed_ids
 
     with service.store.read() as s:
         bot = _bot(s, name)
         out = bot_info(bot)
         ids = [v.id for v in bot.versions]
-        played = list(
-            s.scalars(
-                select(m.Match)
-                .where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-                .order_by(m.Match.id.desc())
-            )
-        )
-        hidden = unrevealed_ids(s, played)
-        counts: dict[str, int] = {}
-        for x in played:
-            if x.id in hidden or x.status != "done":
-                continue
-            for seat, vid in enumerate((x.version0_id, x.version1_id)):
-                if vid in ids and x.verdicts:
-                    counts[str(x.verdicts[seat])] = counts.get(str(x.verdicts[seat]), 0) + 1
-        out.verdicts.extend(pb.VerdictCount(verdict=k, count=n) for k, n in sorted(counts.items()))
-        shown = played[:recent]
+        counts = bot_record(s, ids).verdicts
+        out.verdicts.extend(pb.VerdictCount(verdict=k, count=n) for k, n in sorted(counts.items()) if n)
+        shown = recent_matches(s, ids, recent)
+        hidden = unrevealed_ids(s, shown)
         labels = labels_for(s, shown)
         out.recent.extend(match_info(x, labels, revealed=x.id not in hidden) for x in shown)
         return out

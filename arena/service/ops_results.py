@@ -7,7 +7,7 @@ deck commitment are. Private records go to the owner of a seat (that seat's part
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import select
 
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
@@ -50,26 +50,27 @@ def season_info(season: m.Season, done: int = 0, pending: int = 0) -> pb.SeasonI
 
 
 def list_seasons(service: Service) -> pb.ListSeasonsResponse:
+    """Every season, newest first, with its finished matches (the `recorded` counter) and its open
+    ones (`arena.ladder.queries.open_counts`): no count over the history."""
+    from arena.ladder.queries import open_counts
+
     with service.store.read() as s:
-        counts: dict[tuple[int | None, str], int] = {
-            (sid, status): n
-            for sid, status, n in s.execute(
-                select(m.Match.season_id, m.Match.status, func.count()).group_by(
-                    m.Match.season_id, m.Match.status
-                )
-            )
-        }
+        pending = open_counts(s)
         seasons = s.scalars(select(m.Season).order_by(m.Season.id.desc()))
         return pb.ListSeasonsResponse(
-            seasons=[
-                season_info(
-                    x,
-                    counts.get((x.id, "done"), 0),
-                    counts.get((x.id, "queued"), 0) + counts.get((x.id, "running"), 0),
-                )
-                for x in seasons
-            ]
+            seasons=[season_info(x, x.recorded or 0, pending.get(x.id, 0)) for x in seasons]
         )
+
+
+def default_season_name(service: Service) -> str:
+    """The season shown when none is named (`arena.ladder.queries.default_season`)."""
+    from arena.ladder.queries import default_season
+
+    with service.store.read() as s:
+        found = default_season(s)
+        if found is None:
+            raise NotFound("no seasons yet; the organiser creates one with CreateSeason")
+        return found.name
 
 
 def get_standings(
@@ -80,13 +81,7 @@ def get_standings(
     default. Never the whole n×n table (issue #30: at 2,000 bots it was a 32 MB reply)."""
     from arena.ladder.standings import LOS_MAX, LosAsk, LosError, LosTooLarge, standings_with_los
 
-    name = season
-    if not name:
-        seasons = service.store.seasons()
-        if not seasons:
-            raise NotFound("no seasons yet; the organiser creates one with CreateSeason")
-        live = [x for x in seasons if x.status in ("running", "closing")]
-        name = (live or seasons)[-1].name
+    name = season or default_season_name(service)
     ask = None
     if request is not None and (request.los_top or request.los_around or request.los_bots):
         if request.los_top > LOS_MAX or len(request.los_bots) > LOS_MAX:
@@ -135,43 +130,46 @@ def get_standings(
 
 
 def list_matches(service: Service, req: pb.ListMatchesRequest) -> pb.ListMatchesResponse:
+    """A page of matches, newest first (`arena.ladder.queries.list_matches`: keyset paging by
+    `page_token`, a capped total, the reveal test in one query for the page)."""
+    from arena.ladder import queries as q
     from arena.ladder.visibility import unrevealed_ids
 
     if req.kind and req.kind not in KINDS:
         raise InvalidArgument(f"kind {echo(req.kind)}: expected one of {', '.join(KINDS)}")
     if req.status and req.status not in STATUSES:
         raise InvalidArgument(f"status {echo(req.status)}: expected one of {', '.join(STATUSES)}")
-    limit = min(req.limit or 50, 500)
-    with service.store.read() as s:
-        query = select(m.Match)
-        # keyed by a match's season_id, which is None for a challenge: that gets ""
-        names: dict[int | None, str] = {
-            sid: name for sid, name in s.execute(select(m.Season.id, m.Season.name))
-        }
-        if req.season:
-            sid = next((k for k, v in names.items() if v == req.season), None)
-            if sid is None:
-                raise NotFound(f"no season named {echo(req.season)}")
-            query = query.where(m.Match.season_id == sid)
-        if req.bot:
-            ids = select(m.BotVersion.id).join(m.Bot).where(m.Bot.name == req.bot)
-            query = query.where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-        query = (
-            query.where(m.Match.kind == req.kind) if req.kind else query.where(m.Match.kind != "challenge")
+    if req.offset:
+        raise InvalidArgument(
+            f"offset {req.offset}: offset paging is no longer served; send the previous answer's "
+            "next_page_token as page_token (`arena matches --after ID`)"
         )
-        if req.status:
-            query = query.where(m.Match.status == req.status)
-        matches = list(s.scalars(query.order_by(m.Match.id.desc())))
-        hidden = unrevealed_ids(s, matches)
-        if req.verdict:  # a verdict filter may only see revealed results
-            matches = [x for x in matches if x.id not in hidden and req.verdict in (x.verdicts or [])]
-        page = matches[req.offset : req.offset + limit]
-        labels = labels_for(s, page)
+    try:
+        after = q.parse_after(req.page_token, "page_token")
+        listing_filter = q.MatchFilter(
+            season=req.season or None,
+            bot=req.bot or None,
+            verdict=q.check_verdict(req.verdict) if req.verdict else None,
+            kind=q.MatchKind(req.kind) if req.kind else None,
+            status=q.MatchStatus(req.status) if req.status else None,
+        )
+    except q.BadFilter as exc:
+        raise InvalidArgument(str(exc)) from None
+    with service.store.read() as s:
+        try:
+            page = q.list_matches(s, listing_filter, after=after, limit=req.limit or 50)
+        except q.NoSuchSeason:
+            raise NotFound(f"no season named {echo(req.season)}") from None
+        names = q.season_names(s, page.matches)
+        hidden = unrevealed_ids(s, page.matches)
+        labels = labels_for(s, page.matches)
         return pb.ListMatchesResponse(
-            total=len(matches),
+            total=page.total,
+            total_capped=page.total_capped,
+            next_page_token=str(page.next_after) if page.next_after is not None else "",
             matches=[
                 match_info(x, labels, revealed=x.id not in hidden, season=names.get(x.season_id, ""))
-                for x in page
+                for x in page.matches
             ],
         )
 

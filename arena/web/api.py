@@ -96,6 +96,10 @@ def bot_logs(
     "/matches",
     response_model=MatchPage,
     summary="Finished matches, newest first, filtered (challenges only with kind=challenge)",
+    description="Pages by keyset: pass a page's `next_after` as `after` for the next (older) page. "
+    "`total` counts the matches that fit up to 1000 (`total_capped` beyond). `verdict` is one of "
+    "the verdict names or VOID, and lists revealed matches only.",
+    responses={422: {"description": "An unknown verdict or a malformed `after`"}},
 )
 def matches(
     request: Request,
@@ -103,17 +107,36 @@ def matches(
     bot: str | None = None,
     verdict: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
+    after: Annotated[int | None, Query(ge=1, le=2**63 - 1, description="a page's next_after")] = None,
     kind: Literal["ladder", "final", "compare", "challenge"] | None = None,
 ) -> MatchPage:
-    return _data(request).matches(
-        season=season or None,
-        bot=bot or None,
-        verdict=verdict or None,
-        limit=limit,
-        offset=offset,
-        kind=kind,
-    )
+    return match_list(_data(request), season, bot, verdict, limit=limit, after=after, kind=kind)
+
+
+def match_list(
+    data: WebData,
+    season: str | None,
+    bot: str | None,
+    verdict: str | None,
+    *,
+    limit: int,
+    after: int | None,
+    kind: str | None = None,
+) -> MatchPage:
+    """The match list for the API and the page; an unknown verdict is a 422 naming the choices."""
+    from arena.ladder.queries import BadFilter
+
+    try:
+        return data.matches(
+            season=season or None,
+            bot=bot or None,
+            verdict=verdict or None,
+            limit=limit,
+            after=after,
+            kind=kind,
+        )
+    except BadFilter as exc:
+        raise HTTPException(422, str(exc)) from None
 
 
 @router.get(

@@ -228,9 +228,9 @@ async def challenges(
     bot: Annotated[str, Query(max_length=200)] = "",
     status: Literal["", "queued", "running", "done", "failed"] = "",
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0, le=UINT32)] = 0,
+    after: Annotated[str, Query(max_length=20, description="a page's next_page_token")] = "",
 ) -> JSONResponse:
-    req = pb.ListMatchesRequest(kind="challenge", bot=bot, status=status, limit=limit, offset=offset)
+    req = pb.ListMatchesRequest(kind="challenge", bot=bot, status=status, limit=limit, page_token=after)
     return _json(await run(ops_results.list_matches, service_of(request), req))
 
 

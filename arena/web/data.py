@@ -10,17 +10,16 @@ says it is revealed, and of the arena's verdict sentences and suspension reasons
 
 from __future__ import annotations
 
-import json
-from collections import Counter, defaultdict
 from pathlib import Path
 
-from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy import not_, or_, select
 
-from arena.ladder.visibility import unrevealed_ids
+from arena.ladder.queries import MatchStatus, bot_record, recent_matches
+from arena.ladder.visibility import sealed_clause, unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
 from arena.web.match_data import MatchQueries, summaries
-from arena.web.reveal import first_line, sealed_done_ids
+from arena.web.reveal import first_line
 from arena.web.schemas import (
     BotOut,
     BotRating,
@@ -48,25 +47,23 @@ class WebData(MatchQueries):
 
     # ---- seasons and standings -------------------------------------------------------------
     def seasons(self) -> list[SeasonOut]:
+        """Every season, newest first, with its finished matches: the season's `recorded` counter."""
         with self.session() as s:
-            counts = dict(
-                s.execute(
-                    select(m.Match.season_id, func.count())
-                    .where(m.Match.status == "done")
-                    .group_by(m.Match.season_id)
-                ).all()
-            )
             rows = s.scalars(select(m.Season).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
-            return [_season(r, counts.get(r.id, 0)) for r in rows]
+            return [_season(r, r.recorded or 0) for r in rows]
 
     def default_season(self) -> str | None:
-        """The season a visitor most likely wants: a running one, else the newest."""
-        return _default_season(self.seasons())
+        """The season a visitor most likely wants (`arena.ladder.queries.default_season`)."""
+        from arena.ladder.queries import default_season
+
+        with self.session() as s:
+            found = default_season(s)
+            return found.name if found is not None else None
 
     def standings(self, season_name: str | None = None) -> StandingsOut | None:
         """Standings of a season (the default one when None); None if the season does not exist."""
         seasons = self.seasons()
-        name = season_name or _default_season(seasons)
+        name = season_name or self.default_season()
         season_out = next((x for x in seasons if x.name == name), None)
         if name is None:
             return StandingsOut(season=None, seasons=seasons, source="live", rows=[])
@@ -101,7 +98,7 @@ class WebData(MatchQueries):
                 ]
             for row in rows:
                 entry = by_label.get((row.bot, row.version))
-                points = history.get(entry.id, []) if entry else []
+                points: tuple[float, ...] = history.get(entry.id, ()) if entry else ()
                 row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
         return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)
@@ -158,7 +155,6 @@ class WebData(MatchQueries):
                 else []
             )
             season_names: dict[int | None, str] = dict(s.execute(select(m.Season.id, m.Season.name)).all())
-            sealed = sealed_done_ids(s)
             ratings = [
                 BotRating(
                     season=season_names.get(e.season_id, "?"),
@@ -174,12 +170,10 @@ class WebData(MatchQueries):
                 q = (
                     select(m.RatingChange, m.Match.finished_at, m.Match.season_id)
                     .join(m.Match, m.Match.id == m.RatingChange.match_id)
-                    .where(m.RatingChange.entry_id.in_([e.id for e in entries]))
+                    .where(m.RatingChange.entry_id.in_([e.id for e in entries]), not_(sealed_clause()))
                     .order_by(m.Match.record_seq, m.RatingChange.id)
                 )
                 for change, at, season_id in s.execute(q):
-                    if change.match_id in sealed:
-                        continue
                     history.append(
                         RatingPoint(
                             match_id=change.match_id,
@@ -188,36 +182,8 @@ class WebData(MatchQueries):
                             rating=round(change.after, 1),
                         )
                     )
-            mine = or_(m.Match.version0_id.in_(version_ids), m.Match.version1_id.in_(version_ids))
-            done = select(m.Match).where(mine, m.Match.status == "done")
-            latest = s.scalars(
-                done.order_by(m.Match.finished_at.desc(), m.Match.id.desc()).limit(recent)
-            ).all()
-            # head-to-head and verdicts over every match, from a few light columns only
-            names = dict(s.execute(select(m.BotVersion.id, m.Bot.name).join(m.Bot)).all())
-            h2h: dict[str, Counter] = defaultdict(Counter)
-            verdicts: Counter = Counter()
-            keys = (
-                m.Match.version0_id,
-                m.Match.version1_id,
-                m.Match.winner,
-                m.Match.void,
-                cast(m.Match.verdicts, String),
-            )
-            grouped = (
-                select(*keys, func.count())
-                .where(mine, m.Match.status == "done", m.Match.id.not_in(sealed))
-                .group_by(*keys)
-            )
-            for v0, v1, winner, void, verdicts_json, n in s.execute(grouped):
-                seat = 0 if v0 in version_ids else 1
-                seat_verdicts = json.loads(verdicts_json or "[]") or []
-                verdicts[str(seat_verdicts[seat]) if len(seat_verdicts) == 2 else OK] += n
-                if void:
-                    continue
-                row = h2h[names.get(v1 if seat == 0 else v0, "?")]
-                row["games"] += n
-                row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
+            latest = recent_matches(s, version_ids, recent, MatchStatus.DONE)
+            record = bot_record(s, version_ids)  # head-to-head and verdicts over revealed matches
             return BotOut(
                 name=bot.name,
                 owner=bot.owner,
@@ -237,15 +203,15 @@ class WebData(MatchQueries):
                 ],
                 ratings=ratings,
                 history=history,
-                recent=summaries(s, list(latest)),
+                recent=summaries(s, latest),
                 head_to_head=sorted(
                     (
                         HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
-                        for o, c in h2h.items()
+                        for o, c in record.head_to_head.items()
                     ),
                     key=lambda h: (-h.games, h.opponent),
                 ),
-                verdicts={k: v for k, v in sorted(verdicts.items()) if v},
+                verdicts={k: v for k, v in sorted(record.verdicts.items()) if v},
             )
 
     def bot_owner(self, name: str) -> str | None:
@@ -301,12 +267,3 @@ def _season(row: m.Season, matches: int) -> SeasonOut:
         matches=matches,
         created_at=row.created_at,
     )
-
-
-def _default_season(seasons: list[SeasonOut]) -> str | None:
-    """The season a visitor most likely wants: a running one, else the newest."""
-    for want in ("running", "closing"):
-        for season in seasons:
-            if season.status == want:
-                return season.name
-    return seasons[0].name if seasons else None

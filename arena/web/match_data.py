@@ -7,17 +7,17 @@ once `arena.ladder.visibility` says the match is revealed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.ladder.queries import season_names
 from arena.ladder.visibility import unrevealed_ids
 from arena.store import models as m
-from arena.web.reveal import MatchFacts, first_line, has_replay, sealed_done_ids, sealed_reason, twins
+from arena.web.reveal import MatchFacts, first_line, has_replay, sealed_reason, twins
 from arena.web.schemas import MatchOut, MatchPage, MatchSummary
 
 
@@ -32,37 +32,38 @@ class MatchQueries:
         bot: str | None = None,
         verdict: str | None = None,
         limit: int = 50,
-        offset: int = 0,
+        after: int | None = None,
         kind: str | None = None,
     ) -> MatchPage:
-        """Finished matches; challenges (unrated) only when `kind` asks for them, never mixed in."""
+        """Finished matches, newest first, older than match `after` (keyset paging); challenges
+        (unrated) only when `kind` asks for them, never mixed in. A bad verdict raises BadFilter."""
+        from arena.ladder import queries as q
+
+        wanted = q.MatchFilter(
+            season=season,
+            bot=bot,
+            verdict=verdict,
+            kind=q.MatchKind(kind) if kind else None,
+            status=q.MatchStatus.DONE,
+        )
         with self.session() as s:
-            q = select(m.Match).where(m.Match.status == "done")
-            q = q.where(m.Match.kind == kind) if kind else q.where(m.Match.kind != "challenge")
-            if season:
-                q = q.join(m.Season, m.Season.id == m.Match.season_id).where(m.Season.name == season)
-            if bot:
-                ids = select(m.BotVersion.id).join(m.Bot).where(m.Bot.name == bot)
-                q = q.where(or_(m.Match.version0_id.in_(ids), m.Match.version1_id.in_(ids)))
-            if verdict:  # a sealed match's verdicts are part of its withheld result
-                q = q.where(m.Match.id.not_in(sealed_done_ids(s)))
-                if verdict.upper() == "VOID":
-                    q = q.where(m.Match.void.is_(True))
-                else:
-                    q = q.where(cast(m.Match.verdicts, String).like(f'%"{verdict.upper()}"%'))
-            total = s.scalar(select(func.count()).select_from(q.subquery())) or 0
-            rows = s.scalars(q.order_by(m.Match.id.desc()).limit(limit).offset(offset)).all()
-            return MatchPage(total=total, offset=offset, limit=limit, matches=summaries(s, rows))
+            try:
+                page = q.list_matches(s, wanted, after=after, limit=limit)
+            except q.NoSuchSeason:
+                return MatchPage(total=0, limit=limit, matches=[])
+            return MatchPage(
+                total=page.total,
+                total_capped=page.total_capped,
+                limit=limit,
+                next_after=page.next_after,
+                matches=summaries(s, page.matches),
+            )
 
     def verdict_names(self) -> list[str]:
-        """Verdicts that occur in the store, for the match list's filter."""
-        with self.session() as s:  # a handful of distinct per-seat combinations, even for many matches
-            combos = s.scalars(
-                select(cast(m.Match.verdicts, String))
-                .where(m.Match.status == "done", m.Match.id.not_in(sealed_done_ids(s)))
-                .distinct()
-            )
-            return sorted({str(v) for combo in combos for v in json.loads(combo or "[]") or []})
+        """The verdict filter's choices: the closed set (arena.verdicts), not a scan of the store."""
+        from arena.ladder.queries import verdict_names
+
+        return [v for v in verdict_names() if v != "VOID"]
 
     def match(self, match_id: int) -> MatchOut | None:
         """One match as the public sees it: seed, salt, result and details only once revealed."""
@@ -138,12 +139,7 @@ def summaries(s: Session, matches: Sequence[m.Match]) -> list[MatchSummary]:
             .where(m.BotVersion.id.in_(version_ids))
         )
         versions = {vid: (name, number) for vid, number, name in s.execute(q)}
-    season_ids = {match.season_id for match in matches if match.season_id is not None}
-    seasons: dict[int | None, str] = (  # a challenge's season_id is None: no season
-        dict(s.execute(select(m.Season.id, m.Season.name).where(m.Season.id.in_(season_ids))).all())
-        if season_ids
-        else {}
-    )
+    seasons = season_names(s, list(matches))  # a challenge's season_id is None: no season
     sealed = unrevealed_ids(s, matches)
     out = []
     for match in matches:

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from arena.web.access import is_admin, owns, token_check
 from arena.web.analysis import stored_analysis
-from arena.web.api import MatchId, perspective_of, public_json, public_timeline
+from arena.web.api import MatchId, match_list, perspective_of, public_json, public_timeline
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
@@ -67,18 +67,16 @@ def matches_page(
     season: str = "",
     bot: str = "",
     verdict: str = "",
-    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    after: Annotated[int | None, Query(ge=1, le=2**63 - 1)] = None,
 ) -> HTMLResponse:
+    """A page of finished matches; "older" links carry the last id shown (keyset paging)."""
     data = _data(request)
-    result = data.matches(
-        season=season or None, bot=bot or None, verdict=verdict or None, limit=PAGE, offset=(page - 1) * PAGE
-    )
+    result = match_list(data, season, bot, verdict, limit=PAGE, after=after)
     return _render(
         request,
         "matches.html",
         result=result,
-        page=page,
-        pages=max(1, -(-result.total // PAGE)),
+        after=after,
         filters={"season": season, "bot": bot, "verdict": verdict},
         seasons=data.seasons(),
         bots=data.bot_names(),

@@ -1,7 +1,8 @@
 """What of a match a spectator may see: the reveal state, the reason while it is sealed, and the
 first-line rule for the arena's sentences.
 
-A match is sealed until `arena.ladder.visibility.revealed` says otherwise: while a match or its
+A match is sealed until `arena.ladder.visibility` says otherwise (the one reveal test, for a
+match, a page or inside a list's query): while a match or its
 duplicate twin (same season and pair, same decks) is open, its seed, salt, result and replay stay
 private (docs/security.md). Verdict details and suspension reasons are shown to the public only up to
 their first line: the arena writes that line itself; anything after it may quote the bot's output.
@@ -11,13 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, or_, select, tuple_
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.ladder.visibility import unrevealed_ids
 from arena.store import models as m
 
-OPEN = ("queued", "running")  # a match in these states holds back the reveal of its deck-mates
 PUBLIC_LINE = 300  # characters of an arena sentence shown publicly
 
 
@@ -53,22 +52,6 @@ class MatchFacts:
     @property
     def labels(self) -> list[str]:
         return [f"{name}@{number}" for name, number, _ in self.seats]
-
-
-def sealed_done_ids(s: Session) -> set[int]:
-    """The finished matches that are not revealed yet (a deck-mate still open), store-wide.
-
-    Only a match that shares a season and pair, or a seed, with an unfinished one can be sealed, so
-    this reads the open matches and their deck-mates only, however long the history; the decision
-    itself is `unrevealed_ids`'s."""
-    still_open = m.Match.status.in_(OPEN)
-    open_seeds = select(m.Match.seed).where(still_open)
-    open_pairs = select(m.Match.season_id, m.Match.pair).where(still_open, m.Match.pair.is_not(None))
-    near = or_(  # subqueries: no parameter limit, however many matches are queued
-        m.Match.seed.in_(open_seeds), tuple_(m.Match.season_id, m.Match.pair).in_(open_pairs)
-    )
-    done = s.scalars(select(m.Match).where(m.Match.status == "done", near)).all()
-    return unrevealed_ids(s, done)
 
 
 def has_replay(s: Session, match_id: int) -> bool:

@@ -161,9 +161,12 @@ class MatchOut(MatchSummary):
 
 
 class MatchPage(BaseModel):
-    total: int
-    offset: int
+    total: int = Field(description="Matches that fit the filters, counted up to 1000 (see total_capped)")
+    total_capped: bool = Field(False, description="True: at least `total` fit; the count stopped there")
     limit: int
+    next_after: int | None = Field(
+        None, description="Pass as `after` for the next (older) page; null on the last page"
+    )
     matches: list[MatchSummary]
 
 

@@ -66,8 +66,11 @@ def test_match_list_filters(client, arena):
     alice = client.get("/api/matches", params={"bot": "alice"}).json()
     assert alice["total"] == sum("alice" in r["names"] for r in arena.records.values())
     assert all("alice" in m["bots"] for m in alice["matches"])
-    page = client.get("/api/matches", params={"limit": 3, "offset": 3}).json()
+    first = client.get("/api/matches", params={"limit": 3}).json()
+    page = client.get("/api/matches", params={"limit": 3, "after": first["next_after"]}).json()
+    assert first["next_after"] == everything["matches"][2]["id"] and page["total"] == 10
     assert [m["id"] for m in page["matches"]] == [m["id"] for m in everything["matches"][3:6]]
+    assert client.get("/api/matches", params={"verdict": "NONSENSE"}).status_code == 422
     assert client.get("/api/matches", params={"limit": 0}).status_code == 422
 
 

@@ -1,0 +1,267 @@
+"""The reads every front end shares: the default season, the match list (filters and keyset pages),
+the per-season match counts, and a bot's recent matches, verdicts and head-to-head.
+
+One implementation per question, used by the web (`arena.web`), the management API
+(`arena.service`, and so the CLI, which calls it locally or remotely). Each answer costs a fixed
+number of statements whatever the history holds: lists page by id (`WHERE id < after ORDER BY id
+DESC LIMIT n`, served by the primary key or a `(column, id)` index of migration 0006), counts stop at
+`COUNT_CAP`, and what a spectator may see is decided in SQL by `visibility.sealed_clause`, never by a
+query per match.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func, not_, or_, select, union_all
+from sqlalchemy.orm import Session
+
+from arena.ladder.visibility import OPEN, sealed_clause
+from arena.store.models import Bot, BotVersion, Match, Season
+from arena.verdicts import Verdict
+
+MAX_LIMIT = 500  # matches per page
+COUNT_CAP = 1000  # a list's total is counted up to this; beyond it the total says "at least"
+VOID = "VOID"  # the verdict filter's name for a void match (no seat's verdict)
+
+
+class MatchKind(StrEnum):
+    LADDER = "ladder"
+    FINAL = "final"
+    COMPARE = "compare"
+    CHALLENGE = "challenge"
+
+
+class MatchStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class BadFilter(ValueError):
+    """A list filter or page token that cannot be used; the message names it and what to give."""
+
+
+class NoSuchSeason(LookupError):
+    """The season filter names no season."""
+
+
+def verdict_names() -> list[str]:
+    """The verdict filter's choices: the closed set of `Verdict`, and VOID."""
+    return [v.value for v in Verdict] + [VOID]
+
+
+def check_verdict(verdict: str) -> str:
+    """A verdict filter in its stored spelling, or BadFilter naming the choices."""
+    name = verdict.strip().upper()
+    if name not in verdict_names():
+        raise BadFilter(f"verdict {verdict[:40]!r}: expected one of {', '.join(verdict_names())}")
+    return name
+
+
+def parse_after(token: str | int | None, name: str = "after") -> int | None:
+    """A page token (the id of the last match of the previous page) as an id; None for the first page."""
+    if token is None or token == "":
+        return None
+    text = str(token).strip()
+    if not text.isdigit() or not 0 < int(text) < 2**63:
+        raise BadFilter(f"{name} {text[:40]!r}: give the next page token of an earlier answer (a match id)")
+    return int(text)
+
+
+# ---- seasons ----------------------------------------------------------------------------------
+def default_season(s: Session) -> Season | None:
+    """The season a visitor most likely wants: the newest running one, else the newest closing one,
+    else the newest; None when there is none. The web, the API and the CLI all ask this."""
+    for status in ("running", "closing"):
+        season = s.scalar(select(Season).where(Season.status == status).order_by(Season.id.desc()).limit(1))
+        if season is not None:
+            return season
+    return s.scalar(select(Season).order_by(Season.id.desc()).limit(1))
+
+
+def open_counts(s: Session) -> dict[int | None, int]:
+    """Queued and running matches per season id: the open matches only (`ix_matches_queue`); the
+    finished ones are the season's `recorded` counter, so no count runs over the history."""
+    # grouped by status first, so that the planner walks the status index (the open rows only)
+    # rather than the season index (every row), which SQLite's statistics otherwise prefer
+    q = (
+        select(Match.season_id, func.count())
+        .where(Match.status.in_(OPEN))
+        .group_by(Match.status, Match.season_id)
+    )
+    out: Counter[int | None] = Counter()
+    for sid, n in s.execute(q):
+        out[sid] += n
+    return dict(out)
+
+
+# ---- match lists ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MatchFilter:
+    """A match list's filters; empty ones do not filter. `verdict` lists only revealed results."""
+
+    season: str | None = None
+    bot: str | None = None
+    verdict: str | None = None  # a Verdict name or VOID (check_verdict)
+    kind: MatchKind | None = None  # None: every kind but challenges
+    status: MatchStatus | None = None
+
+
+@dataclass
+class MatchListing:
+    """One page, newest first. `next_after` is the token of the next page (None: this is the last);
+    `total` counts the matches that fit the filters up to COUNT_CAP (`total_capped`: at least that)."""
+
+    matches: list[Match]
+    next_after: int | None
+    total: int
+    total_capped: bool
+
+
+def _filtered(s: Session, f: MatchFilter) -> tuple[Select[Match] | None, list[int]]:
+    """The filters as one query (None: no match can fit, e.g. a bot that does not exist), and the
+    bot's version ids when `bot` filters."""
+    q = select(Match)
+    ids: list[int] = []
+    if f.status:
+        q = q.where(Match.status == f.status)
+    q = q.where(Match.kind == f.kind) if f.kind else q.where(Match.kind != MatchKind.CHALLENGE)
+    if f.season:
+        sid = s.scalar(select(Season.id).where(Season.name == f.season))
+        if sid is None:
+            raise NoSuchSeason(f"no season named {f.season[:64]!r}")
+        q = q.where(Match.season_id == sid)
+    if f.bot:
+        ids = bot_version_ids(s, f.bot)
+        if not ids:
+            return None, []
+        q = q.where(_played_by(ids))
+    if f.verdict:  # a sealed match's verdicts are part of its withheld result
+        name = check_verdict(f.verdict)
+        q = q.where(Match.status == MatchStatus.DONE, not_(sealed_clause()))
+        if name == VOID:
+            q = q.where(Match.void.is_(True))
+        else:
+            q = q.where(cast(Match.verdicts, String).like(f'%"{name}"%'))
+    return q, ids
+
+
+def _played_by(version_ids: list[int]) -> ColumnElement[bool]:
+    return or_(Match.version0_id.in_(version_ids), Match.version1_id.in_(version_ids))
+
+
+def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit: int = 50) -> MatchListing:
+    """A page of matches, newest first, older than `after` (a match id; None: from the newest).
+
+    Keyset paging: a page is the next `limit` ids below the last one shown, so matches recorded
+    while someone pages never shift a row onto the next page twice or past it unseen. Three
+    statements whatever the store holds (the season name, the page, the capped count), plus one
+    for the bot's versions when `bot` filters."""
+    limit = max(1, min(limit, MAX_LIMIT))
+    q, ids = _filtered(s, f)
+    if q is None:
+        return MatchListing([], None, 0, False)
+    page_q = q.where(Match.id < after) if after is not None else q
+    if f.bot:  # by seat, each half from its (version, id) index, so that a rare bot reads only its rows
+        page_q = q.where(Match.id.in_(_by_seat(page_q, ids, limit + 1)))
+    rows = list(s.scalars(page_q.order_by(Match.id.desc()).limit(limit + 1)))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    counted = (
+        _by_seat(q, ids, COUNT_CAP + 1).subquery()
+        if f.bot
+        else q.with_only_columns(Match.id).limit(COUNT_CAP + 1).subquery()
+    )
+    total = s.scalar(select(func.count(func.distinct(counted.c[0]))).select_from(counted)) or 0
+    return MatchListing(
+        matches=rows,
+        next_after=rows[-1].id if more else None,
+        total=min(total, COUNT_CAP),
+        total_capped=total > COUNT_CAP,
+    )
+
+
+def _by_seat(q: Select[Match], version_ids: list[int], n: int) -> CompoundSelect:
+    """The ids of the newest `n` matches of `q` with the bot in seat 0, and of those with it in seat 1
+    (`q` filters on `_played_by`; a match against itself is in both)."""
+    halves = []
+    for column in (Match.version0_id, Match.version1_id):
+        seated = q.with_only_columns(Match.id).where(column.in_(version_ids))
+        halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
+    return union_all(*halves)
+
+
+def season_names(s: Session, matches: list[Match]) -> dict[int | None, str]:
+    """Season id -> name for the seasons of `matches` (one statement; a challenge has none)."""
+    ids = {x.season_id for x in matches if x.season_id is not None}
+    if not ids:
+        return {}
+    return {sid: name for sid, name in s.execute(select(Season.id, Season.name).where(Season.id.in_(ids)))}
+
+
+# ---- a bot's page -----------------------------------------------------------------------------
+def bot_version_ids(s: Session, name: str) -> list[int]:
+    return list(s.scalars(select(BotVersion.id).join(Bot).where(Bot.name == name)))
+
+
+def recent_matches(
+    s: Session, version_ids: list[int], limit: int, status: MatchStatus | None = None
+) -> list[Match]:
+    """A bot's newest matches (any of `version_ids` in either seat), newest first: `ix_matches_version0`
+    and `ix_matches_version1` give them without reading the rest of its history."""
+    if not version_ids:
+        return []
+    limit = max(1, min(limit, MAX_LIMIT))
+    q = select(Match).where(_played_by(version_ids))
+    if status:
+        q = q.where(Match.status == status)
+    q = q.where(Match.id.in_(_by_seat(q, version_ids, limit)))
+    return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
+
+
+@dataclass
+class BotRecord:
+    """A bot's revealed results: its own seat's verdicts (OK for a record without verdicts) and,
+    per opponent bot, games, wins, draws and losses (void matches are not games)."""
+
+    verdicts: Counter[str]
+    head_to_head: dict[str, Counter[str]]
+
+
+def bot_record(s: Session, version_ids: list[int]) -> BotRecord:
+    """`BotRecord` of the bot with these versions, in two statements: its revealed finished matches
+    grouped by seats, result and verdicts (a few light columns; sealed ones left out in SQL), and
+    its opponents' names."""
+    verdicts: Counter[str] = Counter()
+    h2h: dict[str, Counter[str]] = defaultdict(Counter)
+    if not version_ids:
+        return BotRecord(verdicts, h2h)
+    keys = (Match.version0_id, Match.version1_id, Match.winner, Match.void, cast(Match.verdicts, String))
+    grouped = (
+        select(*keys, func.count())
+        .where(_played_by(version_ids), Match.status == MatchStatus.DONE, not_(sealed_clause()))
+        .group_by(*keys)
+    )
+    rows = s.execute(grouped).all()
+    mine = set(version_ids)
+    opponents = {v1 if v0 in mine else v0 for v0, v1, *_ in rows}
+    names = (
+        dict(s.execute(select(BotVersion.id, Bot.name).join(Bot).where(BotVersion.id.in_(opponents))).all())
+        if opponents
+        else {}
+    )
+    for v0, v1, winner, void, verdicts_json, n in rows:
+        seat = 0 if v0 in mine else 1
+        seat_verdicts = json.loads(verdicts_json or "[]") or []
+        verdicts[str(seat_verdicts[seat]) if len(seat_verdicts) == 2 else Verdict.OK.value] += n
+        if void:
+            continue
+        row = h2h[names.get(v1 if seat == 0 else v0, "?")]
+        row["games"] += n
+        row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
+    return BotRecord(verdicts, h2h)

@@ -1,0 +1,100 @@
+"""Every match list and lookup runs the same number of SQL statements at two store sizes: the reveal
+test is one statement for a page, never one per match or per chunk of the history (issue #30).
+
+Statements are counted on the real engine (`before_cursor_execute`), through the shared queries,
+the management API's operations (what gRPC and the CLI call) and the web's data layer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import delete, event, func, select
+
+from arena.ladder import queries
+from arena.ladder.visibility import unrevealed_ids
+from arena.proto import arena_pb2 as pb
+from arena.service import ops_bots, ops_results
+from arena.service.core import Service
+from arena.store import Store
+from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Season
+from arena.web.data import WebData
+from tests.store.scale_support import fill
+
+SMALL, LARGE = 300, 1600  # finished matches: the large store needs several of the old 500-id chunks
+
+
+@contextmanager
+def counted(store: Store) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        yield statements
+    finally:
+        event.remove(store.engine, "before_cursor_execute", note)
+
+
+def _reads(store: Store, web: WebData, bot: str, season: str, middle: int) -> dict[str, Callable[[], object]]:
+    service = Service(store=store)
+    return {
+        "grpc ListMatches": lambda: ops_results.list_matches(service, pb.ListMatchesRequest()),
+        "grpc ListMatches bot": lambda: ops_results.list_matches(service, pb.ListMatchesRequest(bot=bot)),
+        "grpc ListMatches verdict": lambda: ops_results.list_matches(
+            service, pb.ListMatchesRequest(verdict="CRASH")
+        ),
+        "grpc ListMatches page 2": lambda: ops_results.list_matches(
+            service, pb.ListMatchesRequest(limit=20, page_token=str(middle))
+        ),
+        "grpc ListSeasons": lambda: ops_results.list_seasons(service),
+        "grpc GetBot": lambda: ops_bots.get_bot(service, bot),
+        "web matches": lambda: web.matches(),
+        "web matches season+bot": lambda: web.matches(season=season, bot=bot),
+        "web matches verdict": lambda: web.matches(verdict="CRASH"),
+        "web seasons": lambda: web.seasons(),
+        "web bot page": lambda: web.bot(bot),
+        "web verdict names": lambda: web.verdict_names(),
+        "default season": lambda: web.default_season(),
+    }
+
+
+def _count_all(store: Store, tmp_path, size: int) -> dict[str, int]:
+    ladder = fill(store, matches=size)
+    web = WebData(str(store.engine.url.render_as_string(hide_password=False)), home=tmp_path)
+    web.store = store  # the same engine, so its statements are counted
+    web.session = store.read
+    out = {}
+    with store.read() as s:
+        middle = s.scalar(select(func.max(Match.id))) - 100
+    for name, read in _reads(store, web, ladder.bots[0], ladder.season, middle).items():
+        with counted(store) as statements:
+            read()
+        out[name] = len(statements)
+    return out
+
+
+@pytest.mark.timeout(120)
+def test_reads_run_a_fixed_number_of_statements_whatever_the_history(database_url, tmp_path) -> None:
+    small = Store.open(database_url, home=tmp_path / "a")
+    counts_small = _count_all(small, tmp_path / "a", SMALL)
+    with small.tx() as s:  # the same store, five times the history
+        for table in (RatingChange, Match, Entry, BotVersion, Bot, Season):
+            s.execute(delete(table))
+    counts_large = _count_all(small, tmp_path / "b", LARGE)
+    assert counts_small == counts_large
+    assert max(counts_small.values()) <= 12, counts_small
+
+
+def test_a_page_of_matches_costs_one_reveal_statement(store: Store) -> None:
+    ladder = fill(store, matches=SMALL)
+    with store.read() as s, counted(store) as statements:
+        page = queries.list_matches(s, queries.MatchFilter(), limit=queries.MAX_LIMIT)
+        hidden = unrevealed_ids(s, page.matches)
+    assert len(page.matches) == SMALL + 2 * len(ladder.sealed) and page.next_after is None  # twins queued
+    assert set(ladder.sealed) <= hidden
+    reveal = [x for x in statements if "open_mate" in x]
+    assert len(reveal) == 1, statements
