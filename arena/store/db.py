@@ -114,11 +114,13 @@ def _use_wal(cursor: sqlite3.Cursor) -> None:
 
 #: SQLite's advice for a connection that may live long (https://sqlite.org/pragma.html#pragma_optimize):
 #: at open, analyse every table whose statistics are missing or stale (0x10002), reading at most
-#: `analysis_limit` rows per index; and `PRAGMA optimize` again before it closes. Without statistics
-#: the planner guesses, and with a half-written store's stale ones it full-scans the open matches.
+#: `analysis_limit` rows per index; `PRAGMA optimize` again every OPTIMIZE_EVERY uses of a pooled
+#: connection and before it closes. Without statistics the planner guesses, and with a half-written
+#: store's stale ones it full-scans the open matches.
 OPTIMIZE_AT_OPEN = "PRAGMA optimize=0x10002"
 ANALYSIS_LIMIT = 1000
 OPTIMIZE_BUSY_MS = 200  # ANALYZE writes: never queue behind a season's writer for it; next time
+OPTIMIZE_EVERY = 1000  # uses (checkins) of a pooled connection between two PRAGMA optimize
 
 
 def _optimize(cursor: sqlite3.Cursor, pragma: str) -> None:
@@ -165,6 +167,18 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             cur = dbapi_conn.cursor()
             _optimize(cur, "PRAGMA optimize")
             cur.close()
+
+        @event.listens_for(engine, "checkin")
+        def _sqlite_checkin(dbapi_conn, record) -> None:  # noqa: ANN001
+            # a pooled connection may live as long as the server: optimize it now and then too
+            if dbapi_conn is None:  # the pool gave up on it (invalidated)
+                return
+            uses = record.info.get("arena_uses", 0) + 1
+            record.info["arena_uses"] = uses
+            if uses % OPTIMIZE_EVERY == 0:
+                cur = dbapi_conn.cursor()
+                _optimize(cur, "PRAGMA optimize")
+                cur.close()
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn) -> None:  # noqa: ANN001

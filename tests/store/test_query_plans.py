@@ -112,7 +112,9 @@ def test_hot_reads_use_an_index_with_statistics(big) -> None:
             read(s)
         assert statements, name
         for statement, params in statements:
-            if "count(distinct" in statement:  # the capped total: LIMIT COUNT_CAP + 1 bounds it whatever the plan
+            if (
+                "count(distinct" in statement
+            ):  # the capped total: LIMIT COUNT_CAP + 1 bounds it whatever the plan
                 assert str(queries.COUNT_CAP + 1) in str(params) or "LIMIT" in statement, statement
                 continue
             if any(f" {t}" in statement for t in ("matches", "rating_changes")):
@@ -132,3 +134,29 @@ def test_sqlite_connections_gather_statistics_themselves(tmp_path) -> None:
     with Store.open(url, home=tmp_path).engine.connect() as conn:
         indexes = set(conn.exec_driver_sql("SELECT idx FROM sqlite_stat1 WHERE tbl = 'matches'").scalars())
     assert {"ix_matches_seed", "ix_matches_version0", "ix_matches_season_pair"} <= indexes
+
+
+def test_a_long_lived_sqlite_connection_optimizes_now_and_then(tmp_path, monkeypatch) -> None:
+    """A pooled connection that is never closed still gathers statistics: `PRAGMA optimize` every
+    OPTIMIZE_EVERY uses (here every use)."""
+    from arena.store import db
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store.open(url, home=tmp_path)
+    fill(store, matches=2000, bots=BOTS)
+    with store.engine.connect() as conn:
+        before = set(
+            conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'").scalars()
+        )
+        stats = (
+            set(conn.exec_driver_sql("SELECT idx FROM sqlite_stat1 WHERE tbl = 'matches'").scalars())
+            if before
+            else set()
+        )
+    assert "ix_matches_version0" not in stats  # filled after the connection opened: no statistics yet
+    monkeypatch.setattr(db, "OPTIMIZE_EVERY", 1)
+    with store.read() as s:
+        s.scalar(text("SELECT 1"))  # one use, then the checkin optimizes
+    with store.engine.connect() as conn:
+        indexes = set(conn.exec_driver_sql("SELECT idx FROM sqlite_stat1 WHERE tbl = 'matches'").scalars())
+    assert {"ix_matches_seed", "ix_matches_version0"} <= indexes
