@@ -5,9 +5,13 @@ management API (gRPC's ListMatches, the CLI's `arena matches`) and the web's /ap
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+from arena.cli import cli
 from arena.proto import arena_pb2 as pb
 from arena.service import ops_results
 from arena.service.core import Service
@@ -94,3 +98,25 @@ def test_a_verdict_page_token_does_not_reach_past_a_sealed_match(store: Store) -
         assert int(page.next_page_token) == page.matches[-1].id
         token = page.next_page_token
     assert shown and not set(shown) & set(ladder.sealed)
+
+
+def test_the_cli_pages_with_after(database_url, tmp_path) -> None:
+    """`arena matches --after ID` (locally: the same ListMatches in-process) lists the next, older
+    page; the JSON carries next_after and the table ends with the --after that shows more."""
+    store = Store.open(database_url, home=tmp_path)
+    fill(store, matches=30, open_pairs=0)
+    env = {"ARENA_DATABASE_URL": database_url, "ARENA_SERVER": ""}
+
+    def run(*args: str) -> str:
+        done = CliRunner().invoke(cli, ["matches", *args], env=env)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    first = json.loads(run("--limit", "12", "--json"))
+    second = json.loads(run("--limit", "12", "--after", str(first["next_after"]), "--json"))
+    ids = [m["id"] for m in first["matches"] + second["matches"]]
+    assert first["total"] == 30 and not first["total_capped"] and len(ids) == len(set(ids)) == 24
+    assert ids == sorted(ids, reverse=True) and first["next_after"] == first["matches"][-1]["id"]
+    assert f"--after {first['next_after']} shows older ones" in run("--limit", "12")
+    refused = CliRunner().invoke(cli, ["matches", "--verdict", "NOPE"], env=env)
+    assert refused.exit_code == 2 and "verdict 'NOPE'" in refused.output
