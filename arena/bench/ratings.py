@@ -1,8 +1,10 @@
 """`arena bench ratings`, the parts beyond the 200-bot fit against MM (`ladder.run_ratings`):
 
-- the 2,000-bot, 1,000,000-game fit (target < 2 s), alone and with new unrated entries, with its
-  Newton iterations, median of 3 runs each; the baseline in the same run is the old covariance step
-  alone (a pseudo-inverse of the same information matrix, numpy's default threads);
+- the sparse fit against the dense reference at 200, 2,000 and 10,000 bots (100 games each), in the
+  same run: cold, a warm refit after 1,000 more results, and the dense fit where it fits in memory
+  (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
+- with --coverage, the 95% intervals' coverage of the true ratings at 200 and 2,000 bots, opponents
+  from the whole field and from a narrow band of ranks;
 - steadiness: the 200-bot fit repeated, min / median / max (OpenBLAS's default threads made it
   bimodal: 6–19 ms, or 0.9 s);
 - live Elo under matchmaking: the live spread against the true spread after 4,000 games per bot,
@@ -14,54 +16,159 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
-from arena.bench.ladder import RATINGS_TARGET_S, synthetic_season
+from arena.bench.ladder import synthetic_season
+
+T = TypeVar("T")
 
 
-def run_large(bots: int = 2000, matches: int = 1_000_000, unrated: int = 20, repeats: int = 3) -> dict:
-    """The large fit `repeats` times alone and with `unrated` new entries, alternately (the same
-    load for both), medians reported; then the baseline once."""
-    from arena.ladder.fit import ELO_PER_UNIT, fit_ratings
-
-    true, a, b, score = synthetic_season(bots, matches)
-    plain_s, unrated_s = [], []
+def _median_time(fn: Callable[[], T], repeats: int) -> tuple[float, T]:
+    times = []
     for _ in range(repeats):
         start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out  # noqa: F821 - repeats ≥ 1
+
+
+def run_large(
+    sizes: tuple[tuple[int, int], ...] = ((200, 100_000), (2000, 1_000_000), (10_000, 10_000_000)),
+    repeats: int = 3,
+    dense_max: int = 2000,
+    new_results: int = 1000,
+) -> dict:
+    """The sparse fit against the dense reference (`arena.bench.dense_fit`) at each size, in the same
+    run: the sparse fit cold (median of `repeats`), a warm refit after `new_results` more results (its
+    start the cold fit's ratings: what the standings do after new results), and the dense fit where
+    it fits in memory (`dense_max` bots: at 10,000 its n×n tables take ~6 GB), with the largest
+    difference of their ratings and intervals."""
+    from arena.bench.dense_fit import dense_fit
+    from arena.ladder.fit import Pairs, fit_pairs
+
+    out = []
+    for bots, matches in sizes:
+        _, a, b, score = synthetic_season(bots, matches + new_results)
+        a0, b0, s0 = a[:matches], b[:matches], score[:matches]
+        aggregate_s, pairs = _median_time(partial(Pairs.from_matches, bots, a0, b0, s0), 1)
+        cold_s, fit = _median_time(partial(fit_pairs, pairs), repeats)
+        more = Pairs.from_matches(bots, a, b, score)
+        warm_s, warm = _median_time(partial(fit_pairs, more, warm=fit.ratings), repeats)
+        row: dict = {
+            "bots": bots,
+            "matches": matches,
+            "pairs": len(pairs.u),
+            "aggregate_s": round(aggregate_s, 3),
+            "sparse_fit_s": round(cold_s, 3),
+            "iterations": fit.iterations,
+            f"warm_refit_after_{new_results}_s": round(warm_s, 3),
+            "warm_iterations": warm.iterations,
+            "mean_ci95_elo": round(float(np.nanmean(fit.ci95)), 1),
+        }
+        if bots <= dense_max:
+            dense_s, (ratings, var, its) = _median_time(partial(dense_fit, bots, a0, b0, s0), 1)
+            row.update(
+                dense_fit_s=round(dense_s, 3),
+                dense_iterations=its,
+                max_rating_diff_elo=float(f"{np.abs(fit.ratings - ratings).max():.2g}"),
+                ci95_ratio_min_max=[
+                    round(float(np.sqrt(fit.var / var).min()), 4),
+                    round(float(np.sqrt(fit.var / var).max()), 4),
+                ],
+            )
+        else:
+            row["dense_fit_s"] = (
+                f"not run: {bots:,} bots' n×n tables take ~{6 * bots * bots * 8 / 1e9:.0f} GB"
+            )
+        out.append(row)
+    return {"sizes": out, "runs": repeats, "target_cold_s": 2.0, "target_warm_s_per_1000": 0.1}
+
+
+def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.ndarray, ...]:
+    """(true ratings, a, b, score) of a season paired as the ladder pairs (`pick_pairing` on the fit,
+    refitted every ten games per bot, live Elo while provisional)."""
+    import random
+
+    from arena.ladder.fit import fit_ratings
+    from arena.ladder.matchmaking import Candidate, pick_pairing
+    from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
+
+    rng, np_rng = random.Random(seed), np.random.default_rng(seed)
+    true = np_rng.normal(INITIAL, 200.0, bots)
+    live, rated, last = [INITIAL] * bots, [0] * bots, [-1] * bots
+    fitted = list(live)
+    total = bots * games_per_bot // 2
+    a, b, score = np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), np.zeros(total)
+    for k in range(total):
+        if k and k % (bots * 10) == 0:
+            fit = fit_ratings(bots, a[:k], b[:k], score[:k])
+            fitted = [float(x) if x == x else live[i] for i, x in enumerate(fit.ratings)]
+        basis = [f if rated[i] >= PROVISIONAL_GAMES else live[i] for i, f in enumerate(fitted)]
+        pairing = pick_pairing([Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)], rng)
+        assert pairing is not None  # every bot has its own owner: any two may meet
+        i, j = pairing[0].entry_id, pairing[1].entry_id
+        s = 1.0 if rng.random() < expected(true[i], true[j]) else 0.0
+        ci, cj = elo_update(live[i], rated[i], live[j], rated[j], s)
+        live[i], live[j] = ci.after, cj.after
+        rated[i], rated[j] = rated[i] + 1, rated[j] + 1
+        last[i] = last[j] = k
+        a[k], b[k], score[k] = i, j, s
+    return true, a, b, score
+
+
+def run_coverage(
+    bots: int, ladders: int, games_per_bot: int, band: int = 0, seed: int = 7, matchmaking: bool = False
+) -> dict:
+    """How often the 95% intervals hold the true ratings (centred as the fit is: mean 1500), over
+    `ladders` simulated seasons of `bots`. `band` 0: opponents drawn from the whole field (as
+    `synthetic_season`); else each bot meets only the `band` bots ranked nearest it on either side
+    (a matchmaking that never looks far: where the diagonal intervals are too narrow)."""
+    from arena.ladder.fit import fit_ratings
+
+    rng = np.random.default_rng(seed)
+    inside = 0
+    total = 0
+    matches = bots * games_per_bot // 2
+    for ladder in range(ladders):
+        if matchmaking:
+            true, a, b, score = matchmaking_season(bots, games_per_bot, seed + ladder)
+            fit = fit_ratings(bots, a, b, score)
+            ok = ~fit.bound.astype(bool) & fit.rated
+            inside += int((np.abs(fit.ratings - (true - true.mean() + 1500.0)) <= fit.ci95)[ok].sum())
+            total += int(ok.sum())
+            continue
+        true = np.sort(rng.normal(1500.0, 200.0, bots))
+        a = rng.integers(0, bots, matches)
+        offset = (
+            rng.integers(1, band + 1, matches) * rng.choice([-1, 1], matches)
+            if band
+            else rng.integers(1, bots, matches)
+        )
+        b = np.clip(a + offset, 0, bots - 1) if band else (a + offset) % bots
+        keep = a != b
+        a, b = a[keep], b[keep]
+        p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
+        score = (rng.random(len(a)) < p).astype(float)
         fit = fit_ratings(bots, a, b, score)
-        plain_s.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        with_new = fit_ratings(bots + unrated, a, b, score)  # the last `unrated` entries have no games
-        unrated_s.append(time.perf_counter() - start)
-    # baseline: the old covariance step alone, on the same information matrix
-    theta = (fit.ratings - fit.ratings.mean()) / ELO_PER_UNIT
-    games = np.bincount(a * bots + b, minlength=bots * bots).reshape(bots, bots).astype(float)
-    games += games.T
-    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-    w = games * p * (1.0 - p)
-    info = np.diag(w.sum(axis=1)) - w
-    start = time.perf_counter()
-    np.linalg.pinv(info, hermitian=True)
-    pinv_s = time.perf_counter() - start
-    same = bool(np.allclose(with_new.ratings[:bots], fit.ratings) and np.isnan(with_new.ratings[bots:]).all())
-    plain, new = statistics.median(plain_s), statistics.median(unrated_s)
+        ok = ~fit.bound.astype(bool) & fit.rated
+        centred = true - true.mean() + 1500.0
+        inside += int((np.abs(fit.ratings - centred) <= fit.ci95)[ok].sum())
+        total += int(ok.sum())
     return {
         "bots": bots,
-        "matches": matches,
-        "runs": repeats,
-        "fit_s": round(plain, 3),
-        "fit_min_max_s": [round(min(plain_s), 3), round(max(plain_s), 3)],
-        "iterations": fit.iterations,
-        "unrated": unrated,
-        "fit_with_unrated_s": round(new, 3),
-        "fit_with_unrated_min_max_s": [round(min(unrated_s), 3), round(max(unrated_s), 3)],
-        "iterations_with_unrated": with_new.iterations,
-        "unrated_change_nothing": same,
-        "baseline_pinv_s": round(pinv_s, 3),
-        "mean_ci95_elo": round(float(np.nanmean(fit.ci95)), 1),
-        "target_s": RATINGS_TARGET_S,
-        "target_met": max(plain, new) < RATINGS_TARGET_S,
+        "ladders": ladders,
+        "games_per_bot": games_per_bot,
+        "opponents": "the ladder's matchmaking"
+        if matchmaking
+        else f"the {band} ranked nearest on either side"
+        if band
+        else "the whole field",
+        "cases": total,
+        "coverage": round(inside / max(total, 1), 4),
+        "target": "0.93-0.97",
     }
 
 
@@ -99,12 +206,26 @@ def run_spread(bots: int = 12, games_per_bot: int = 4000, seed: int = 2) -> dict
 
 
 def run_all(
-    progress: Callable[[float], None], large: bool, spread: bool, bots: int = 200, matches: int = 100_000
+    progress: Callable[[float], None],
+    large: bool,
+    spread: bool,
+    bots: int = 200,
+    matches: int = 100_000,
+    coverage: bool = False,
 ) -> dict:
     out: dict = {"steadiness": run_steadiness(bots, matches)}
     progress(0.2)
     if large:
         out["large"] = run_large()
+    progress(0.5)
+    if coverage:
+        out["coverage"] = [
+            run_coverage(200, 20, 100),
+            run_coverage(2000, 3, 100),
+            run_coverage(200, 6, 100, matchmaking=True),
+            run_coverage(200, 20, 100, band=10),
+            run_coverage(2000, 3, 100, band=50),
+        ]
     progress(0.6)
     if spread:
         out["spread"] = run_spread()

@@ -140,27 +140,34 @@ def _mode_rows(tag: str, m: dict, ratio: dict, note: str, bots: str) -> list[tup
 @click.command("ratings")
 @click.option("--bots", type=click.IntRange(2, 2000), default=200, show_default=True)
 @click.option("--matches", type=click.IntRange(10, 10_000_000), default=100_000, show_default=True)
-@click.option("--large/--no-large", default=True, show_default=True, help="Also the 2,000-bot, 1M-game fit.")
+@click.option(
+    "--large/--no-large",
+    default=True,
+    show_default=True,
+    help="Also sparse against dense at 200, 2,000, 10,000 bots.",
+)
 @click.option(
     "--spread/--no-spread", default=True, show_default=True, help="Also the live-Elo spread simulation."
 )
+@click.option("--coverage", is_flag=True, help="Also the 95% intervals' coverage at 200 and 2,000 bots.")
 @json_option
-def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -> None:
+def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, as_json: bool) -> None:
     """Time to fit season ratings (ML Bradley-Terry with intervals) against a naive iterative fit.
 
     Baseline, in the same run: the classic minorisation-maximisation iteration over the match list
     in plain Python, to the same data. Target: the fit for 100,000 matches among 200 bots < 2 s.
-    Then the steadiness of repeated small fits (one BLAS thread); unless --no-large, the 2,000-bot,
-    1M-game fit alone and with 20 new unrated entries (median of 3 each, with its Newton iterations;
-    target < 2 s; baseline: the old pseudo-inverse covariance step alone); unless --no-spread, live Elo's spread against the true
-    one after 4,000 games per bot, paired on the fit against paired on live Elo.
+    Then the steadiness of repeated small fits; unless --no-large, the sparse fit against the dense
+    reference at 200, 2,000 and 10,000 bots (100 games each; cold, and a warm refit after 1,000 more
+    results; targets: cold ≤ 2 s, refit ≤ 0.1 s); with --coverage, the intervals' coverage of the
+    true ratings; unless --no-spread, live Elo's spread against the true one after 4,000 games per
+    bot, paired on the fit against paired on live Elo.
     """
     from arena.bench.ladder import run_ratings
     from arena.bench.ratings import run_all
 
     def work(progress: Callable[[float], None]) -> dict:
         r = run_ratings(bots, matches, progress=lambda f: progress(f / 2))
-        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread, bots, matches))
+        r.update(run_all(lambda f: progress(0.5 + f / 2), large, spread, bots, matches, coverage))
         return r
 
     r = with_progress("ratings benchmark", work, as_json)
@@ -182,22 +189,26 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, as_json: bool) -
     ]  # fmt: skip
     footer = f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}"
     if "large" in r:
-        g = r["large"]
-        rows += [
+        for g in r["large"]["sizes"]:
+            warm = next(v for k, v in g.items() if k.startswith("warm_refit_after"))
+            dense = g["dense_fit_s"]
+            rows.append(
+                (
+                    f"sparse    {g['bots']:,} bots, {g['matches']:,} matches",
+                    f"{g['sparse_fit_s']} s",
+                    f"{g['iterations']} iterations; refit after 1,000 more {warm} s ({g['warm_iterations']} it.); "
+                    + (f"dense {dense} s, max diff {g['max_rating_diff_elo']} Elo, ±95% ratio {g['ci95_ratio_min_max']}"
+                       if isinstance(dense, float) else f"dense {dense}"),
+                )
+            )  # fmt: skip
+    for c in r.get("coverage", []):
+        rows.append(
             (
-                f"large     {g['bots']:,} bots, {g['matches']:,} matches",
-                f"{g['fit_s']} s",
-                f"{g['iterations']} iterations; median of {g['runs']}, range {'-'.join(map(str, g['fit_min_max_s']))} s",
-            ),
-            (
-                f"large     + {g['unrated']} unrated entries",
-                f"{g['fit_with_unrated_s']} s",
-                f"{g['iterations_with_unrated']} iterations, others unchanged: {g['unrated_change_nothing']}; "
-                f"range {'-'.join(map(str, g['fit_with_unrated_min_max_s']))} s",
-            ),
-            ("baseline  old pseudo-inverse step alone", f"{g['baseline_pinv_s']} s", "same matrix"),
-        ]  # fmt: skip
-        footer += f"; large fit < {g['target_s']} s: {'met' if g['target_met'] else 'NOT met'}"
+                f"coverage  {c['bots']:,} bots, {c['ladders']} ladders",
+                f"{c['coverage']:.3f}",
+                f"{c['cases']:,} cases, opponents {c['opponents']}; target {c['target']}",
+            )
+        )
     if "spread" in r:
         p = r["spread"]
         rows.append(

@@ -38,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from arena.ladder.intervals import Coarse, coarse
 from arena.ladder.newton import Graph, StepError, components, information, newton_step
+from arena.ladder.pairs import Pairs, pair_table, virtual_draws  # noqa: F401 - the tables, re-exported
 
 INITIAL = 1500.0
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # natural log-odds units -> Elo points
@@ -61,35 +63,6 @@ class FitError(ArithmeticError):
 
 
 @dataclass(frozen=True)
-class Pairs:
-    """A season's results aggregated per pair of players (u < v), what the fit reads: the games of
-    each pair, and each player's games and points in all."""
-
-    n: int
-    u: np.ndarray  # int64, u < v, each pair once
-    v: np.ndarray
-    games: np.ndarray  # float64, games of the pair
-    player_games: np.ndarray  # float64, per player
-    player_points: np.ndarray  # float64, per player
-
-    @classmethod
-    def from_matches(
-        cls,
-        n: int,
-        a: Sequence[int] | np.ndarray,
-        b: Sequence[int] | np.ndarray,
-        score_a: Sequence[float] | np.ndarray,
-    ) -> Pairs:
-        a = np.asarray(a, dtype=np.int64)
-        b = np.asarray(b, dtype=np.int64)
-        s = np.asarray(score_a, dtype=np.float64)
-        key, games = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
-        player_games = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
-        points = np.bincount(a, weights=s, minlength=n) + np.bincount(b, weights=1.0 - s, minlength=n)
-        return cls(n, key // n, key % n, games.astype(np.float64), player_games, points)
-
-
-@dataclass(frozen=True)
 class Fit:
     """A season fit for players 0..n-1 (Elo scale). NaN marks what cannot be rated or compared."""
 
@@ -109,6 +82,9 @@ class Fit:
     exact: dict[int, tuple[np.ndarray, np.ndarray]] = field(
         default_factory=dict
     )  # small group -> (players, Elo² cov)
+    two_level: dict[int, tuple[np.ndarray, Coarse]] = field(
+        default_factory=dict
+    )  # large mean-anchored group -> (players, log-odds² covariance: arena.ladder.intervals)
 
     @property
     def rated(self) -> np.ndarray:
@@ -147,6 +123,12 @@ class Fit:
                 if len(here):
                     cross[here] = cov[np.searchsorted(members, i[here]), np.searchsorted(members, j[here])]
             diff_var = self.var[i] + self.var[j] - 2.0 * cross
+            for g, (members, two) in self.two_level.items():  # large groups: B's quadratic form
+                here = np.flatnonzero((self.group[i] == g) & (self.group[j] == g))
+                if len(here):
+                    li, lj = np.searchsorted(members, i[here]), np.searchsorted(members, j[here])
+                    quad = two.cov(li, li) + two.cov(lj, lj) - 2.0 * two.cov(li, lj)
+                    diff_var[here] = quad * ELO_PER_UNIT**2
             diff = self.ratings[i] - self.ratings[j]
             z = diff / np.sqrt(np.where(diff_var > 0.0, diff_var, np.nan))
         out = normal_cdf(z)
@@ -173,33 +155,6 @@ def normal_cdf(z: np.ndarray) -> np.ndarray:
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
     erf = 1.0 - poly * np.exp(-x * x)
     return 0.5 * (1.0 + np.sign(z) * erf)
-
-
-def pair_table(
-    n: int,
-    a: Sequence[int] | np.ndarray,
-    b: Sequence[int] | np.ndarray,
-    score_a: Sequence[float] | np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Dense games N[i, j] (symmetric) and points W[i, j] (i's against j): the reference computation
-    of the tests and small tables only, never the season fit (it is n×n)."""
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    s = np.asarray(score_a, dtype=np.float64)
-    games = np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(np.float64)
-    games += games.T
-    won = np.bincount(a * n + b, weights=s, minlength=n * n) + np.bincount(
-        b * n + a, weights=1.0 - s, minlength=n * n
-    )
-    return games, won.reshape(n, n)
-
-
-def virtual_draws(games: np.ndarray, prior: float) -> np.ndarray:
-    """Virtual games per pair of a dense games table (the tests' reference): each player's `prior`
-    spread over its opponents in proportion to the games it played against each."""
-    total = games.sum(axis=1)
-    share = np.divide(games, total[:, None], out=np.zeros_like(games), where=total[:, None] > 0)
-    return prior * 0.5 * (share + share.T)
 
 
 def fit_ratings(
@@ -266,6 +221,7 @@ def fit_pairs(
     group = np.full(n, -1, dtype=np.int64)
     anchored: list[tuple[int, ...]] = []
     exact: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    two_level: dict[int, tuple[np.ndarray, Coarse]] = {}
     iterations = 0
     for g, k in enumerate(order):
         idx = np.flatnonzero(label == roots[k])
@@ -292,8 +248,12 @@ def fit_pairs(
             cov = _exact_cov(graph, h, d, fixed) * ELO_PER_UNIT**2
             exact[g] = (idx, cov)
             var[idx] = np.diag(cov)
-        else:
+        elif fixed:
             var[idx] = _variances(d, fixed) * ELO_PER_UNIT**2
+        else:
+            two = coarse(graph, h, d, theta)
+            two_level[g] = (idx, two)
+            var[idx] = _checked(two.variances()) * ELO_PER_UNIT**2
     bound = np.where(perfect, 1, np.where(zero, -1, 0)).astype(np.int8)
     bound_elo = _bounds(pairs, ratings, bound)
     return Fit(
@@ -311,6 +271,7 @@ def fit_pairs(
         u * n + v,
         pair_info,
         exact,
+        two_level,
     )
 
 
@@ -341,6 +302,12 @@ def _exact_cov(graph: Graph, h: np.ndarray, d: np.ndarray, fixed: dict[int, floa
     if not (np.isfinite(var).all() and (var > 0).all()):
         raise FitError("the season fit's covariance has a variance that is not finite and positive")
     return 0.5 * (cov + cov.T)
+
+
+def _checked(var: np.ndarray) -> np.ndarray:
+    if not (np.isfinite(var).all() and (var > 0).all()):
+        raise FitError("the season fit's covariance has a variance that is not finite and positive")
+    return var
 
 
 def _variances(d: np.ndarray, fixed: dict[int, float]) -> np.ndarray:

@@ -10,7 +10,8 @@ import pytest
 
 from arena.bench.dense_fit import dense_fit
 from arena.bench.ladder import synthetic_season
-from arena.ladder.fit import EXACT_MAX, Pairs, fit_pairs, fit_ratings
+from arena.bench.ratings import matchmaking_season
+from arena.ladder.fit import ELO_PER_UNIT, EXACT_MAX, Pairs, fit_pairs, fit_ratings
 
 ELO_TOL = 0.1
 SD_SHARE = 0.05  # a large group's interval against the exact one (measured: within 1.5% here)
@@ -51,6 +52,22 @@ def test_nothing_kept_is_n_by_n() -> None:
     fit = fit_pairs(pairs)
     sizes = [np.asarray(x).size for x in vars(fit).values() if isinstance(x, np.ndarray)]
     assert max(sizes) <= max(bots, len(pairs.u)) < bots * bots // 10
-    assert fit.exact == {}  # one group of 500: no dense covariance
+    assert fit.exact == {}  # one group of 500: no dense covariance, a two-level one of m×K
+    assert all(two.q.size <= bots * 128 for _, two in fit.two_level.values())
     los = fit.los_pairs([0, 1], [1, 0])
     assert los[0] + los[1] == pytest.approx(1.0)
+
+
+def test_a_matchmaking_ladders_intervals_are_near_the_exact_ones() -> None:
+    """Paired as the ladder pairs (neighbours in rating), the strongest and weakest bots' intervals
+    need the two-level covariance: the information's diagonal alone is 18% short for one of them."""
+    _, a, b, score = matchmaking_season(100, 60, seed=0)
+    fit = fit_ratings(100, a, b, score)
+    _, var, _ = dense_fit(100, a, b, score)
+    share = np.sqrt(fit.var / var)
+    assert 0.95 < share.min() and share.max() < 1.06
+    diagonal_only = 1.0 / np.sqrt(fit.info) * ELO_PER_UNIT / np.sqrt(var)
+    assert diagonal_only.min() < 0.85
+    los = fit.los_pairs(np.arange(99), np.arange(1, 100))
+    assert ((los >= 0.0) & (los <= 1.0)).all()
+    np.testing.assert_allclose(los + fit.los_pairs(np.arange(1, 100), np.arange(99)), 1.0, atol=1e-6)
