@@ -10,6 +10,7 @@ import click
 
 from arena.cli.bench_load import load_options, run_load
 from arena.cli.bench_report import emit, json_option, with_progress
+from arena.cli.bench_streams import run_streams, stream_options
 
 
 @click.command("sandbox")
@@ -204,8 +205,11 @@ def _referee_instructions(deals: int, as_json: bool) -> None:
     help="The RSS after this many matches is the same-run baseline.",
 )  # fmt: skip
 @load_options
+@stream_options
 @json_option
-def serve(matches: int, baseline: int, as_json: bool, load: bool, **plan: Any) -> None:
+def serve(
+    matches: int, baseline: int, as_json: bool, load: bool, streams: int, deals: int, **plan: Any
+) -> None:
     """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
     first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
     matches (the baseline), at the peak and after all. Target: within 10% of the baseline after
@@ -214,7 +218,13 @@ def serve(matches: int, baseline: int, as_json: bool, load: bool, **plan: Any) -
     With --load instead: a server playing a ladder season, first alone (the baseline), then under
     spectators, owners and one hostile owner at its limits for as long again; p50/p99 per call,
     errors, the ladder's rate against the baseline and the server's RSS (arena/bench/serve_load.py).
+
+    With --streams N instead: N live streams of one long match, the server's RSS over idle (target
+    within 50 MiB) and the time from SIGTERM to its exit (arena/bench/serve_streams.py).
     """
+    if streams:
+        run_streams(streams, deals, as_json)
+        return
     if load:
         run_load(plan, as_json)
         return

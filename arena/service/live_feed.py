@@ -37,7 +37,7 @@ from arena.proto import arena_pb2 as pb
 from arena.workers.live import ATTEMPT, LiveReader
 
 MAX_DEALS = 50  # deals of a match kept in memory, the newest ones (up to a quarter more between trims)
-READ_BYTES = 1 << 20  # the most of a live file read at once
+READ_BYTES = 1 << 18  # the most of a live file read at once
 IDLE_FEEDS = 8  # feeds of matches nobody watches, kept for spectators who come back
 IDLE_SECONDS = 60.0  # and for at most this long
 KINDS = ("deal", "trick", "deal_end")
@@ -222,16 +222,22 @@ class LiveFeed:
         self._read_at = float("-inf")
         self.log = EventLog()  # a new one when the file is replaced (a new attempt)
         self.attempt: int | None = None  # the attempt the file being read belongs to
+        self.catching_up = False  # a long file is being read in pieces: nobody is shown half of it
         self.users = 0
 
     def fresh(self, max_age: float) -> bool:
         return time.monotonic() - self._read_at < max_age
 
-    def refresh(self, max_age: float) -> None:
-        """Read what was appended to the file, unless someone did within `max_age` seconds."""
+    def refresh(self, max_age: float, wait: bool = False) -> None:
+        """Read what was appended to the file, unless someone did within `max_age` seconds. While
+        another watcher reads it, return at once (unless `wait`): the caller shows what is known and
+        looks again at its next poll, so a hundred watchers of a long file do not hold a hundred
+        threads waiting for its first read."""
         if self.fresh(max_age):
             return
-        with self._lock:
+        if not self._lock.acquire(blocking=wait):
+            return
+        try:
             if self.fresh(max_age):  # another watcher read it while this one waited
                 return
             while True:
@@ -245,12 +251,17 @@ class LiveFeed:
                         self.log.append(ev)
                 if not self._reader.more:
                     break
+                self.catching_up = True
             self._read_at = time.monotonic()
+        finally:
+            self.catching_up = False
+            self._lock.release()
 
     def log_of(self, attempt: int) -> EventLog | None:
-        """The events so far if the file is attempt number `attempt`'s, else None."""
+        """The events so far if the file is attempt number `attempt`'s, else None (and None while a
+        long file's first read is under way: its watchers start from the newest deals, not the first)."""
         log = self.log
-        return log if self.attempt == attempt else None
+        return log if self.attempt == attempt and not self.catching_up else None
 
 
 class Feeds:

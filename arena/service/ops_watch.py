@@ -87,6 +87,12 @@ class StateCache:
         self._lock = threading.Lock()
         self._states: dict[tuple[int, int], tuple[float, State]] = {}
 
+    def fresh(self, service: Service, match_id: int, max_age: float) -> State | None:
+        """The state remembered if it is younger than `max_age`, else None: no thread, no read."""
+        with self._lock:
+            hit = self._states.get((id(service), match_id))
+        return hit[1] if hit is not None and time.monotonic() - hit[0] < max_age else None
+
     def get(self, service: Service, match_id: int, max_age: float) -> State:
         key = (id(service), match_id)
         now = time.monotonic()
@@ -258,8 +264,13 @@ async def watch(
             following = state.info.status == "running" and not state.embargoed
             await asyncio.sleep(poll if following else max(poll, status_every))
             if time.monotonic() - looked >= status_every or not following:
-                try:
-                    state = await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
+                try:  # a state another watcher read just now costs no thread hop
+                    cached = STATES.fresh(service, match_id, status_every / 2)
+                    state = (
+                        cached
+                        if cached is not None
+                        else await asyncio.to_thread(STATES.get, service, match_id, status_every / 2)
+                    )
                 except NotFound:
                     raise NotFound(
                         f"match {match_id} was removed while being watched (its season was frozen or deleted)"
@@ -275,7 +286,7 @@ def _needs_io(state: State, feed: LiveFeed, max_age: float) -> bool:
 
 
 def _available(
-    service: Service, match_id: int, state: State, feed: LiveFeed, max_age: float
+    service: Service, match_id: int, state: State, feed: LiveFeed, max_age: float, wait: bool = False
 ) -> EventLog | None:
     """The events the server knows of and may consider releasing under `state` (none while embargoed)."""
     status = state.info.status
@@ -287,7 +298,7 @@ def _available(
         recorded = _recorded(service, match_id, state)
         if recorded.end:
             return recorded
-    feed.refresh(max_age)  # running, or failed (its last trick stays held), or done without a record
+    feed.refresh(max_age, wait)  # running, or failed (its last trick stays held), or done without a record
     return feed.log_of(state.attempts)
 
 
@@ -298,7 +309,7 @@ def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any
 
     state = load_state(service, match_id)
     with FEEDS.watching(live_path(service.store.home, match_id)) as feed:
-        log = _available(service, match_id, state, feed, POLL / 2)
+        log = _available(service, match_id, state, feed, POLL / 2, wait=True)
     if log is None:
         return state, []
     events = []

@@ -8,34 +8,35 @@ own copy of every event; and a server with open streams did not stop on SIGTERM.
 loopback addresses each, as the caps allow) on a live file written as the worker writes it, and the
 server's RSS is read from /proc (bytes, never durations). At the old copy per stream (about 1 KB an
 event) these 128 streams of 1,440 events cost the server 185 MiB; the bound asserted is 50 MiB.
-The stop is asserted by the exit status within the test's 30 s guard, never by a duration.
+The stop is asserted by the exit status within the test's 30 s guard, never by a duration. The server,
+the live file and the clients are `arena bench serve --streams`'s own (arena/bench/serve_streams.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from collections.abc import AsyncIterator
 
 import grpc
 from live_play import add_bots, launcher, live_counts, queue_challenge, status_of
 from service_support import build_bundle, bundle_archive
-from stream_support import (
-    SOURCES,
-    Peak,
-    Sources,
-    arena_serve,
+
+from arena.access.owners import add_owner
+from arena.bench.serve import rss_kib
+from arena.bench.serve_streams import (
+    BOUND_MIB,
     event_id,
     grpc_watch,
     ids_of_deals,
-    rss,
     running_match,
+    served,
     sse_watch,
     wait_for,
+    watch_and_stop,
     write_deal,
 )
-
-from arena.access.owners import add_owner
 from arena.engine.rules import MAX_COUNT
 from arena.proto import arena_pb2 as pb
 from arena.proto.arena_pb2_grpc import ArenaStub
@@ -44,58 +45,31 @@ from arena.store import Store
 from arena.store.models import Bot
 from arena.workers.live import LiveWriter, live_path
 
-PER_SOURCE = 8  # streams per address and transport: the cap (ops_watch.PER_ADDRESS)
 DEALS = 80  # in the live file when the streams open: more than the feed keeps (MAX_DEALS + a quarter)
-BOUND = 50 * 1024 * 1024  # the server's RSS may grow by this much over idle, whatever the streams do
 
 
 def test_128_streams_of_a_long_match_cost_the_server_little_and_end_at_its_stop(tmp_path) -> None:
+    """64 gRPC and 64 HTTP streams, 8 of each from each of 8 addresses, of a match longer than the feed
+    keeps (`arena bench serve --streams 128` runs the same): each gets the newest deals whole, follows
+    the next one, and ends at SIGTERM; the server's peak RSS stays within the bound of idle."""
     home = tmp_path / "home"
     home.mkdir()
     match_id, writer = running_match(home)
     for deal in range(1, DEALS + 1):
         write_deal(writer, deal)
+    with served(home, "--workers", "0") as serve:
+        idle = rss_kib(serve.proc.pid)
+        r = watch_and_stop(serve, match_id, writer, DEALS, 128)
+    assert r["exit_code"] == 0, (home / "serve.err").read_text()[-2000:]
     oldest = DEALS - (MAX_DEALS + MAX_DEALS // 4) + 1  # the oldest deal the feed may still keep
-    with arena_serve(home, "--workers", "0") as serve:
-        idle = rss(serve.proc.pid)
-        peak = Peak(serve.proc.pid)
-        streams: list[list[str]] = []
-
-        async def main() -> None:
-            sources = Sources(serve.tcp)
-            await sources.start()
-            tasks = []
-            for source in SOURCES:
-                for _ in range(PER_SOURCE):
-                    got: list[str] = []
-                    streams.append(got)
-                    address = f"127.0.0.1:{sources.ports[source]}"
-                    tasks.append(asyncio.ensure_future(grpc_watch(address, match_id, got)))
-                    got = []
-                    streams.append(got)
-                    tasks.append(asyncio.ensure_future(sse_watch(serve.web, source, match_id, got)))
-            # everything released so far: all but the last trick of the last deal
-            await wait_for(
-                lambda: all(g and g[-1] == f"{DEALS}.1.15" for g in streams), "a stream fell short"
-            )
-            write_deal(writer, DEALS + 1)  # the match goes on: every stream follows it
-            await wait_for(lambda: all(g[-1] == f"{DEALS + 1}.1.15" for g in streams), "a stream missed news")
-            serve.proc.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(asyncio.gather(*tasks), 60)  # each stream ends (OK, or its end frame)
-
-        asyncio.run(main())
-        most = peak.stop()
-        assert serve.proc.wait(timeout=30) == 0, (home / "serve.err").read_text()[-2000:]
-
-    assert len(streams) == 128
-    for got in streams:
+    assert len(r["seen"]) == 128
+    for got in r["seen"]:
         assert got[-1] == "end"
         first = int(got[0].split(".")[0])
         assert oldest <= first <= DEALS - MAX_DEALS + 1, got[:3]  # the newest deals, kept whole
         assert got[:-1] == ids_of_deals(first, DEALS + 1)[:-2], "a watcher that keeps up missed an event"
-    assert most - idle < BOUND, (
-        f"RSS grew by {(most - idle) / 2**20:.1f} MiB over idle ({idle / 2**20:.1f} MiB)"
-    )
+    growth = (r["peak_kib"] - idle) / 1024
+    assert growth < BOUND_MIB, f"RSS grew by {growth:.1f} MiB over idle ({idle / 1024:.1f} MiB)"
 
 
 def test_a_match_of_the_most_deals_is_kept_once_and_bounded_and_dropped_when_unwatched(tmp_path) -> None:
@@ -154,7 +128,7 @@ def test_sigterm_stops_the_server_with_streams_open_a_match_running_and_a_build(
         build_bundle(tmp_path / "sleeper", "echo first line; sleep 120; echo second line")
     )
     try:
-        with arena_serve(home, "--workers", "1", "--sandbox", launcher()) as serve:
+        with served(home, "--workers", "1", "--sandbox", launcher()) as serve:
             streams: list[list[str]] = [[] for _ in range(8)]
 
             async def main() -> None:
@@ -190,3 +164,17 @@ def test_sigterm_stops_the_server_with_streams_open_a_match_running_and_a_build(
         assert "exiting without them" in err
     finally:
         store.close()
+
+
+def test_bench_serve_streams_reports_the_servers_rss_and_its_stop() -> None:
+    """`arena bench serve --streams N`: a short run (16 streams); its report, not its figures."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    result = CliRunner().invoke(cli, ["bench", "serve", "--streams", "16", "--deals", "60", "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["streams"] == 16 and r["exit_code"] == 0
+    assert r["events_per_stream_min"] == r["events_per_stream_max"] > 0  # every stream got the same
+    assert 0 < r["rss_idle_mib"] <= r["rss_peak_mib"] and r["met"] == (r["growth_mib"] <= r["bound_mib"])
