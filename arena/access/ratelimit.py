@@ -30,7 +30,7 @@ class Budget:
 DEFAULT_BUDGETS: dict[str, Budget] = {
     "call": Budget(240, 60.0),  # any call by an owner or the admin, per minute
     "anonymous": Budget(120, 60.0),  # any call without a token, per caller address, per minute
-    "upload": Budget(20, 3600.0),  # bot submissions per owner per hour
+    "upload": Budget(20, 3600.0),  # uploads per owner per hour, charged before the body is read
     "challenge": Budget(30, 3600.0),  # challenges per owner per hour
     "login": Budget(10, 60.0),  # web log-in attempts per address per minute (token guessing)
     "analyse": Budget(10, 3600.0),  # solver analyses of a match (web button) per owner per hour
