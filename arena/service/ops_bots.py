@@ -73,6 +73,8 @@ async def receive_upload(
             out.write(chunk)
     if total == 0:
         raise InvalidArgument("the upload is empty: send the archive's bytes after the header")
+    if admission is not None:
+        admission.settle(total)
     return total
 
 

@@ -4,7 +4,8 @@ Every upload is admitted before a byte of its body is read (`UploadGate.admit`):
 the owner's upload slots (PER_OWNER at once, TOTAL_UPLOADS in all) and reserves room in the owner's
 disk quota, which counts the owner's stored bundles, their build outputs (the staged copies the
 builds wrote) and the uploads the owner has in flight. The body may write at most that room
-(`Admission.room`), and its temporary folder goes with the admission, whatever ends it. The admin
+(`Admission.room`); once it is in, only the bytes it wrote stay reserved until the build is over
+(`Admission.settle`). Its temporary folder goes with the admission, whatever ends it. The admin
 token is not held to the quota (the organiser's own uploads, and uploads for an owner).
 """
 
@@ -74,6 +75,7 @@ class Admission:
     room: int  # bytes the body may write
     quota: int | None  # the owner's quota, when it is what limits `room`
     folder: Path = field(default_factory=Path)
+    reserved: int = 0  # bytes held in the owner's quota for this upload
     _closed: bool = False
 
     def refusal(self, cap: int) -> ResourceExhausted:
@@ -86,12 +88,18 @@ class Admission:
             )
         return ResourceExhausted(f"the upload is over the {cap // MIB} MiB cap; make the bundle smaller")
 
+    def settle(self, written: int) -> None:
+        """The body is in, `written` bytes: only those stay reserved while the upload builds."""
+        if written < self.reserved:
+            self.gate.unreserve(self.owner, self.reserved - written)
+            self.reserved = written
+
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         shutil.rmtree(self.folder, ignore_errors=True)
-        self.gate.leave(self.owner, self.room)
+        self.gate.leave(self.owner, self.reserved)
 
     def __enter__(self) -> Admission:
         return self
@@ -139,12 +147,13 @@ class UploadGate:
             if quota:
                 used = disk_use(store, owner)
                 with self._lock:
-                    left = self.disk_quota - used - self._reserved.get(owner, 0)
+                    flight = self._reserved.get(owner, 0)
+                    left = self.disk_quota - used - flight
                     if left <= 0:
                         raise ResourceExhausted(
-                            f"owner {owner!r} uses {mib(used)} of its {mib(self.disk_quota)} disk quota "
-                            "(bundles and build outputs, uploads in flight included); ask the organiser "
-                            "to remove old versions or raise --disk-quota"
+                            f"owner {owner!r} holds {mib(used)} of bundles and build outputs and "
+                            f"{mib(flight)} in uploads under way: its {mib(self.disk_quota)} disk quota is "
+                            "full; ask the organiser to remove old versions or raise --disk-quota"
                         )
                     room = min(cap, left)
                     limit = self.disk_quota
@@ -155,7 +164,7 @@ class UploadGate:
                 self.refused += 1
             self.leave(owner, room if quota and limit is not None else 0)
             raise
-        return Admission(self, owner, room, limit, folder)
+        return Admission(self, owner, room, limit, folder, reserved=room if limit is not None else 0)
 
     def leave(self, owner: str, reserved: int) -> None:
         with self._lock:
@@ -164,12 +173,15 @@ class UploadGate:
                 self._open[owner] = left
             else:
                 self._open.pop(owner, None)
-            if reserved:
-                rest = self._reserved.get(owner, 0) - reserved
-                if rest > 0:
-                    self._reserved[owner] = rest
-                else:
-                    self._reserved.pop(owner, None)
+        self.unreserve(owner, reserved)
+
+    def unreserve(self, owner: str, nbytes: int) -> None:
+        with self._lock:
+            rest = self._reserved.get(owner, 0) - nbytes
+            if rest > 0:
+                self._reserved[owner] = rest
+            else:
+                self._reserved.pop(owner, None)
 
     def open(self, owner: str | None = None) -> int:
         with self._lock:

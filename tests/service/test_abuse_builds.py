@@ -186,3 +186,70 @@ def test_calls_are_served_by_an_executor_sized_for_every_stream(both: Both) -> N
         stub.ListBots(pb.ListBotsRequest(), timeout=10)
     names = {t.name for t in threading.enumerate()} | before
     assert any(n.startswith("arena-call") for n in names)
+
+
+def test_arena_serve_takes_its_build_slots_and_disk_quota_from_its_options(tmp_path) -> None:
+    """A real `arena serve --build-slots 1 --disk-quota 1`: a second owner's build waits while the
+    first owner's holds the one slot, and a declared 2 MiB upload is refused naming the 1 MiB quota."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from service_support import ADMIN, Running
+
+    from arena.proto import arena_pb2_grpc
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    home = tmp_path / "home"
+    home.mkdir()
+    token_file = tmp_path / "admin-token"
+    token_file.write_text(ADMIN + "\n")
+    token_file.chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(ARENA_HOME=str(home), ARENA_BUNDLE_CACHE=str(tmp_path / "cache"))
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--unix", "", "--tcp", f"127.0.0.1:{port}",
+         "--admin-token-file", str(token_file), "--sandbox", "local", "--build-slots", "1",
+         "--disk-quota", "1", "--replays", str(home / "replays")],
+        env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    gate = tmp_path / "gate"
+    try:
+        assert proc.stdout.readline().startswith(f"referee listening on 127.0.0.1:{port}")
+        stub = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+        admin = Running.auth(ADMIN)
+        tokens = {
+            n: stub.AddOwner(pb.OwnerRequest(name=n), metadata=admin, timeout=30).token
+            for n in ("ann", "ben")
+        }
+        first = stub.SubmitBotLive(
+            _chunks("held", _gated(tmp_path, gate, "held")), metadata=Running.auth(tokens["ann"]), timeout=180
+        )
+        assert next(first).output == "first line\n"
+        second = stub.SubmitBotLive(
+            _chunks("next", _gated(tmp_path, gate, "next")), metadata=Running.auth(tokens["ben"]), timeout=180
+        )
+        assert next(second).output == WAITING.format(slots=1)  # another owner, but the one slot is taken
+        big = os.urandom(2 * 1024 * 1024)
+        with pytest.raises(grpc.RpcError) as over:
+            list(stub.SubmitBotLive(_chunks("big", big), metadata=Running.auth(tokens["ben"]), timeout=60))
+        assert (
+            over.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            and "1 MiB disk quota" in over.value.details()
+        )
+        gate.touch()
+        assert list(first)[-1].done.version.build_ok and list(second)[-1].done.version.build_ok
+    finally:
+        gate.touch()
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, err = proc.communicate()
+    assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
