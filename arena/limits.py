@@ -76,6 +76,15 @@ LEASE_OWNER = Limit("lease_owner", 128)
 BOTS_PAGE = 100
 VERSIONS_SHOWN = 20
 GRPC_MESSAGE = 4 * 1024 * 1024  # gRPC's default limit on a message, each way
+#: A `GetBotLogs` reply: the newest `VERSIONS_SHOWN` build logs, each its first `BUILD_LOG_SHOWN`
+#: bytes (the capture keeps 256 KiB; errors come first): at most 20 x 64 KiB = 1.25 MiB; then match
+#: logs newest first, each its last `LOG_SHOWN` bytes (a bot may write 2,000 Log lines of 1 KiB and
+#: 64 KiB of output in a match), while the whole reply stays within `LOGS_REPLY`; the others are
+#: counted (`left_out`) and can be asked for one match at a time. 1.25 + 1 MiB < 3 MiB, so one match
+#: log always fits.
+BUILD_LOG_SHOWN = 64 * 1024
+LOG_SHOWN = 1024 * 1024
+LOGS_REPLY = 3 * 1024 * 1024
 
 #: Every bounded column of the store: (table, column) -> its Limit. The models' `String(N)` and the
 #: CHECK constraints of migration 0008 are these figures (tests/security/test_abuse_inputs.py).

@@ -176,16 +176,18 @@ class GetBotLogsRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., match_id: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class BotLogs(_message.Message):
-    __slots__ = ("name", "builds", "matches", "held")
+    __slots__ = ("name", "builds", "matches", "held", "left_out")
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUILDS_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     HELD_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     name: str
     builds: _containers.RepeatedCompositeFieldContainer[VersionBuildLog]
     matches: _containers.RepeatedCompositeFieldContainer[MatchLogEntry]
     held: int
-    def __init__(self, name: _Optional[str] = ..., builds: _Optional[_Iterable[_Union[VersionBuildLog, _Mapping]]] = ..., matches: _Optional[_Iterable[_Union[MatchLogEntry, _Mapping]]] = ..., held: _Optional[int] = ...) -> None: ...
+    left_out: int
+    def __init__(self, name: _Optional[str] = ..., builds: _Optional[_Iterable[_Union[VersionBuildLog, _Mapping]]] = ..., matches: _Optional[_Iterable[_Union[MatchLogEntry, _Mapping]]] = ..., held: _Optional[int] = ..., left_out: _Optional[int] = ...) -> None: ...
 
 class VersionBuildLog(_message.Message):
     __slots__ = ("version", "build_ok", "log")

@@ -19,7 +19,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.access.roles import Principal, owner_of
-from arena.limits import BOTS_PAGE
+from arena.limits import BOTS_PAGE, BUILD_LOG_SHOWN, LOG_SHOWN, LOGS_REPLY, VERSIONS_SHOWN
 from arena.proto import arena_pb2 as pb
 from arena.service.builds import WAITING
 from arena.service.convert import bot_info, match_info, version_info
@@ -308,8 +308,8 @@ def bot_logs(
             raise PermissionDenied(f"the logs of {name!r} are shown only to its owner and the admin")
         out = pb.BotLogs(name=bot.name)
         out.builds.extend(
-            pb.VersionBuildLog(version=v.number, build_ok=v.build_ok, log=v.build_log or "")
-            for v in bot.versions
+            pb.VersionBuildLog(version=v.number, build_ok=v.build_ok, log=shown_build_log(v.build_log or ""))
+            for v in bot.versions[-VERSIONS_SHOWN:]
         )
         ids = {v.id for v in bot.versions}
         query = select(m.Match).where(
@@ -331,12 +331,37 @@ def bot_logs(
                 if vid not in ids:
                     continue
                 log = s.get(m.MatchLog, (x.id, seat))
-                out.matches.append(
-                    pb.MatchLogEntry(
-                        match_id=x.id,
-                        seat=seat,
-                        verdict=str((x.verdicts or ["", ""])[seat]),
-                        text=log.text if log else "",
-                    )
+                entry = pb.MatchLogEntry(
+                    match_id=x.id,
+                    seat=seat,
+                    verdict=str((x.verdicts or ["", ""])[seat]),
+                    text=shown_log(log.text if log else ""),
                 )
+                if out.ByteSize() + entry.ByteSize() + 8 > LOGS_REPLY:  # 8: the entry's framing
+                    out.left_out += 1
+                else:
+                    out.matches.append(entry)
         return out
+
+
+def shown_log(text: str, most: int = LOG_SHOWN) -> str:
+    """A match log as a reply carries it: whole, or its last `most` bytes after a line saying so."""
+    data = text.encode()
+    if len(data) <= most:
+        return text
+    tail = data[-(most - 200) :].decode(errors="ignore")
+    cut = len(data) - len(tail.encode())
+    return (
+        f"[arena] the first {cut:,} bytes of this log are cut: a reply shows its last {most:,} bytes\n{tail}"
+    )
+
+
+def shown_build_log(text: str, most: int = BUILD_LOG_SHOWN) -> str:
+    """A build log as a reply carries it: whole, or its first `most` bytes (a compiler names the real
+    mistake first) and a line saying how much was cut."""
+    data = text.encode()
+    if len(data) <= most:
+        return text
+    head = data[: most - 200].decode(errors="ignore")
+    cut = len(data) - len(head.encode())
+    return f"{head}\n[arena] the last {cut:,} bytes of this build log are cut: a reply shows its first {most:,} bytes"

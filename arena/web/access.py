@@ -6,10 +6,10 @@ web token (`arena web --owner-token`, `arena.web.tokens`) still opens the same p
 and compared in constant time by `arena.access.admin.AdminToken`.
 
 Two rules hold for every route that reads a token or answers with private data, each in one place:
-- `token_check`, a dependency of every route that checks a token itself (outside the management
-  calls' `Service.caller`): each request costs one call of the address's anonymous budget on the
-  service's `RateLimiter` (the one gRPC uses) before the token is looked at, so guessing costs what
-  an anonymous call costs and an empty budget answers 429 with Retry-After whatever the token.
+- `charge_token`, called by every route that checks a token itself (outside the management calls'
+  `Service.caller`), charges the check to the service's `RateLimiter` as gRPC does: a token that
+  is no one's costs one of the address's anonymous calls, so guessing costs what an anonymous call
+  costs and past the budget the answer is 429 with Retry-After.
 - `PRIVATE_ROUTES` and the `PrivateAnswers` middleware: every answer of those routes, errors
   included, carries `Cache-Control: private, no-store`, so no proxy or browser keeps it.
 """
@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fastapi import HTTPException, Request
-from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.access.admin import AdminToken, bearer
 from arena.access.owners import PREFIX, owner_of_token
 from arena.store.identity import is_reserved
 from arena.access.ratelimit import RateLimited
+from arena.access.roles import Principal
 from arena.web.tokens import OwnerTokens
 
 REALM = 'Bearer realm="elfern-arena"'
@@ -74,20 +74,36 @@ def refuse(token: str | None, what: str) -> HTTPException:
     )
 
 
-async def token_check(request: Request) -> None:
-    """Charge a token check to the caller's address (the anonymous budget, as `Service.caller` charges a
-    call without a token or with a bad one); 429 with Retry-After over it, before any token is read."""
+def charge_token(request: Request, token: str | None, opened_by: str | None) -> None:
+    """Charge a route's token check to the service's `RateLimiter`, as `Service.caller` charges a gRPC
+    call: a token that opened the answer costs one call of its principal (`opened_by`: "admin" or
+    "owner:NAME", `Principal.key`), as does another owner's API token (it is no guess); a token that
+    is no one's costs one of the address's anonymous calls; no token costs nothing (nothing was
+    checked). 429 with Retry-After over the budget."""
+    if not token:
+        return
     service = request.app.state.service
-    where = request.client.host if request.client else "unknown"
+    if opened_by is None and token.startswith(PREFIX):
+        other = owner_of_token(service.store, token)
+        opened_by = owner_key(other) if other is not None else None
     try:
-        await run_in_threadpool(service.caller, None, where)
+        if opened_by is None:  # the address's anonymous budget, through the one function that keys it
+            service.caller(None, request.client.host if request.client else "unknown")
+        else:
+            service.limiter.hit("call", opened_by)
     except RateLimited as exc:
+        budget = service.limiter.budgets["call" if opened_by else "anonymous"]
+        who = "this token" if opened_by else "this address with tokens that are no one's"
         raise HTTPException(
             429,
-            f"too many requests with a token from this address: at most "
-            f"{service.limiter.budgets['anonymous'].count} a minute; try again in {exc.retry_after} s",
+            f"too many requests from {who}: at most {budget.count} a minute; try again in {exc.retry_after} s",
             headers={"Retry-After": str(exc.retry_after)},
         ) from None
+
+
+def owner_key(owner: str) -> str:
+    """The rate-limit key of an owner (`Principal.key`)."""
+    return Principal("owner", owner).key
 
 
 #: The routes (method, path template) whose answers are private to a token's holder: logs, private

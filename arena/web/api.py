@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from arena.web.access import is_admin, owned_seats, owns, presented, refuse, token_check
+from arena.web.access import charge_token, is_admin, owned_seats, owner_key, owns, presented, refuse
 from arena.web.data import WebData
 from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, match_timeline, private_bytes, public_bytes
 from arena.web.reveal import MatchFacts
@@ -69,8 +69,8 @@ def bot(request: Request, name: str, recent: Annotated[int, Query(ge=1, le=200)]
     summary="A bot's build and match logs; only for its owner and the admin",
     description="Send the owner's (or the admin's) token as `Authorization: Bearer TOKEN` or "
     "`X-Owner-Token: TOKEN`. An owner sees a match's logs once it and its duplicate twin are over. "
-    "Each request costs one of the address's anonymous calls (429 with Retry-After over the budget).",
-    dependencies=[Depends(token_check)],
+    "A token that is no one's costs one of the address's anonymous calls (429 with Retry-After "
+    "over the budget).",
 )
 def bot_logs(
     request: Request,
@@ -84,7 +84,9 @@ def bot_logs(
         raise HTTPException(404, f"no bot named {name!r}")
     token = presented(authorization, x_owner_token)
     admin = is_admin(request, token)
-    if not admin and not owns(request, owner, token):
+    mine = admin or owns(request, owner, token)
+    charge_token(request, token, "admin" if admin else owner_key(owner) if mine else None)
+    if not mine:
         raise refuse(token, f"the logs of {name}")
     logs = data.logs(name, unrevealed=admin)
     if logs is None:  # deleted between the two reads
@@ -221,9 +223,8 @@ def record_binary(request: Request, match_id: MatchId) -> Response:
     summary="The binary record with the bots' logs: an owner's own seat, or everything for the admin",
     description="Send `Authorization: Bearer TOKEN` (or `X-Owner-Token`). The owner of a seat's bot gets "
     "that seat's logs, private verdict details and self-reported name, never the opponent's, once the "
-    "match and its duplicate twin are over; the admin gets the whole record at any time. Each request "
-    "costs one of the address's anonymous calls (429 with Retry-After over the budget).",
-    dependencies=[Depends(token_check)],
+    "match and its duplicate twin are over; the admin gets the whole record at any time. A token that "
+    "is no one's costs one of the address's anonymous calls (429 with Retry-After over the budget).",
     response_class=Response,
     responses={
         200: {"content": {RECORD_MEDIA_TYPE: {}}},
@@ -239,10 +240,13 @@ def private_record(
 ) -> Response:
     facts = match_facts(request, match_id)
     token = presented(authorization, x_owner_token)
+    owners = [owner for _, _, owner in facts.seats]
     if is_admin(request, token):
         keep = frozenset((0, 1))
+        charge_token(request, token, "admin")
     else:
-        keep = owned_seats(request, [owner for _, _, owner in facts.seats], token)
+        keep = owned_seats(request, owners, token)
+        charge_token(request, token, owner_key(owners[min(keep)]) if keep else None)
         if not keep:
             raise refuse(token, f"the private record of match {match_id}")
         if not facts.revealed:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
-from arena.web.access import is_admin, owns, token_check
+from arena.web.access import charge_token, is_admin, owner_key, owns
 from arena.web.analysis import stored_analysis
 from arena.web.api import MatchId, match_list, perspective_of, public_json, public_timeline
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
@@ -48,14 +48,16 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
     return _render(request, "bot.html", bot=bot, chart=Markup(rating_chart(bot.history)), title=bot.name)
 
 
-@router.post("/bots/{name}/logs", response_class=HTMLResponse, dependencies=[Depends(token_check)])
+@router.post("/bots/{name}/logs", response_class=HTMLResponse)
 def bot_logs_page(request: Request, name: str, token: Annotated[str, Form()] = "") -> HTMLResponse:
     data = _data(request)
     owner = data.bot_owner(name)
     if owner is None:
         raise HTTPException(404, f"There is no bot named {name!r}.")
     admin = is_admin(request, token)
-    if not admin and not owns(request, owner, token):
+    mine = admin or owns(request, owner, token)
+    charge_token(request, token.strip() or None, "admin" if admin else owner_key(owner) if mine else None)
+    if not mine:
         return _render(request, "logs.html", status_code=403, bot_name=name, logs=None, title=f"{name}: logs")
     logs = data.logs(name, unrevealed=admin)
     return _render(request, "logs.html", bot_name=name, logs=logs, title=f"{name}: logs")

@@ -289,3 +289,57 @@ def test_the_largest_possible_list_bots_page_is_far_under_the_grpc_limit(served)
     assert (
         len(pb.ListBotsResponse(bots=[*first.bots] * 5).SerializeToString()) > limits.GRPC_MESSAGE
     )  # unpaged
+
+
+def test_a_chatty_bots_logs_fit_one_reply_and_say_what_was_left_out(served) -> None:
+    """A bot may write about 2 MB of log a match and 256 KiB a build: its owner's GetBotLogs stays
+    within 3 MiB, newest first, and counts what it left out (the reply was 12 MB, over gRPC's 4 MiB)."""
+    from sqlalchemy import insert
+
+    store = served.service.store
+    for n in range(25):  # 25 versions, each with a full build log
+        store.add_version("chatty", "alice", content_hash=f"{n:064x}", path="/p", build_log="b" * 256 * 1024)
+    store.add_version("quiet", "bob", content_hash="q" * 64, path="/q")
+    chatty, quiet = store.version_by_id(1), store.version_by_id(26)
+    assert (chatty.bot.name, quiet.bot.name) == ("chatty", "quiet")
+    matches = [
+        {
+            "id": i + 1,
+            "kind": "compare",
+            "version0_id": chatty.id,
+            "version1_id": quiet.id,
+            "seed": 1000 + i,
+            "status": "done",
+            "verdicts": ["OK", "OK"],
+            "verdict_details": ["", ""],
+            "lines": [0, 0],
+            "rules": [],
+            "time_control": {},
+        }
+        for i in range(6)
+    ]
+    logs = [{"match_id": i + 1, "seat": 0, "text": f"match {i + 1} " + "L" * 2_000_000} for i in range(6)]
+    with store.tx() as s:
+        s.execute(insert(models.Match), matches)
+        s.execute(insert(models.MatchLog), logs)
+    answer = served.stub().GetBotLogs(
+        pb.GetBotLogsRequest(name="chatty", limit=200), metadata=Running.auth(served.tokens["alice"])
+    )
+    assert answer.ByteSize() <= limits.LOGS_REPLY
+    assert [b.version for b in answer.builds] == list(range(6, 26))  # the newest 20
+    assert all(
+        len(b.log.encode()) <= limits.BUILD_LOG_SHOWN and "bytes of this build log are cut" in b.log
+        for b in answer.builds
+    )
+    assert [e.match_id for e in answer.matches] == [6]  # newest first, while they fit: 1.25 + 1 MiB
+    assert answer.left_out == 5 and answer.held == 0
+    for entry in answer.matches:
+        assert (
+            len(entry.text.encode()) <= limits.LOG_SHOWN
+            and entry.text.startswith("[arena] the first ")
+            and "bytes of this log are cut" in entry.text[:200]
+        )
+    one = served.stub().GetBotLogs(
+        pb.GetBotLogsRequest(name="chatty", match_id=1), metadata=Running.auth(served.tokens["alice"])
+    )
+    assert [e.match_id for e in one.matches] == [1] and one.left_out == 0  # the one left out, asked for
