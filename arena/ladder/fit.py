@@ -166,7 +166,7 @@ def fit_ratings(
     anchor: float = INITIAL,
     prior: float = PRIOR,
     anchors: Mapping[int, float] | None = None,
-    tol: float = 1e-7,
+    tol: float = 1e-6,
     max_iter: int = 100,
     warm: np.ndarray | None = None,
 ) -> Fit:
@@ -184,7 +184,7 @@ def fit_pairs(
     anchor: float = INITIAL,
     prior: float = PRIOR,
     anchors: Mapping[int, float] | None = None,
-    tol: float = 1e-7,
+    tol: float = 1e-6,
     max_iter: int = 100,
     warm: np.ndarray | None = None,
 ) -> Fit:
