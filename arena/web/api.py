@@ -14,7 +14,16 @@ from fastapi.responses import JSONResponse, Response
 
 from arena.web.access import charge_token, is_admin, owned_seats, owner_key, owns, presented, refuse
 from arena.web.data import WebData
-from arena.web.records import RECORD_MEDIA_TYPE, labelled_record, match_timeline, private_bytes, public_bytes
+from arena.web.deals import ROWS
+from arena.web.records import (
+    RECORD_MEDIA_TYPE,
+    deal_of,
+    labelled_record,
+    match_outline,
+    match_timeline,
+    private_bytes,
+    public_bytes,
+)
 from arena.web.reveal import MatchFacts
 from arena.web.schemas import BotOut, LogsOut, MatchOut, MatchPage, SeasonOut, StandingsOut
 
@@ -22,6 +31,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 View = Literal["omni", "0", "1"]
 MatchId = Annotated[int, Path(ge=0, le=2**63 - 1, description="the match's number")]  # a store integer
+WHOLE_DEALS = 50  # a whole timeline beyond this many deals would pass 1 MB (a deal's is up to ~16 KB)
 
 
 def _data(request: Request) -> WebData:
@@ -168,18 +178,45 @@ def stored_record(request: Request, facts: MatchFacts) -> bytes:
     return data
 
 
-def public_record_of(request: Request, match_id: int) -> tuple[MatchFacts, bytes]:
-    """The public record of a revealed match; 403 with the reason while it is not revealed."""
+def revealed_record(request: Request, match_id: int) -> tuple[MatchFacts, bytes]:
+    """The stored (private) bytes of a revealed match's replay; 403 with the reason while it is not
+    revealed. Callers serve only what they make public from it."""
     facts = match_facts(request, match_id)
     if not facts.revealed:
         raise HTTPException(403, facts.reason)
-    return facts, public_bytes(stored_record(request, facts), facts.seats)
+    return facts, stored_record(request, facts)
+
+
+def public_record_of(request: Request, match_id: int) -> tuple[MatchFacts, bytes]:
+    """The public record of a revealed match; 403 with the reason while it is not revealed."""
+    facts, stored = revealed_record(request, match_id)
+    return facts, public_bytes(stored, facts.seats)
 
 
 def public_timeline(request: Request, match_id: int, perspective: int | None) -> dict[str, Any]:
-    """The viewer's timeline of a revealed match's public record (one walk of the record)."""
-    facts, data = public_record_of(request, match_id)
-    return match_timeline(data, facts.seats, perspective)
+    """The viewer's timeline of a revealed match's public record (one walk of the record); 413 for a
+    match over `WHOLE_DEALS` deals, whose timeline is served one deal at a time."""
+    facts, stored = revealed_record(request, match_id)
+    count = match_outline(stored, facts.seats)[1].count
+    if count > WHOLE_DEALS:
+        raise HTTPException(
+            413,
+            f"match {match_id} has {count} deals: its whole timeline is served up to {WHOLE_DEALS} deals "
+            f"(about 1 MB); ask for one deal with ?deal=1 to ?deal={count}, or download the record "
+            f"(/api/matches/{match_id}/record.bin)",
+        )
+    return match_timeline(public_bytes(stored, facts.seats), facts.seats, perspective)
+
+
+def public_deal(
+    request: Request, match_id: int, perspective: int | None, deal: int, clamp: bool = False
+) -> dict[str, Any]:
+    """One deal's timeline of a revealed match's public record (`arena.web.records.deal_of`), under
+    the same reveal rule as the whole one; `clamp` takes the nearest deal the match has."""
+    facts, stored = revealed_record(request, match_id)
+    if clamp:
+        deal = max(1, min(deal, match_outline(stored, facts.seats)[1].count))
+    return deal_of(stored, facts.seats, perspective, deal)
 
 
 def public_json(request: Request, match_id: int) -> dict[str, Any]:
@@ -261,8 +298,23 @@ def private_record(
 
 @router.get(
     "/matches/{match_id}/timeline",
-    summary="The replay viewer's steps, re-simulated by the engine",
-    description="`view=omni` shows every card; `view=0` or `view=1` shows only what that seat knew.",
+    summary="The replay viewer's steps, re-simulated by the engine: one deal, or the whole match",
+    description="`view=omni` shows every card; `view=0` or `view=1` shows only what that seat knew. "
+    "With `deal=K` the answer holds deal K only in `deals`, with `deal`, `deal_count` and `rows` (the "
+    f"summary rows of up to {ROWS} deals around K); the viewer loads deals so. Without it, the whole "
+    f"match, for a match of at most {WHOLE_DEALS} deals (413 beyond).",
+    responses={
+        403: {"description": "The match or its duplicate twin is not over yet"},
+        404: {"description": "No such match, no replay, or no such deal"},
+        413: {"description": f"The whole timeline of a match over {WHOLE_DEALS} deals: ask per deal"},
+    },
 )
-def timeline(request: Request, match_id: MatchId, view: View = "omni") -> dict[str, Any]:
+def timeline(
+    request: Request,
+    match_id: MatchId,
+    view: View = "omni",
+    deal: Annotated[int | None, Query(ge=1, le=2**31, description="one deal (1-based)")] = None,
+) -> dict[str, Any]:
+    if deal is not None:
+        return public_deal(request, match_id, perspective_of(view), deal)
     return public_timeline(request, match_id, perspective_of(view))

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from arena.web.access import charge_token, is_admin, owner_key, owns
 from arena.web.analysis import stored_analysis
-from arena.web.api import MatchId, match_list, perspective_of, public_json, public_timeline
+from arena.web.api import MatchId, match_list, perspective_of, public_deal, public_json
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
@@ -95,6 +95,9 @@ def _clamp(value: int, lo: int, hi: int) -> int:
 def match_page(
     request: Request, match_id: MatchId, deal: int = 1, step: int = 0, view: str = "omni"
 ) -> HTMLResponse:
+    """The viewer at one deal: the match's summary, the summary rows around the deal and that deal's
+    steps only (the script loads other deals from the timeline route), so the page's size does not
+    grow with the match. A negative `step` counts from the deal's end (-1: its last step)."""
     data = _data(request)
     match = data.match(match_id)
     if match is None:
@@ -105,11 +108,11 @@ def match_page(
         return _render(request, "match.html", match=match, timeline=None, title=f"Match {match_id}")
     if view not in ("omni", "0", "1"):
         view = "omni"
-    timeline = public_timeline(request, match_id, perspective_of(view))
-    deals = timeline["deals"]
-    deal = _clamp(deal, 1, max(1, len(deals)))
-    steps = deals[deal - 1]["steps"] if deals else []
-    step = _clamp(step, 0, max(0, len(steps) - 1))
+    perspective = perspective_of(view)
+    timeline = public_deal(request, match_id, perspective, deal, clamp=True)
+    deal = max(1, timeline["deal"])
+    steps = timeline["deals"][0]["steps"] if timeline["deals"] else []
+    step = _clamp(len(steps) + step if step < 0 else step, 0, max(0, len(steps) - 1))
     blob = json.dumps(timeline, separators=(",", ":")).replace("<", "\\u003c")  # inert inside <script>
     return _render(
         request,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,11 +39,12 @@ READ_BOARD = """() => {
           illegal: [...b.querySelectorAll('.hand svg.card.illegal')].map(c => c.dataset.card),
           deal: Number(b.dataset.deal), step: Number(b.dataset.step)};
 }"""
+ON_DEAL = "(n) => Number(document.getElementById('board').dataset.deal) === n"  # the viewer shows deal n
 
 
-@pytest.fixture(scope="module")
-def server(app):
-    """The app on a real socket, served by uvicorn in a thread."""
+@contextmanager
+def served(app) -> Iterator[str]:  # noqa: ANN001
+    """An app on a real socket, served by uvicorn in a thread: its base URL."""
     import uvicorn
 
     with socket.socket() as s:
@@ -55,9 +58,18 @@ def server(app):
             break
         time.sleep(0.05)
     assert srv.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(app):
+    """The test arena's app on a real socket."""
+    with served(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -127,11 +139,12 @@ def test_standings_bot_match_and_step_through_a_deal(server, browser, arena, exp
     page.wait_for_function("() => Number(document.getElementById('board').dataset.step) >= 2")
     page.locator("#play").click()
     assert page.locator("#play").get_attribute("aria-pressed") == "false"
-    # jump to deal 2
+    # jump to deal 2 (the viewer fetches it, if it did not already)
     if len(arena.records[mid]["record"].deals) > 1:
         page.locator('.deal-link[data-deal="2"]').click()
-        assert page.evaluate(READ_BOARD)["deal"] == 2
+        page.wait_for_function(ON_DEAL, arg=2)
         page.locator('.deal-link[data-deal="1"]').click()
+        page.wait_for_function(ON_DEAL, arg=1)
     page.locator("#first").click()
     for _ in range(5):
         page.locator("#next").click()

@@ -1,18 +1,24 @@
 // The replay viewer's animation: instant stepping, play/pause and keyboard arrows over the page's
 // server-rendered markup. Without JavaScript the same page works through its links (one step per
-// page load); this script draws the same markup from the timeline the server embedded.
+// page load); this script draws the same markup from the deal the server embedded, and fetches every
+// other deal from /api/matches/ID/timeline?deal=K when it is picked (a bounded cache keeps the last
+// few), so a long match's page stays small.
 (function () {
   "use strict";
   const root = document.getElementById("viewer");
   const blob = document.getElementById("timeline-data");
   if (!root || !blob) return;
-  const tl = JSON.parse(blob.textContent);
+  const tl = JSON.parse(blob.textContent);  // seats, deck, deal_count; deals[0] is the shown deal
   if (!tl.deals.length) return;
   const view = root.dataset.view;
   const bottom = view === "1" ? 1 : 0;
+  const count = tl.deal_count;
+  const CACHED = 64;  // deals kept in the page (about 10 KB each)
+  const cache = new Map([[tl.deal, tl]]);
   let deal = Number(root.dataset.deal);
   let step = Number(root.dataset.step);
   let timer = null;
+  let wanted = 0;  // the newest navigation: an older one that finishes loading later is dropped
 
   const GLYPH = { C: "♣", D: "♦", H: "♥", S: "♠" };
   const GERMAN_SUIT = { C: "Eichel", D: "Schellen", H: "Herz", S: "Grün" };
@@ -24,9 +30,23 @@
   const card = (code, css = "card") => code
     ? `<svg class="${css}" viewBox="0 0 60 84" data-card="${code}" role="img" aria-label="${cardName(code)}"><title>${cardName(code)}</title><use href="#card-${code}"/></svg>`
     : `<svg class="card back" viewBox="0 0 60 84" role="img" aria-label="hidden card"><use href="#card-back"/></svg>`;
-  const steps = (d) => tl.deals[d - 1].steps;
-  const lastStep = (d) => steps(d).length - 1;
-  const href = (d, s) => `/matches/${root.dataset.match}?deal=${d}&step=${s}&view=${view}`;
+  const dealOf = (d) => cache.get(d).deals[0];
+  const lastStep = (d) => dealOf(d).steps.length - 1;
+  const href = (d, s) => `/matches/${root.dataset.match}?deal=${d}&step=${s}&view=${view}`;  // s < 0: from the end
+
+  async function load(d) {  // a deal's answer, fetched once
+    if (cache.has(d)) { const hit = cache.get(d); cache.delete(d); cache.set(d, hit); return hit; }
+    const r = await fetch(`/api/matches/${root.dataset.match}/timeline?deal=${d}&view=${view}`,
+      { headers: { Accept: "application/json" } });
+    if (!r.ok) throw new Error(`deal ${d}: HTTP ${r.status}`);
+    const got = await r.json();
+    cache.set(d, got);
+    while (cache.size > CACHED) {
+      const old = [...cache.keys()].find((k) => k !== deal);
+      cache.delete(old);
+    }
+    return got;
+  }
 
   function seatHtml(seat, s, d) {
     const fresh = s.drew.filter((dr) => dr.seat === seat).map((dr) => dr.card);
@@ -57,11 +77,38 @@
     if (target) { el.setAttribute("href", href(target[0], target[1])); el.removeAttribute("aria-disabled"); }
     else { el.removeAttribute("href"); el.setAttribute("aria-disabled", "true"); }
   }
-  const prevOf = () => step > 0 ? [deal, step - 1] : deal > 1 ? [deal - 1, lastStep(deal - 1)] : null;
-  const nextOf = () => step < lastStep(deal) ? [deal, step + 1] : deal < tl.deals.length ? [deal + 1, 0] : null;
+  const prevOf = () => step > 0 ? [deal, step - 1] : deal > 1 ? [deal - 1, -1] : null;
+  const nextOf = () => step < lastStep(deal) ? [deal, step + 1] : deal < count ? [deal + 1, 0] : null;
+
+  function rowHtml(r) {
+    const seat = (n) => n === null || n === undefined ? "?" : esc(tl.seats[n]);
+    const winner = !r.complete ? '<span class="muted">unfinished</span>' : r.winner === null ? "Ständer" : seat(r.winner);
+    return `<tr${r.number === deal ? ' class="current"' : ""}><td><a class="deal-link" data-deal="${r.number}" href="${href(r.number, 0)}">${r.number}</a></td>` +
+      `<td>${seat(r.dealer)}</td><td>${r.honours.join("–")}</td><td>${winner}</td>` +
+      `<td>${r.lines.join("–")}${r.multiplier > 1 ? ` (×${r.multiplier})` : ""}${r.pot ? ` (+${r.pot} pot)` : ""}</td><td>${r.totals.join("–")}</td></tr>`;
+  }
+
+  function renderRows() {  // the summary rows around the deal, as its answer carries them
+    const rows = cache.get(deal).rows;
+    const body = document.querySelector("#deal-results tbody");
+    if (!body || !rows.length) return;
+    const first = rows[0].number;
+    const last = rows[rows.length - 1].number;
+    if (Number(body.dataset.first || 0) !== first) {
+      body.innerHTML = rows.map(rowHtml).join("");
+      body.dataset.first = first;
+      const range = document.getElementById("rows-range");
+      if (range) {
+        range.innerHTML = `Deals ${first}–${last} of ${count}` +
+          (first > 1 ? ` · <a id="rows-earlier" href="${href(Math.max(1, first - 25), 0)}">earlier</a>` : "") +
+          (last < count ? ` · <a id="rows-later" href="${href(Math.min(count, last + 26), 0)}">later</a>` : "");
+      }
+    }
+    body.querySelectorAll("tr").forEach((tr, i) => tr.classList.toggle("current", rows[i].number === deal));
+  }
 
   function render() {
-    const d = tl.deals[deal - 1];
+    const d = dealOf(deal);
     const s = d.steps[step];
     const board = document.getElementById("board");
     board.dataset.deal = deal;
@@ -76,15 +123,16 @@
     setLink(document.getElementById("next"), nextOf());
     setLink(document.getElementById("first"), [deal, 0]);
     setLink(document.getElementById("last"), [deal, lastStep(deal)]);
-    document.querySelectorAll(".deal-link").forEach((a) => {
-      if (Number(a.dataset.deal) === deal) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
-    });
+    setLink(document.getElementById("prev-deal"), deal > 1 ? [deal - 1, 0] : null);
+    setLink(document.getElementById("next-deal"), deal < count ? [deal + 1, 0] : null);
+    const input = document.getElementById("deal-input");
+    if (input && document.activeElement !== input) input.value = deal;
     document.querySelectorAll("nav.views a").forEach((a) => {
       const u = new URL(a.href, location.href);
       u.searchParams.set("deal", deal); u.searchParams.set("step", step);
       a.setAttribute("href", u.pathname + u.search);
     });
-    document.querySelectorAll("#deal-results tbody tr").forEach((tr, i) => tr.classList.toggle("current", i === deal - 1));
+    renderRows();
     document.querySelectorAll(".deal-no").forEach((el) => { el.textContent = deal; });
     const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td>${t.no}</td><td>${esc(tl.seats[t.leader])}</td>` +
       `<td>${cardName(t.cards[0])}</td><td>${cardName(t.cards[1])}</td><td>${esc(tl.seats[t.winner])}</td><td>${t.honours}</td></tr>`);
@@ -97,16 +145,35 @@
     history.replaceState(null, "", href(deal, step));
   }
 
-  function go(target) {
+  async function go(target) {  // [deal, step]; a negative step counts from the deal's end
     if (!target) return false;
-    [deal, step] = target;
+    const mine = ++wanted;
+    const [d, s] = target;
+    if (!cache.has(d)) document.getElementById("counter").textContent = `loading deal ${d}…`;
+    try {
+      await load(d);
+    } catch (err) {
+      if (mine === wanted) document.getElementById("counter").textContent = `deal ${d} could not be loaded (${err.message})`;
+      return false;
+    }
+    if (mine !== wanted) return false;
+    deal = d;
+    step = Math.max(0, Math.min(lastStep(d), s < 0 ? lastStep(d) + 1 + s : s));
     render();
+    if (deal < count) load(deal + 1).catch(() => {});  // the next deal, ahead of play and →
     return true;
   }
+  let busy = false;
   function setPlaying(on) {
     const button = document.getElementById("play");
     if (on && !timer) {
-      timer = setInterval(() => { if (!go(nextOf())) setPlaying(false); }, 700);
+      timer = setInterval(async () => {
+        if (busy) return;
+        busy = true;
+        const moved = await go(nextOf());
+        busy = false;
+        if (!moved) setPlaying(false);
+      }, 700);
     } else if (!on && timer) {
       clearInterval(timer);
       timer = null;
@@ -129,17 +196,29 @@
   bind("next", nextOf);
   bind("first", () => [deal, 0]);
   bind("last", () => [deal, lastStep(deal)]);
-  document.querySelectorAll(".deal-link").forEach((a) => a.addEventListener("click", (e) => {
+  bind("prev-deal", () => deal > 1 ? [deal - 1, 0] : null);
+  bind("next-deal", () => deal < count ? [deal + 1, 0] : null);
+  const results = document.getElementById("deal-results");
+  if (results) results.addEventListener("click", (e) => {
+    const a = e.target.closest(".deal-link");
+    if (!a) return;
     e.preventDefault(); setPlaying(false); go([Number(a.dataset.deal), 0]);
-  }));
+  });
+  const picker = document.getElementById("deal-picker");
+  if (picker) picker.addEventListener("submit", (e) => {
+    e.preventDefault(); setPlaying(false);
+    const n = Number(document.getElementById("deal-input").value);
+    if (Number.isInteger(n) && n >= 1 && n <= count) go([n, 0]);
+  });
   document.addEventListener("keydown", (e) => {
     if (e.target.closest && e.target.closest("input, select, textarea")) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const keys = {
       ArrowRight: nextOf, ArrowLeft: prevOf, Home: () => [deal, 0], End: () => [deal, lastStep(deal)],
-      PageDown: () => deal < tl.deals.length ? [deal + 1, 0] : null, PageUp: () => deal > 1 ? [deal - 1, 0] : null,
+      PageDown: () => deal < count ? [deal + 1, 0] : null, PageUp: () => deal > 1 ? [deal - 1, 0] : null,
     };
     if (keys[e.key]) { e.preventDefault(); setPlaying(false); go(keys[e.key]()); }
     else if (e.key === " ") { e.preventDefault(); setPlaying(!timer); }
   });
+  if (deal < count) load(deal + 1).catch(() => {});  // ready for → at the deal's end and for play
 })();
