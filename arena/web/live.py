@@ -11,7 +11,10 @@ shows the seed and salt, whether they match the deck commitment published before
 Streams are bounded: at most `PER_ADDRESS` at once per client address and `TOTAL` in all (then
 429 with Retry-After), each opening is charged to the address's anonymous rate limit, a stream lasts
 at most `STREAM_SECONDS` (the browser reconnects and resumes after the last event it got, by its
-id), and it ends when the client goes away. No database connection is held between polls.
+id), and it ends when the client goes away, or within a second of the server's stop (its `end`
+frame is not final: the page looks again). No database connection is held between polls, and a
+stream holds no copy of the match's events: they are kept once per process for all its watchers
+(`arena.service.live_feed`).
 """
 
 from __future__ import annotations
