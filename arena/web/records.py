@@ -36,8 +36,8 @@ from arena.web.timeline import record_timeline
 RECORD_MEDIA_TYPE = "application/x-elfern-record"
 
 _RECORDS: Memo[str, dict[str, Any]] = Memo(64)
-_TIMELINES: Memo[tuple[str, int | None], dict[str, Any]] = Memo(64)
-_OUTLINES: Memo[str, Outline] = Memo(8)  # a 2,000-deal outline holds a few MB
+_TIMELINES: Memo[tuple[str, int | None], dict[str, Any]] = Memo(16)  # whole, up to 50 deals: a few MB each
+_OUTLINES: Memo[str, Outline] = Memo(8)  # a 2,000-deal outline holds about 8 MB
 _DEALS: Memo[tuple[str, int | None, int], dict[str, Any]] = Memo(128)
 
 Seats = Sequence[tuple[str, int, str]]  # (registered name, version number, owner) per seat
