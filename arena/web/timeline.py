@@ -235,11 +235,11 @@ def walk_timeline(
             if isinstance(step, DealStart):
                 deal = step.deal
                 deals[-1]["dealer"] = deal.dealer
-                # the face-up trump is public until drawn (docs/rules.md §7)
-                turned = match.view(0).trump_card
                 if starts is not None:
                     starts.append(DealState((match.lines[0], match.lines[1]), match.multiplier, match.pot))
                     continue
+                # the face-up trump is public until drawn (docs/rules.md §7)
+                turned = match.view(0).trump_card
                 deals[-1]["steps"].append(_step(match, perspective, None, None, names, rules.deck, turned))
             elif isinstance(step, Played):
                 if starts is not None:
