@@ -23,9 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.access.admin import AdminToken, bearer
 from arena.access.owners import PREFIX, owner_of_token
-from arena.store.identity import is_reserved
 from arena.access.ratelimit import RateLimited
 from arena.access.roles import Principal
+from arena.store.identity import is_reserved
 from arena.web.tokens import OwnerTokens
 
 REALM = 'Bearer realm="elfern-arena"'
