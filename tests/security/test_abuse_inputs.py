@@ -343,3 +343,55 @@ def test_a_chatty_bots_logs_fit_one_reply_and_say_what_was_left_out(served) -> N
         pb.GetBotLogsRequest(name="chatty", match_id=1), metadata=Running.auth(served.tokens["alice"])
     )
     assert [e.match_id for e in one.matches] == [1] and one.left_out == 0  # the one left out, asked for
+
+
+def test_migration_0008_cuts_old_over_long_text_checks_and_downgrades(database_url) -> None:
+    """A store with an over-long text from before the limits upgrades (the text is cut to its
+    maximum), refuses a new one, and downgrades to no constraint with its rows intact."""
+    from alembic import command
+
+    from arena.store.db import make_engine
+    from arena.store.migrate import alembic_config, upgrade
+
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0007")
+        lang = "x" * (100 if engine.dialect.name == "sqlite" else 32)  # PostgreSQL's varchar held it to 32
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO bots (id, name, owner, created_at, retired, suspended, suspension_reason)"
+                    " VALUES (1, 'old', 'o', CURRENT_TIMESTAMP, false, true, :r)"
+                ),
+                {"r": "r" * 5000},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO bot_versions (id, bot_id, number, content_hash, path, language, protocol,"
+                    " created_at, build_ok, build_log, ladder)"
+                    " VALUES (1, 1, 1, 'h', '/p', :l, 'grpc', CURRENT_TIMESTAMP, true, '', true)"
+                ),
+                {"l": lang},
+            )
+        upgrade(engine, "0008")
+        with engine.connect() as conn:
+            row = conn.execute(text("SELECT length(suspension_reason) FROM bots")).scalar()
+            assert row == limits.SUSPENSION_REASON.most
+            assert conn.execute(text("SELECT length(language) FROM bot_versions")).scalar() == 32
+        with pytest.raises(DBAPIError), engine.begin() as conn:
+            conn.execute(text("UPDATE bots SET suspension_reason = :r"), {"r": "r" * 1001})
+        checks = {c["name"] for c in inspect(engine).get_check_constraints("bots")}
+        assert {"ck_bots_name_length", "ck_bots_suspension_reason_length"} <= checks
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0007")
+        assert not {c["name"] for c in inspect(engine).get_check_constraints("bots")} & checks
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE bots SET suspension_reason = :r"), {"r": "r" * 1001})  # allowed again
+            assert conn.execute(text("SELECT count(*) FROM bot_versions")).scalar() == 1
+        upgrade(engine, "0008")  # and up again, cutting what the downgrade let in
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT length(suspension_reason) FROM bots")).scalar() == 1000
+    finally:
+        engine.dispose()
