@@ -16,13 +16,10 @@ n×n matrix, so it costs O(players + pairs). The Fisher information is the graph
 each Newton step is solved by preconditioned conjugate gradients (`arena.ladder.newton`), warm-started
 from a previous fit's ratings when given.
 
-**Intervals** use the information's diagonal (each player's own information, d_i): the variance of a
-rating is 1/d_i, corrected for the mean anchor (var_i = v_i (1 − 2/m) + Σv/m² in a group of m); the
-variance of a difference is v_i + v_j − 2 h_ij/(d_i d_j) (h_ij the pair's information). This is the
-first term of the inverse's Neumann series: exact for a complete graph up to O(1/m), and it measures
-95% ± 1% coverage on ladders where each bot meets many of the field (docs/ladder.md has the measured
-coverage). It under-covers when bots only ever meet a narrow band of the field: there the
-information's low modes (the whole band drifting together) add variance that the diagonal misses.
+**Intervals**: a group of at most EXACT_MAX players gets its exact covariance (EXACT_MAX² figures);
+a larger mean-anchored one the two-level approximation of `arena.ladder.intervals` (exact on runs of
+neighbouring ratings, the information's diagonal on the rest), an anchored one the diagonal alone.
+docs/ladder.md has their measured accuracy and coverage.
 
 The prior is BayesElo's virtual draws, scaled to the games played: each player's `prior` draws are
 spread over its opponents in proportion to the games it played against each, so it never outweighs
@@ -371,6 +368,8 @@ def _fit_group(
             f"the season fit did not converge in {max_iter} Newton iterations "
             f"(last step {biggest * ELO_PER_UNIT:.3g} Elo)"
         )
+    if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under `tol` since
+        return theta, h, iterations
     return theta, information(graph, points, theta)[0], iterations
 
 
