@@ -10,15 +10,18 @@ status (`ops_watch.end_streams`; a browser looks again by itself); the web, the 
 the referee stop at the same time, the web's requests with `WEB_GRACE` seconds to finish (then they
 are cancelled), the players with `PLAYERS_GRACE` seconds to release their leases (then they are
 killed: their leases lapse), the referee's own matches with 3 s; calls still running on the loop's
-threads get `EXIT_GRACE` seconds, and so do builds. A build still running then is abandoned: the
-process exits without waiting for its thread, its sandbox dies with the process (PR_SET_PDEATHSIG),
-nothing of it is registered, and its owner submits again (docs/deploy.md, "Stopping").
+threads get `EXIT_GRACE` seconds, and so do builds. A build still running then is interrupted
+(`ServerStopped` is raised in its thread): it kills its sandbox, removes its unpacked and staged
+copies and registers nothing, and its owner submits again. A thread that has not ended `EXIT_GRACE`
+seconds after that is left behind: the process exits without it, and a sandbox it started dies
+with the process (PR_SET_PDEATHSIG) (docs/deploy.md, "Stopping").
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import logging
 import os
 import signal
@@ -100,24 +103,51 @@ def threads_now() -> set[threading.Thread]:
     return set(threading.enumerate())
 
 
+class ServerStopped(BaseException):
+    """Raised in a thread still running once the server has stopped (a build): its `finally` blocks
+    and handlers clean up on the way out (the build's sandbox is killed, its unpacked and staged
+    copies removed, nothing registered), as a Ctrl-C in a local `arena bots submit` would."""
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise `ServerStopped` in `thread` at its next Python instruction (a build polls its sandbox
+    several times a second; a thread blocked in a system call is reached once the call returns)."""
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(thread.ident), ctypes.py_object(ServerStopped)
+        )
+
+
+def _join(threads: list[threading.Thread], seconds: float) -> list[threading.Thread]:
+    deadline = time.monotonic() + seconds
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    return [t for t in threads if t.is_alive()]
+
+
 def leave_stragglers(before: set[threading.Thread]) -> None:
-    """Once the server has stopped: threads it started that still run (a build, up to 300 s; a thread
-    cannot be interrupted, and Python's exit would join it) get `EXIT_GRACE` seconds, then the process
-    exits with 0 without them, its exit handlers run and its output flushed."""
-    deadline = time.monotonic() + EXIT_GRACE
+    """Once the server has stopped: threads it started that still run (a build, up to 300 s; Python's
+    exit would join it) get `EXIT_GRACE` seconds, then are interrupted (`ServerStopped`) and get as
+    long again to clean up; any still running then is left behind: the process exits with 0, its
+    exit handlers run and its output flushed."""
     current = threading.current_thread()
     left = [t for t in threading.enumerate() if t not in before and t is not current and not t.daemon]
-    for t in left:
-        t.join(max(0.0, deadline - time.monotonic()))
-    left = [t for t in left if t.is_alive()]
+    left = _join(left, EXIT_GRACE)
     if not left:
         return
+    names = ", ".join(sorted(t.name for t in left))
     log.warning(
-        "%d thread(s) still running (%s), a build among them: exiting without them (its sandbox dies "
-        "with the server; the bundle was not registered, submit it again)",
+        "%d thread(s) still running (%s), a build among them: interrupted (the build is abandoned and "
+        "not registered; its owner submits it again)",
         len(left),
-        ", ".join(sorted(t.name for t in left)),
+        names,
     )
+    for t in left:
+        _interrupt(t)
+    left = _join(left, EXIT_GRACE)
+    if not left:
+        return
+    log.warning("%d thread(s) still running after the interruption: exiting without them", len(left))
     atexit._run_exitfuncs()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
