@@ -42,7 +42,7 @@ def test_a_warm_start_converges_to_the_same_answer_in_fewer_iterations() -> None
     rng = np.random.default_rng(5)
     far = fit_ratings(300, more_a, more_b, more_score, warm=fresh.ratings + rng.choice([-300.0, 300.0], 300))
     assert np.abs(far.ratings - fresh.ratings).max() < 1e-6
-    np.testing.assert_allclose(far.var, fresh.var, rtol=1e-9)
+    np.testing.assert_allclose(far.var, fresh.var, rtol=1e-6)
 
 
 def test_nothing_kept_is_n_by_n() -> None:
