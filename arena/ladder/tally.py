@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from arena.memo import Memo
@@ -79,7 +79,7 @@ def tally(s: Session, season: Season) -> tuple[Tally, bool]:
             return old, False
         if old is None or old.recorded > recorded:
             old = Tally(0)
-        new = _add(old, _aggregate(s, season.id, old.recorded, recorded), recorded)
+        new = _add(old, _aggregate(s, season.id, old.recorded, recorded))
         trends = dict(old.trends) if old.recorded else _trend_points(s, season.id, recorded)
         if old.recorded:
             _extend_trends(trends, s, season.id, old.recorded, recorded)
@@ -97,10 +97,15 @@ def keep_fit(s: Session, season: Season, current: Tally, fit: Any) -> None:
             )
 
 
-def _aggregate(s: Session, season_id: int, since: int, until: int) -> list[tuple[int, int, int | None, int]]:
-    """(entry0, entry1, winner, count) of the counted matches with record_seq in [since, until)."""
-    rows = s.execute(
-        select(Match.entry0_id, Match.entry1_id, Match.winner, func.count())
+CHUNK = 50_000  # aggregated rows fetched at a time (a first tally of a large season streams)
+
+
+def _aggregate(s: Session, season_id: int, since: int, until: int) -> tuple[np.ndarray, ...]:
+    """(entry0, entry1, games, entry0's points) per ordered pair of entries, over the counted matches
+    with record_seq in [since, until): aggregated in SQL, fetched CHUNK rows at a time into arrays."""
+    points0 = func.sum(case((Match.winner == 0, 1.0), (Match.winner.is_(None), 0.5), else_=0.0))
+    result = s.execute(
+        select(Match.entry0_id, Match.entry1_id, func.count(), points0)
         .where(
             Match.season_id == season_id,
             Match.record_seq >= since,
@@ -110,26 +115,23 @@ def _aggregate(s: Session, season_id: int, since: int, until: int) -> list[tuple
             Match.entry0_id.is_not(None),
             Match.entry1_id.is_not(None),
         )
-        .group_by(Match.entry0_id, Match.entry1_id, Match.winner)
-    ).all()
-    return [(int(a), int(b), w, int(c)) for a, b, w, c in rows if a is not None and b is not None]
+        .group_by(Match.entry0_id, Match.entry1_id)
+        .execution_options(yield_per=CHUNK)
+    )
+    parts = [np.array(chunk, dtype=np.float64).reshape(-1, 4) for chunk in result.partitions()]
+    rows = np.concatenate(parts) if parts else np.zeros((0, 4))
+    return rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]
 
 
-def _add(
-    old: Tally, rows: list[tuple[int, int, int | None, int]], recorded: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _add(old: Tally, rows: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The old tally's arrays with the new aggregated rows added in."""
-    if not rows:
+    a, b, count, won0 = rows
+    if not len(a):
         return old.keys, old.games, old.points
-    a = np.array([r[0] for r in rows], dtype=np.int64)
-    b = np.array([r[1] for r in rows], dtype=np.int64)
-    won0 = np.array([0.5 if r[2] is None else float(r[2] == 0) for r in rows])
-    count = np.array([r[3] for r in rows], dtype=np.float64)
     lo_first = a < b
     keys = np.where(lo_first, a * SHIFT + b, b * SHIFT + a)
-    lo_points = np.where(lo_first, won0, 1.0 - won0) * count
-    all_keys = np.concatenate([old.keys, keys])
-    unique, at = np.unique(all_keys, return_inverse=True)
+    lo_points = np.where(lo_first, won0, count - won0)
+    unique, at = np.unique(np.concatenate([old.keys, keys]), return_inverse=True)
     games = np.bincount(at, np.concatenate([old.games, count]), len(unique))
     points = np.bincount(at, np.concatenate([old.points, lo_points]), len(unique))
     return unique, games, points
