@@ -35,6 +35,7 @@ class Coarse:
     g: np.ndarray  # each player's aggregate
     q: np.ndarray  # m×K: Q = L Rᵀ L_c⁺
     mc: np.ndarray  # K×K: Qᵀ D⁻¹ Q + L_c⁺
+    lc_pinv: np.ndarray  # K×K: L_c⁺
 
     def cov(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """B_ij for local indices (before centring on the mean: differences need no centring)."""
@@ -49,13 +50,10 @@ class Coarse:
         b_ii = self.cov(every, every)
         sizes = np.bincount(self.g, minlength=self.mc.shape[0]).astype(np.float64)
         # B1 = Pᵀ D⁻¹ P1 + Rᵀ L_c⁺ R1, with P1 = 1 − Q R1, and Pᵀx = x − Rᵀ Qᵀ x
-        lc_pinv_sizes = self._lc_pinv() @ sizes
+        lc_pinv_sizes = self.lc_pinv @ sizes
         y = (1.0 - self.q @ sizes) / self.d
         b1 = y - (self.q.T @ y)[self.g] + lc_pinv_sizes[self.g]
         return b_ii - 2.0 * b1 / m + b1.sum() / m**2
-
-    def _lc_pinv(self) -> np.ndarray:
-        return self.mc - self.q.T @ (self.q / self.d[:, None])
 
 
 def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coarse:
@@ -74,4 +72,4 @@ def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coa
     np.add.at(lc, g, c)  # L_c = R C
     lc_pinv = np.linalg.pinv(0.5 * (lc + lc.T), hermitian=True)
     q = c @ lc_pinv
-    return Coarse(d, g, q, q.T @ (q / d[:, None]) + lc_pinv)
+    return Coarse(d, g, q, q.T @ (q / d[:, None]) + lc_pinv, lc_pinv)
