@@ -30,19 +30,25 @@ REQUEUE_EVERY = 15.0
 def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
     """The job for a claimed match: its seed and salt (so the record carries the commitment the queue
     published), the REGISTERED name and version of each seat (never what the bundle calls itself), and
-    the bundles that may no longer play (the worker stops their warm zygotes)."""
+    the bundles that may no longer play (the worker stops their warm zygotes). Each seat's bundle is
+    named by content hash (a worker fetches it from the store) and by stored path (the fast path on
+    the server's machine)."""
     seats = {  # both seats' versions in one narrow query (a season claims one job per match)
-        vid: (path, name, number)
-        for vid, path, name, number in s.execute(
-            select(BotVersion.id, BotVersion.path, Bot.name, BotVersion.number)
+        vid: (path, digest, name, number)
+        for vid, path, digest, name, number in s.execute(
+            select(BotVersion.id, BotVersion.path, BotVersion.content_hash, Bot.name, BotVersion.number)
             .join(Bot, BotVersion.bot_id == Bot.id)
             .where(BotVersion.id.in_((m.version0_id, m.version1_id)))
         ).all()
     }
-    (path0, name0, number0), (path1, name1, number1) = seats[m.version0_id], seats[m.version1_id]
+    (path0, hash0, name0, number0), (path1, hash1, name1, number1) = (
+        seats[m.version0_id],
+        seats[m.version1_id],
+    )
     return MatchJob(
         match_id=m.id,
         bundles=(path0, path1),
+        hashes=(hash0, hash1),
         rules=tuple(m.rules),
         seed=m.seed,
         time_control=dict(m.time_control),

@@ -1,6 +1,9 @@
 """What a worker needs to play a match, and what it hands back: plain, picklable data.
 
-These cross process boundaries (local pool) and, later, a broker; they name bundles by path.
+These cross process boundaries (local pool) and a broker (Celery). A job names each seat's bundle by
+its content hash, which is all a worker needs: it fetches the files from the store into its own cache
+(`arena.store.bundles.fetch_bundle`). The stored path is a fast path only, for a worker on the
+server's machine: used when that folder exists there and hashes to the content hash.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class MatchJob:
     match_id: int
-    bundles: tuple[str, str]  # stored bundle directories, seat 0 then seat 1
+    bundles: tuple[str, str]  # the server's stored bundle folders, seat 0 then seat 1: a fast path only
     rules: tuple[str, ...]  # "key=value" pairs for Rules.from_pairs
     seed: int
     time_control: dict = field(default_factory=dict)  # {"move": seconds, "bank": seconds}
@@ -23,6 +26,8 @@ class MatchJob:
     attempt: int = 0  # the match row's claim count: the live file names it (an earlier attempt's is stale)
     # stored bundles of retired or suspended bots at claim time: the worker stops their warm zygotes
     retired: tuple[str, ...] = ()
+    # each seat's content hash (BotVersion.content_hash): what a worker fetches and checks the files by
+    hashes: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)

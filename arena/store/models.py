@@ -94,6 +94,18 @@ class BotVersion(Base):
         return f"{self.bot.name}@{self.number}"
 
 
+class BundleBlob(Base):
+    """A submitted bundle's files, once per content hash, as `arena.store.bundles.pack` writes them:
+    a worker that shares no folder with the server fetches a bundle from here (migration 0009).
+    Read by workers and the admin only; in no API answer (docs/security.md)."""
+
+    __tablename__ = "bundle_blobs"
+    content_hash: Mapped[str] = mapped_column(String(limits.HASH.most), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)  # bytes of `data`
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
 class Owner(Base):
     """A person who may submit and manage bots through the API. Only a hash of the token is kept."""
 

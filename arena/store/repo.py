@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from arena.store.bundles import save_blob
 from arena.store.db import (
     OPENED,
     READONLY_OPTION,
@@ -174,6 +175,7 @@ class Store:
             same = s.scalar(
                 select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash)
             )
+            save_blob(s, content_hash, path)  # what a worker sharing no folder fetches (once per hash)
             if same is not None:
                 return Submitted(same, False)
             number = (

@@ -5,8 +5,10 @@ match is still recorded once, in one transaction, by the lease holder.
     ARENA_BROKER_URL=redis://127.0.0.1:6379/0 arena worker --concurrency 2     # on each machine
     ARENA_BROKER_URL=redis://127.0.0.1:6379/0 arena season run autumn --matches 500 --executor celery
 
-Bundles are named by their stored path, so workers must see the runner's ARENA_HOME (a shared
-volume in a multi-machine setup). Jobs and results travel as JSON (the replay base64-encoded).
+A job names each bundle by its content hash; a worker fetches the files from the store (the database
+ARENA_DATABASE_URL names) into its own cache (ARENA_BUNDLE_CACHE, else $ARENA_HOME/bundles) and checks
+them against the hash, so workers share nothing with the runner but the broker and the database.
+Jobs and results travel as JSON (the replay base64-encoded).
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ def job_from_dict(data: dict) -> MatchJob:
             "rules": tuple(data["rules"]),
             "names": (tuple(names[0]), tuple(names[1])),
             "retired": tuple(data.get("retired") or ()),
+            "hashes": tuple(data.get("hashes") or ("", "")),
         }
     )
 

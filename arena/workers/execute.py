@@ -1,19 +1,66 @@
-"""Play one queued match for real: load the stored bundles, pick the launcher, call the referee's
+"""Play one queued match for real: find the bundles, pick the launcher, call the referee's
 `play_match`, and turn its outcome into the plain `MatchResult` the store records.
 
-Runs inside a pool child process (spawned: gRPC does not survive fork).
+Runs inside a pool child process (spawned: gRPC does not survive fork) or a Celery worker on another
+machine: a job's bundles are found by content hash (`local_bundles`), never through a shared folder.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from arena.logs import match_context
 from arena.store.jobs import MatchJob, MatchResult
 
 _LAUNCHERS: dict[str, Any] = {}
+_VERIFIED: set[tuple[str, str]] = set()  # (folder, content hash) pairs this process has hashed
+_STORE: list[Any] = []  # the store this process fetches bundles from, opened on first need
+
+
+def bundle_cache() -> Path:
+    """This worker's own folder of fetched bundles: ARENA_BUNDLE_CACHE, else $ARENA_HOME/bundles
+    (on the server's machine that is the stored copies themselves)."""
+    from arena.store.db import arena_home
+
+    return Path(os.environ.get("ARENA_BUNDLE_CACHE") or arena_home() / "bundles")
+
+
+def local_bundles(job: MatchJob) -> tuple[str, str]:
+    """Each seat's bundle folder on this machine: the job's stored path when it exists here and hashes
+    to the seat's content hash, else this worker's cached copy, fetched from the store when missing.
+    BundleUnavailable (an infrastructure failure, never the bot's) when it cannot be had intact."""
+    from arena.sandbox.archive import MAX_BUNDLE_BYTES
+    from arena.store.bundles import content_hash, fetch_bundle
+
+    out = []
+    for path, digest in zip(job.bundles, job.hashes, strict=True):
+        if not digest:  # a job made without hashes (an older runner): the path is all there is
+            out.append(path)
+            continue
+        for folder in (Path(path), bundle_cache() / digest) if path else (bundle_cache() / digest,):
+            if (str(folder), digest) in _VERIFIED:
+                break
+            if folder.is_dir() and content_hash(folder) == digest:
+                _VERIFIED.add((str(folder), digest))
+                break
+        else:
+            folder = fetch_bundle(_store(), digest, bundle_cache(), max_bytes=MAX_BUNDLE_BYTES)
+            _VERIFIED.add((str(folder), digest))
+        out.append(str(folder))
+    return out[0], out[1]
+
+
+def _store() -> Any:
+    """The store (ARENA_DATABASE_URL), opened once per process."""
+    from arena.store import Store
+
+    if not _STORE:
+        _STORE.append(Store.open())
+    return _STORE[0]
 
 
 def make_launcher(name: str) -> Any:
@@ -26,12 +73,14 @@ def make_launcher(name: str) -> Any:
     return _LAUNCHERS[name]
 
 
-def stop_retired_zygotes(job: MatchJob) -> int:
+def stop_retired_zygotes(job: MatchJob, playing: tuple[str, str] | None = None) -> int:
     """Stop this process's warm zygotes of the bundles the job names as retired or suspended (not
-    this match's own: a challenge may still play one), so an unplayable version holds no sandbox
-    past this worker's next match; returns how many were stopped."""
+    this match's own, `playing` here: a challenge may still play one), so an unplayable version
+    holds no sandbox past this worker's next match; returns how many were stopped."""
     stopped = 0
-    for path in set(job.retired) - set(job.bundles):
+    # a retired bundle's folder here: the server's path, or this worker's cached copy of the same hash
+    retired = set(job.retired) | {str(bundle_cache() / Path(path).name) for path in job.retired}
+    for path in retired - set(job.bundles) - set(playing or ()):
         for launcher in _LAUNCHERS.values():
             pool = getattr(launcher, "warm", None)
             if pool is not None:
@@ -59,9 +108,10 @@ def run_job(job: MatchJob) -> MatchResult:
     from arena.sandbox.bundle import load_bundle
 
     started = time.monotonic()
-    stop_retired_zygotes(job)
     with match_context(job.match_id):  # the worker's lines about this match say which
-        bundles = (load_bundle(job.bundles[0]), load_bundle(job.bundles[1]))
+        paths = local_bundles(job)  # BundleUnavailable fails the job, not a seat: it is requeued
+        stop_retired_zygotes(job, paths)
+        bundles = (load_bundle(paths[0]), load_bundle(paths[1]))
         live = _live_writer(job.live, job.attempt)  # spectators follow it one trick behind
         try:
             outcome = _play(job, bundles, live)
