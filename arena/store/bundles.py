@@ -69,8 +69,11 @@ class BundleUnavailable(RuntimeError):
     REASON = "BUNDLE_UNAVAILABLE"
 
     def __init__(self, digest: str, why: str) -> None:
-        super().__init__(f"{self.REASON}: bundle {digest[:12]}: {why}")
-        self.digest = digest
+        super().__init__(digest, why)  # the args rebuild it after pickle (pool) or JSON (Celery)
+        self.digest, self.why = digest, why
+
+    def __str__(self) -> str:
+        return f"{self.REASON}: bundle {self.digest[:12]}: {self.why}"
 
 
 def pack(root: str | Path) -> bytes:

@@ -218,7 +218,10 @@ class CeleryExecutor(Executor):
                         if async_result.successful():
                             future.set_result(result_from_dict(async_result.get(disable_sync_subtasks=False)))
                         else:
-                            future.set_exception(RuntimeError(f"celery task failed: {async_result.result!r}"))
+                            failure = async_result.result  # e.g. BUNDLE_UNAVAILABLE: its own words
+                            future.set_exception(
+                                RuntimeError(f"celery task failed: {type(failure).__name__}: {failure}")
+                            )
                         async_result.forget()  # the result now lives in the database; drop it from Redis
                     elif time.monotonic() > deadline:
                         async_result.revoke()

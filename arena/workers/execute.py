@@ -18,7 +18,7 @@ from arena.store.jobs import MatchJob, MatchResult
 
 _LAUNCHERS: dict[str, Any] = {}
 _VERIFIED: set[tuple[str, str]] = set()  # (folder, content hash) pairs this process has hashed
-_STORE: list[Any] = []  # the store this process fetches bundles from, opened on first need
+_STORES: dict[str, Any] = {}  # database URL -> the store this process fetches bundles from
 
 
 def bundle_cache() -> Path:
@@ -55,12 +55,14 @@ def local_bundles(job: MatchJob) -> tuple[str, str]:
 
 
 def _store() -> Any:
-    """The store (ARENA_DATABASE_URL), opened once per process."""
+    """The store ARENA_DATABASE_URL names (else $ARENA_HOME/arena.db), opened once per process."""
     from arena.store import Store
+    from arena.store.db import database_url
 
-    if not _STORE:
-        _STORE.append(Store.open())
-    return _STORE[0]
+    url = database_url()
+    if url not in _STORES:
+        _STORES[url] = Store.open(url)
+    return _STORES[url]
 
 
 def make_launcher(name: str) -> Any:

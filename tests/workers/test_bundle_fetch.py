@@ -5,6 +5,7 @@ hash into its own cache, checks the hash, and the season's matches are played an
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -12,11 +13,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sqlalchemy import delete
 
-from arena.store import Store
-from arena.store.bundles import content_hash
-
-pytestmark = pytest.mark.slow
+from arena.store import MatchJob, Store
+from arena.store.bundles import BundleUnavailable, content_hash, store_copy
+from arena.store.models import BundleBlob
+from arena.workers.celery_app import app
+from arena.workers.execute import run_job
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -24,6 +27,7 @@ REDIS = "redis://127.0.0.1:6379/0"
 BOTS = (("random", "alice"), ("greedy", "bob"))
 
 
+@pytest.mark.slow
 def test_worker_with_its_own_empty_home_fetches_bundles(tmp_path: Path, redis_client) -> None:
     client = redis_client(REDIS)
     queue = f"arena-test-{uuid.uuid4().hex[:10]}"
@@ -80,3 +84,29 @@ def test_worker_with_its_own_empty_home_fetches_bundles(tmp_path: Path, redis_cl
         assert store.season("far").recorded == 2
     finally:
         store.close()
+
+
+def test_a_missing_blob_fails_the_job_not_a_seat(store, database_url, tmp_path: Path, monkeypatch) -> None:
+    """run_job raises BUNDLE_UNAVAILABLE (the runner requeues the match) instead of returning a result
+    with a verdict against the seat; the error survives the pool's pickle and Celery's JSON."""
+    src = REPO / "sample_bots" / "python" / "random"
+    digest = content_hash(src)
+    store.add_version(
+        "random", "alice", content_hash=digest, path=str(store_copy(src, store.bundles_dir, digest))
+    )
+    with store.tx() as s:
+        s.execute(delete(BundleBlob))
+    cache = tmp_path / "worker-cache"
+    monkeypatch.setenv("ARENA_DATABASE_URL", database_url)
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(cache))
+    job = MatchJob(
+        match_id=1, bundles=("/elsewhere/a", "/elsewhere/b"), hashes=(digest, digest), rules=(), seed=1
+    )
+    with pytest.raises(BundleUnavailable) as err:
+        run_job(job)
+    assert str(err.value).startswith(f"BUNDLE_UNAVAILABLE: bundle {digest[:12]}: no stored copy")
+    assert not cache.exists() or os.listdir(cache) == []
+    assert str(pickle.loads(pickle.dumps(err.value))) == str(err.value)
+    backend = app.backend
+    rebuilt = backend.exception_to_python(backend.prepare_exception(err.value, "json"))
+    assert str(rebuilt) == str(err.value)
