@@ -24,6 +24,7 @@ from arena.ladder.record import record_result
 from arena.ladder.runner import SeasonRun, fail_or_release, job_for, release_all
 from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
 from arena.store import MatchJob, MatchResult, Store
+from arena.store.live_target import live_target
 from arena.store.models import Entry, Season
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_abandoned
 
@@ -94,9 +95,11 @@ class ServerRun:
             log.info("playing season %s (%s)", name, live[name])
 
     def _live(self, job: MatchJob) -> MatchJob:
+        """The job with where its live events go: the match's Redis stream when Redis is configured
+        (`arena.store.live_target`), else its file in `live_dir`."""
         if self.live_dir is None:
             return job
-        return replace(job, live=str(self.live_dir / f"m{job.match_id}.jsonl"))
+        return replace(job, live=live_target(self.live_dir, job.match_id))
 
     def _challenge(self) -> MatchJob | None:
         with self.store.tx() as s:

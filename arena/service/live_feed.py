@@ -1,9 +1,11 @@
 """A match's live events, kept once per server process and shared by every watcher of the match.
 
-One `LiveFeed` per live file tails it for all the match's watchers (gRPC `WatchMatch` and the web's
-event stream alike): it reads only what was appended since its last read, at most once per poll
-interval whatever the number of watchers, and in pieces of at most `READ_BYTES` (a server that
-starts while a long match plays reads its file once, never holding the whole of it). The events
+One `LiveFeed` per match tails its live events for all the match's watchers (gRPC `WatchMatch` and
+the web's event stream alike), from the worker's live file or the match's Redis stream
+(`arena.workers.live.open_reader`: the transport is the only difference): it reads only what was
+added since its last read (a file from its offset, a stream from the last entry's id), at most once
+per poll interval whatever the number of watchers, and in pieces of at most `READ_BYTES` (a server
+that starts while a long match plays reads its events once, never holding the whole of them). The events
 are kept once, each as its encoded `pb.WatchEvent` with the running tally of tricks won in its deal
 (counted as the event arrives, once), in an `EventLog`. A watcher holds only a cursor into it (the
 log it reads and an index), so a stream costs the same few objects on a match of 10,000 deals as on
@@ -34,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.proto import arena_pb2 as pb
-from arena.workers.live import ATTEMPT, LiveReader
+from arena.workers.live import ATTEMPT, live_source, open_reader
 
 MAX_DEALS = 50  # deals of a match kept in memory, the newest ones (up to a quarter more between trims)
-READ_BYTES = 1 << 18  # the most of a live file read at once
+READ_BYTES = 1 << 18  # the most of a live file (or its worth of stream entries) read at once
 IDLE_FEEDS = 8  # feeds of matches nobody watches, kept for spectators who come back
 IDLE_SECONDS = 60.0  # and for at most this long
 KINDS = ("deal", "trick", "deal_end")
@@ -213,11 +215,12 @@ class Cursor:
 
 
 class LiveFeed:
-    """One match's live file, tailed by one reader for every watcher in the process."""
+    """One match's live events (its file or its stream), tailed by one reader for every watcher in
+    the process."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._reader = LiveReader(path)
+    def __init__(self, target: str | Path) -> None:
+        self.target = target
+        self._reader = open_reader(target)
         self._lock = threading.Lock()
         self._read_at = float("-inf")
         self.log = EventLog()  # a new one when the file is replaced (a new attempt)
@@ -265,17 +268,19 @@ class LiveFeed:
 
 
 class Feeds:
-    """The live feeds of this process, one per live file, shared by the matches' watchers."""
+    """The live feeds of this process, one per match, shared by the matches' watchers."""
 
     def __init__(self, idle_feeds: int = IDLE_FEEDS, idle_seconds: float = IDLE_SECONDS) -> None:
         self.idle_feeds, self.idle_seconds = idle_feeds, idle_seconds
         self._lock = threading.Lock()
-        self._feeds: dict[Path, LiveFeed] = {}
-        self._idle: OrderedDict[Path, float] = OrderedDict()  # feeds nobody watches, since when
+        self._feeds: dict[str, LiveFeed] = {}
+        self._idle: OrderedDict[str, float] = OrderedDict()  # feeds nobody watches, since when
 
     @contextlib.contextmanager
-    def watching(self, path: Path) -> Iterator[LiveFeed]:
-        """The feed of `path`, held (and counted) for as long as the block lasts."""
+    def watching(self, target: str | Path) -> Iterator[LiveFeed]:
+        """The feed of `target` (a match's `live_path`: its stream instead when Redis is configured,
+        `arena.workers.live.live_source`), held (and counted) for as long as the block lasts."""
+        path = live_source(target)
         with self._lock:
             feed = self._feeds.get(path)
             if feed is None:

@@ -1,17 +1,24 @@
 """Live events of a match being played, for spectators: one JSON line per public event.
 
-The worker that plays a match appends to `$ARENA_HOME/live/m<ID>.jsonl` (folder 0700, file 0600:
-only the server reads it). Only what both seats and the rules make public goes in: the dealer, the
-two cards of each trick and who took it, each deal's result. Never a hand, a drawn card or the
-stock. The service (`arena.service.ops_watch`) releases each trick one full trick later.
+The worker that plays a match hands them to one of two transports (`arena.store.live_target`):
+by default it appends to `$ARENA_HOME/live/m<ID>.jsonl` (folder 0700, file 0600: only the server
+reads it), which the server reads when both share that disk (`arena serve` on one machine); with
+Redis configured it adds them to the match's Redis stream (`arena.workers.live_redis`), which any
+server replica reads. `LiveWriter` is the worker's end, `open_reader` the server's, whichever the
+transport. Only what both seats and the rules make public goes in: the dealer, the two cards of each
+trick and who took it, each deal's result. Never a hand, a drawn card or the stock. The service
+(`arena.service.ops_watch`) releases each trick one full trick later.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from arena.store.live_target import live_target, live_url, stream_match
 
 LIVE_DIR = "live"
 ATTEMPT = "attempt"  # the kind of a file's first line: which attempt at the match wrote it
@@ -19,6 +26,28 @@ ATTEMPT = "attempt"  # the kind of a file's first line: which attempt at the mat
 
 def live_path(home: str | Path, match_id: int) -> Path:
     return Path(home) / LIVE_DIR / f"m{match_id}.jsonl"
+
+
+def live_source(target: str | Path) -> str:
+    """Where a server reads the live events of the match `target` names (a job's `live`, or the
+    server's own `live_path` of it): with Redis configured, the match's stream (as
+    `arena.ladder.server_run` names it in the job), else the file."""
+    if isinstance(target, Path) and target.parent.name == LIVE_DIR:
+        found = re.fullmatch(r"m(\d+)\.jsonl", target.name)
+        if found is not None:
+            return live_target(target.parent, int(found.group(1)))
+    return str(target)
+
+
+def _redis_url() -> str:
+    """The Redis URL for a job naming a stream: configured, else (a Celery worker without
+    ARENA_BROKER_URL) the broker's default."""
+    url = live_url()
+    if url:
+        return url
+    from arena.workers.celery_app import broker_url
+
+    return broker_url()
 
 
 def public_event(ev: dict[str, Any]) -> dict[str, Any] | None:
@@ -47,8 +76,39 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+class Sink(Protocol):
+    """A transport's writing end: one public event at a time, then `close` when the match ends."""
+
+    def append(self, event: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class LiveWriter:
-    """An `on_event` callback that appends public events to a match's live file.
+    """An `on_event` callback that hands a match's public events to its transport: `target` is a
+    job's `live`, a stream target (`stream:m<ID>`) or a file's path."""
+
+    def __init__(self, target: str | Path, attempt: int) -> None:
+        match_id = stream_match(str(target))
+        self.sink: Sink
+        if match_id is not None:
+            from arena.workers.live_redis import RedisSink
+
+            self.sink = RedisSink(_redis_url(), match_id, attempt)
+        else:
+            self.sink = FileSink(target, attempt)
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        out = public_event(ev)
+        if out is not None:
+            self.sink.append(out)
+
+    def close(self) -> None:
+        self.sink.close()
+
+
+class FileSink:
+    """Appends public events to a match's live file.
 
     The file starts with a line naming the attempt (the match row's `attempts` after the claim), so a
     reader tells this attempt's file from an earlier attempt's that a dead worker left behind."""
@@ -65,22 +125,40 @@ class LiveWriter:
         self._file = os.fdopen(fd, "w", buffering=1)  # line-buffered: each event is visible at once
         self._file.write(json.dumps({"kind": ATTEMPT, "attempt": attempt}) + "\n")
 
-    def __call__(self, ev: dict[str, Any]) -> None:
-        out = public_event(ev)
-        if out is not None and not self._file.closed:
-            self._file.write(json.dumps(out, separators=(",", ":")) + "\n")
+    def append(self, event: dict[str, Any]) -> None:
+        if not self._file.closed:
+            self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
 
     def close(self) -> None:
         self._file.close()
 
 
-def read_events(path: str | Path) -> list[dict[str, Any]]:
-    """Every complete line of a live file (a line still being written is left for the next read)."""
-    reader = LiveReader(path)
+def read_events(target: str | Path) -> list[dict[str, Any]]:
+    """Every event written so far (a file's line still being written is left for the next read)."""
+    reader = open_reader(target)
     return reader.poll()
 
 
-class LiveReader:
+class Source(Protocol):
+    """A transport's reading end (see `FileSource`)."""
+
+    restarted: bool
+    more: bool
+
+    def poll(self, limit: int = -1) -> list[dict[str, Any]]: ...
+
+
+def open_reader(target: str | Path) -> Source:
+    """The reading end for a `live_source` target: its Redis stream, or its file."""
+    match_id = stream_match(str(target))
+    if match_id is not None:
+        from arena.workers.live_redis import RedisSource
+
+        return RedisSource(_redis_url(), match_id)
+    return FileSource(target)
+
+
+class FileSource:
     """Reads a live file incrementally: each `poll()` returns the events completed since the last.
 
     A watcher polls several times a second, so the file is not re-read from the start each time.
