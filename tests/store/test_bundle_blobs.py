@@ -119,3 +119,24 @@ def test_an_archive_writing_through_a_link_is_refused(store, tmp_path: Path) -> 
     _set_blob(store, digest, buf.getvalue())
     _refused(store, digest, tmp_path / "cache", "outside the bundle")
     assert os.listdir(outside) == []
+
+
+def test_no_api_surface_reads_the_blob_table() -> None:
+    """docs/security.md: the blobs are for workers and the admin only. No module behind a page, an API
+    answer or a gRPC reply (web, service, access, proto) names the table or its model."""
+    surfaces = [REPO / "arena" / part for part in ("web", "service", "access", "proto")]
+    readers = [
+        str(path.relative_to(REPO))
+        for root in surfaces
+        for path in root.rglob("*")
+        if path.suffix in {".py", ".proto", ".html", ".js"}
+        and (
+            "BundleBlob" in path.read_text(errors="replace")
+            or "bundle_blobs" in path.read_text(errors="replace")
+        )
+    ]
+    assert readers == []
+    assert (
+        "bundle_blobs"
+        in (REPO / "arena" / "store" / "migrations" / "versions" / "0009_bundle_blobs.py").read_text()
+    )
