@@ -11,7 +11,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 
 from arena.sandbox.archive import MAX_BUNDLE_BYTES
 from arena.store.bundles import BundleUnavailable, content_hash, fetch_bundle, pack, store_copy
@@ -140,3 +140,45 @@ def test_no_api_surface_reads_the_blob_table() -> None:
         "bundle_blobs"
         in (REPO / "arena" / "store" / "migrations" / "versions" / "0009_bundle_blobs.py").read_text()
     )
+
+
+def test_migration_0009_backfills_the_versions_whose_stored_copy_is_intact(
+    database_url, tmp_path: Path
+) -> None:
+    from arena.store import Store
+    from arena.store.db import make_engine
+    from arena.store.migrate import upgrade
+
+    intact = store_copy(SAMPLE, tmp_path / "bundles", content_hash(SAMPLE))
+    changed = tmp_path / "changed"
+    shutil.copytree(SAMPLE, changed)
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        rows = [("kept", content_hash(SAMPLE), intact), ("gone", "a" * 64, tmp_path / "nowhere")]
+        rows.append(("changed", content_hash(SAMPLE.parent / "greedy"), changed))  # not its hash
+        with engine.begin() as conn:
+            for n, (name, digest, path) in enumerate(rows, 1):
+                conn.execute(
+                    text(
+                        "INSERT INTO bots (id, name, owner, created_at, retired, suspended) VALUES (:i, :n, 'o', CURRENT_TIMESTAMP, false, false)"
+                    ),
+                    {"i": n, "n": name},
+                )
+                conn.execute(
+                    text(
+                        "INSERT INTO bot_versions (bot_id, number, content_hash, path, language, protocol, created_at, build_ok, build_log, ladder) VALUES (:i, 1, :h, :p, 'python', 'grpc', CURRENT_TIMESTAMP, true, '', true)"
+                    ),
+                    {"i": n, "h": digest, "p": str(path)},
+                )
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    store = Store.open(database_url, home=tmp_path)
+    try:
+        with store.read() as s:
+            assert s.scalars(select(BundleBlob.content_hash)).all() == [content_hash(SAMPLE)]
+        got = _fetch(store, content_hash(SAMPLE), tmp_path / "cache")
+        assert content_hash(got) == content_hash(SAMPLE)
+    finally:
+        store.close()
