@@ -1,4 +1,5 @@
-"""Rate limits: a token bucket per (who, budget), shared by the gRPC service and the web in one process.
+"""Rate limits: a token bucket per (who, budget), shared by the gRPC service and the web of a process,
+and by every replica when they share a Redis (`shared`: `arena.access.shared_state`).
 
 Each owner token has its own buckets; calls without a token count against the caller's address, so a
 flood from one address cannot starve the others. Over the limit a call is refused with the seconds
@@ -13,6 +14,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.access.shared_state import SharedState
 
 
 @dataclass(frozen=True)
@@ -45,14 +50,20 @@ class RateLimited(Exception):
 
 
 class RateLimiter:
-    """Thread-safe token buckets. `clock` is injectable so tests can step time without sleeping."""
+    """Thread-safe token buckets, in this process's memory or, with `shared`, in Redis (one atomic
+    script per hit, so replicas never overspend a bucket between them). `clock` is injectable so
+    tests can step the memory buckets' time without sleeping; Redis's buckets use Redis's clock."""
 
     MAX_KEYS = 100_000  # forget the idlest buckets past this, so address floods cannot grow memory
 
     def __init__(
-        self, budgets: dict[str, Budget] | None = None, clock: Callable[[], float] = time.monotonic
+        self,
+        budgets: dict[str, Budget] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        shared: SharedState | None = None,
     ) -> None:
         self.budgets = {**DEFAULT_BUDGETS, **(budgets or {})}
+        self.shared = shared
         self._clock = clock
         self._lock = threading.Lock()
         self._buckets: dict[tuple[str, str], tuple[float, float]] = {}  # -> (tokens, last time)
@@ -60,6 +71,11 @@ class RateLimiter:
     def hit(self, budget: str, key: str, cost: float = 1.0) -> None:
         """Spend `cost` from `key`'s `budget` bucket, or raise RateLimited."""
         b = self.budgets[budget]
+        if self.shared is not None:
+            wait = self.shared.take(budget, key, b.count, b.rate, cost)
+            if wait > 0:
+                raise RateLimited(budget, wait)
+            return
         now = self._clock()
         with self._lock:
             tokens, last = self._buckets.get((budget, key), (float(b.count), now))

@@ -150,6 +150,15 @@ NO_TOKEN = (
     help="Disk per owner for stored bundles, build outputs and uploads in flight, in MiB; an upload "
     "that would pass it is refused before (or while) its body is written.",
 )
+@click.option(
+    "--shared-state",
+    "state_url",
+    default=None,
+    envvar="ARENA_STATE_URL",
+    metavar="URL",
+    help="Redis (redis://HOST:PORT/DB) for the counters every replica must share: rate limits, web "
+    "sessions, upload, build and live-stream slots (default: ARENA_STATE_URL; none: this process only).",
+)
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -169,6 +178,7 @@ def serve(
     max_open: int,
     build_slots: int,
     disk_quota: int,
+    state_url: str | None,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -180,6 +190,7 @@ def serve(
     """
     from arena.access.admin import AdminToken, AdminTokenError
     from arena.access.ratelimit import RateLimiter
+    from arena.access.shared_state import SharedState, SharedStateError
     from arena.cli.ladder_common import apply_warm, check_launcher
     from arena.cli.play import parse_rules
     from arena.referee import TimeControl, TimeControlError
@@ -223,6 +234,10 @@ def serve(
         check_launcher(launcher)
         apply_warm(warm, launcher)  # the players' process and its pool inherit it
     configure(default="info")
+    try:
+        state = SharedState.open(state_url)
+    except SharedStateError as exc:
+        raise UserError(f"--shared-state: {exc}") from None
     service = Service(
         _open_store(db_url),
         admin=token,
@@ -230,6 +245,7 @@ def serve(
         launcher=launcher,
         builds=BuildSlots(build_slots),
         uploads=UploadGate(disk_quota=disk_quota * MIB),
+        state=state,
     )
     try:
         web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None

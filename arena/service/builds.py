@@ -7,6 +7,10 @@ build waits (holding no thread) until the previous one is over, and a build wait
 holds no thread either. Every other piece of work of a call (a database read, a token check) runs
 on the event loop's default executor, which `call_executor` sizes so that every stream the server
 allows can have a read in flight and calls still find a thread (`install_call_executor`).
+
+With shared state (`share`), one build per owner holds across replicas too: a build takes its
+owner's lease in Redis before it runs (waiting on its build thread while another replica builds
+for the owner) and gives it back when it ends, however it ends; a crashed replica's lease expires.
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
+
+from arena.access.shared_state import Leases, SharedState, leases
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
 
 DEFAULT_SLOTS = 2  # builds at once in all (`arena serve --build-slots`)
 CALL_THREADS = 32  # threads for unary calls, on top of one per stream the server allows
+OWNER_POLL = 0.25  # seconds between looks at an owner's shared build lease held by another replica
 WAITING = "waiting for a build slot ({slots} build(s) run at once, one per owner)\n"
 
 
@@ -43,6 +51,11 @@ class BuildSlots:
         self._closed = False
         self.running = 0
         self.peak = 0
+        self.leases: Leases | None = None  # one build per owner across replicas (`share`)
+
+    def share(self, state: SharedState) -> None:
+        """Hold each build's owner slot in `state`'s Redis too, so replicas build one per owner."""
+        self.leases = leases(state, "build")
 
     @property
     def pending(self) -> int:
@@ -70,7 +83,7 @@ class BuildSlots:
                     return
                 self._queued += 1
             try:
-                self._pool.submit(self._work, job, fn)
+                self._pool.submit(self._work, owner, job, fn)
             except RuntimeError:  # closed in between: the server is stopping
                 with self._lock:
                     self._queued -= 1
@@ -89,24 +102,37 @@ class BuildSlots:
             before.add_done_callback(enqueue)  # at once when it is already over
         return job, waits
 
-    def _work(self, job: Future[T], fn: Callable[[], T]) -> None:
+    def _work(self, owner: str, job: Future[T], fn: Callable[[], T]) -> None:
         with self._lock:
             self._queued -= 1
         if not job.set_running_or_notify_cancel():  # its caller went away while it waited
             return
+        shared, holder = self.leases, None
+        while shared is not None and (holder := shared.acquire(owner, 1, 1 << 30)) is None:
+            if self._closed:  # another replica builds for the owner, and this server stops
+                job.set_exception(RuntimeError("the build slots are closed: the server is stopping"))
+                return
+            time.sleep(OWNER_POLL)
         with self._lock:
             self.running += 1
             self.peak = max(self.peak, self.running)
         try:
             result = fn()
         except BaseException as exc:  # handed to the caller, who maps it to a status
-            with self._lock:
-                self.running -= 1
+            self._over(owner, holder)
             job.set_exception(exc)
         else:
-            with self._lock:
-                self.running -= 1  # before the owner's next build may start
+            self._over(owner, holder)  # before the owner's next build may start
             job.set_result(result)
+
+    def _over(self, owner: str, holder: str | None) -> None:
+        with self._lock:
+            self.running -= 1
+        if self.leases is not None and holder is not None:
+            try:
+                self.leases.release(owner, holder)
+            except Exception:  # noqa: BLE001 - Redis away: the lease expires by itself
+                log.warning("giving back %s's build lease failed", owner, exc_info=True)
 
     async def run(self, owner: str, fn: Callable[[], T], on_wait: Callable[[], None] | None = None) -> T:
         """`fn()` as `owner`'s build, awaited without holding a thread; `on_wait()` is called once

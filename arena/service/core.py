@@ -3,6 +3,8 @@
 `Service` is built once per server process (`arena serve`) and handed to both transports: the
 gRPC servicer (`arena.service.grpc_servicer`) and the web app. `caller()` turns a presented token
 and the caller's address into a `Principal` and charges the call to its rate-limit bucket.
+With `state` (a Redis every replica shares: `arena serve --shared-state`), the rate limits, upload
+slots and build slots are counted there instead of in this process (`arena.access.shared_state`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from arena.access.admin import AdminToken
 from arena.access.ratelimit import RateLimiter
 from arena.access.roles import Principal, resolve
+from arena.access.shared_state import SharedState
 from arena.sandbox.archive import MAX_BUNDLE_BYTES
 from arena.service.builds import BuildSlots
 from arena.service.errors import PermissionDenied
@@ -32,6 +35,13 @@ class Service:
     upload_cap: int = MAX_BUNDLE_BYTES  # bytes of one uploaded archive
     builds: BuildSlots = field(default_factory=BuildSlots)  # where submitted bundles build
     uploads: UploadGate = field(default_factory=UploadGate)  # upload slots and disk quotas per owner
+    state: SharedState | None = None  # the replicas' shared counters; None: this process's memory
+
+    def __post_init__(self) -> None:
+        if self.state is not None:  # every replica then spends the same budgets
+            self.limiter.shared = self.state
+            self.uploads.share(self.state)
+            self.builds.share(self.state)
 
     def caller(self, token: str | None, address: str) -> Principal:
         """The principal behind `token` (a spectator without one), charged one call; raises on a bad token."""

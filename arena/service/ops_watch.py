@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arena.access.shared_state import SharedState, leases
 from arena.ladder.visibility import deck_mate_open, decks_replayed
 from arena.memo import Memo
 from arena.proto import arena_pb2 as pb
@@ -114,31 +115,50 @@ STATES = StateCache()
 
 class Slots:
     """Counts of open watch streams, per caller address and in all: each transport caps them, so that
-    one address cannot hold a server's watchers (each polls a file and a row while it lasts)."""
+    one address cannot hold a server's watchers (each polls a file and a row while it lasts). With
+    shared state they are leases in Redis (`arena.access.shared_state`), counted across replicas
+    (each stream's lease is renewed while it lasts; a crashed replica's expire)."""
 
-    def __init__(self, per_address: int = PER_ADDRESS, total: int = TOTAL) -> None:
+    def __init__(
+        self,
+        per_address: int = PER_ADDRESS,
+        total: int = TOTAL,
+        state: SharedState | None = None,
+        kind: str = "watch-grpc",
+    ) -> None:
         self.per_address, self.total = per_address, total
-        self._open: dict[str, int] = {}
+        self._leases = leases(state, kind)
+        self._held: dict[str, list[str]] = {}  # address -> the leases this process holds for it
         self._lock = threading.Lock()
 
     def enter(self, address: str) -> bool:
+        holder = self._leases.acquire(address, self.per_address, self.total)
+        if holder is None:
+            return False
         with self._lock:
-            if self._open.get(address, 0) >= self.per_address or sum(self._open.values()) >= self.total:
-                return False
-            self._open[address] = self._open.get(address, 0) + 1
-            return True
+            self._held.setdefault(address, []).append(holder)
+        return True
 
     def leave(self, address: str) -> None:
         with self._lock:
-            left = self._open.get(address, 0) - 1
-            if left > 0:
-                self._open[address] = left
-            else:
-                self._open.pop(address, None)
+            mine = self._held.get(address)
+            if not mine:
+                return
+            holder = mine.pop()
+            if not mine:
+                del self._held[address]
+        self._leases.release(address, holder)
 
     def open(self, address: str | None = None) -> int:
-        with self._lock:
-            return self._open.get(address, 0) if address is not None else sum(self._open.values())
+        return self._leases.count(address)
+
+
+def slots_of(service: Service, slots: Slots, kind: str = "watch-grpc") -> Slots:
+    """`slots`, or with the service's shared state the replicas' slots of that transport (same limits)."""
+    state = service.state
+    if state is None:
+        return slots
+    return state.shared(kind, lambda: Slots(slots.per_address, slots.total, state, kind))
 
 
 GRPC_SLOTS = Slots()  # WatchMatch streams of this process
@@ -148,6 +168,7 @@ async def watch_capped(
     service: Service, match_id: int, slots: Slots, address: str
 ) -> AsyncIterator[pb.WatchEvent]:
     """`watch`, holding one of `slots` for `address` while it lasts; ResourceExhausted when none is free."""
+    slots = slots_of(service, slots)
     if not slots.enter(address):
         raise ResourceExhausted(
             f"too many watch streams open from {address} (at most {slots.per_address}); close one and retry",

@@ -7,6 +7,9 @@ builds wrote) and the uploads the owner has in flight. The body may write at mos
 (`Admission.room`); once it is in, only the bytes it wrote stay reserved until the build is over
 (`Admission.settle`). Its temporary folder goes with the admission, whatever ends it. The admin
 token is not held to the quota (the organiser's own uploads, and uploads for an owner).
+
+The slots and reservations are `arena.access.shared_state` leases: in this process, or in the Redis
+every replica shares (`UploadGate.share`), so an owner has PER_OWNER uploads across all of them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from types import TracebackType
 
 from sqlalchemy import select
 
+from arena.access.shared_state import Leases, SharedState, leases
 from arena.service.errors import ResourceExhausted
 from arena.store import Store
 from arena.store import models as m
@@ -72,6 +76,7 @@ class Admission:
 
     gate: UploadGate
     owner: str
+    holder: str  # the upload's slot (`Leases`)
     room: int  # bytes the body may write
     quota: int | None  # the owner's quota, when it is what limits `room`
     folder: Path = field(default_factory=Path)
@@ -91,7 +96,7 @@ class Admission:
     def settle(self, written: int) -> None:
         """The body is in, `written` bytes: only those stay reserved while the upload builds."""
         if written < self.reserved:
-            self.gate.unreserve(self.owner, self.reserved - written)
+            self.gate.leases.set_reserved(self.owner, self.holder, written)
             self.reserved = written
 
     def close(self) -> None:
@@ -99,7 +104,7 @@ class Admission:
             return
         self._closed = True
         shutil.rmtree(self.folder, ignore_errors=True)
-        self.gate.leave(self.owner, self.reserved)
+        self.gate.leave(self.owner, self.holder)
 
     def __enter__(self) -> Admission:
         return self
@@ -123,66 +128,50 @@ class UploadGate:
         self.per_owner, self.total, self.disk_quota = per_owner, total, disk_quota
         self.folder = folder  # where upload folders are made (None: the system's temporary folder)
         self._lock = threading.Lock()
-        self._open: dict[str, int] = {}
-        self._reserved: dict[str, int] = {}
+        self.leases: Leases = leases(None, "upload")
         self.refused = 0  # uploads refused here, before their bodies were read
+
+    def share(self, state: SharedState) -> None:
+        """Count the slots and reservations in `state`'s Redis, with every replica's."""
+        self.leases = leases(state, "upload")
 
     def admit(self, store: Store, owner: str, cap: int, quota: bool = True) -> Admission:
         """A slot and room for one upload of `owner`, or ResourceExhausted naming the limit; blocking
         (it reads the store and the disk)."""
-        with self._lock:
-            mine = self._open.get(owner, 0)
-            if mine >= self.per_owner or sum(self._open.values()) >= self.total:
+        holder = self.leases.acquire(owner, self.per_owner, self.total)
+        if holder is None:
+            mine = self.leases.count(owner)
+            with self._lock:
                 self.refused += 1
-                raise ResourceExhausted(
-                    f"owner {owner!r} has {mine} upload(s) under way and at most {self.per_owner} may run "
-                    "at once"
-                    if mine >= self.per_owner
-                    else f"the server takes at most {self.total} uploads at once",
-                    retry_after=10,
-                )
-            self._open[owner] = mine + 1
+            raise ResourceExhausted(
+                f"owner {owner!r} has {mine} upload(s) under way and at most {self.per_owner} may run at once"
+                if mine >= self.per_owner
+                else f"the server takes at most {self.total} uploads at once",
+                retry_after=10,
+            )
         try:
             room, limit = cap, None
             if quota:
                 used = disk_use(store, owner)
-                with self._lock:
-                    flight = self._reserved.get(owner, 0)
-                    left = self.disk_quota - used - flight
-                    if left <= 0:
-                        raise ResourceExhausted(
-                            f"owner {owner!r} holds {mib(used)} of bundles and build outputs and "
-                            f"{mib(flight)} in uploads under way: its {mib(self.disk_quota)} disk quota is "
-                            "full; ask the organiser to remove old versions or raise --disk-quota"
-                        )
-                    room = min(cap, left)
-                    limit = self.disk_quota
-                    self._reserved[owner] = self._reserved.get(owner, 0) + room
+                room, flight = self.leases.reserve(owner, holder, self.disk_quota - used, cap)
+                if room <= 0:
+                    raise ResourceExhausted(
+                        f"owner {owner!r} holds {mib(used)} of bundles and build outputs and "
+                        f"{mib(flight)} in uploads under way: its {mib(self.disk_quota)} disk quota is "
+                        "full; ask the organiser to remove old versions or raise --disk-quota"
+                    )
+                limit = self.disk_quota
             folder = Path(tempfile.mkdtemp(prefix="arena-upload-", dir=self.folder))
         except BaseException:
             with self._lock:
                 self.refused += 1
-            self.leave(owner, room if quota and limit is not None else 0)
+            self.leave(owner, holder)
             raise
-        return Admission(self, owner, room, limit, folder, reserved=room if limit is not None else 0)
+        return Admission(self, owner, holder, room, limit, folder, reserved=room if limit is not None else 0)
 
-    def leave(self, owner: str, reserved: int) -> None:
-        with self._lock:
-            left = self._open.get(owner, 0) - 1
-            if left > 0:
-                self._open[owner] = left
-            else:
-                self._open.pop(owner, None)
-        self.unreserve(owner, reserved)
-
-    def unreserve(self, owner: str, nbytes: int) -> None:
-        with self._lock:
-            rest = self._reserved.get(owner, 0) - nbytes
-            if rest > 0:
-                self._reserved[owner] = rest
-            else:
-                self._reserved.pop(owner, None)
+    def leave(self, owner: str, holder: str) -> None:
+        """Give back the upload's slot and whatever it still reserves."""
+        self.leases.release(owner, holder)
 
     def open(self, owner: str | None = None) -> int:
-        with self._lock:
-            return self._open.get(owner, 0) if owner is not None else sum(self._open.values())
+        return self.leases.count(owner)

@@ -5,7 +5,9 @@ may mount or serve it too. It reads the same store as the rest of the arena (ARE
 or `$ARENA_HOME/arena.db`). The admin token, if any, is loaded once here: given, or read from
 `admin_token_file`, else from ARENA_ADMIN_TOKEN (`arena.access.admin.AdminToken.load`). The
 management operations run on `service` (`arena serve` passes the one its gRPC API uses, so both
-share rate limits); without one the app makes its own over its store (`app.state.service`).
+share rate limits); without one the app makes its own over its store (`app.state.service`), with
+the shared state of $ARENA_STATE_URL if set. With shared state (Redis), the web's sessions and live
+stream slots are kept there too, so that every replica behind a proxy knows them.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena.access.admin import AdminToken
 from arena.access.ratelimit import RateLimiter
+from arena.access.shared_state import SharedState
+from arena.service import ops_watch
 from arena.service.core import Service
 from arena.web import analysis, api, live, manage, pages
 from arena.web.access import PrivateAnswers
 from arena.web.charts import sparkline
 from arena.web.data import WebData
+from arena.web.sessions import SharedSessions
 from arena.web.tokens import OwnerTokens
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +69,9 @@ def create_app(
     app.state.tokens = tokens or OwnerTokens.for_home(home)
     app.state.admin_token = admin
     # the management operations (accounts, uploads, challenges, the JSON management API); one per app
-    app.state.service = service or Service(store=app.state.data.store, admin=admin, limiter=RateLimiter())
+    app.state.service = service or Service(
+        store=app.state.data.store, admin=admin, limiter=RateLimiter(), state=SharedState.open()
+    )
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals["sparkline"] = lambda values: Markup(sparkline(values))
     pages.register_template_helpers(templates)
@@ -77,6 +84,11 @@ def create_app(
     app.include_router(analysis.router)  # the solver's annotations: POST /matches/{id}/analyse
     live.install(app)  # live pages, SSE, "now playing"
     manage.install(app)  # log in, My bots, uploads, challenges, /api management calls
+    state = app.state.service.state
+    if state is not None:  # the replicas' sessions and live stream slots, in their Redis
+        app.state.sessions = SharedSessions(state)
+        live_slots = app.state.live_streams
+        app.state.live_streams = ops_watch.Slots(live_slots.per_address, live_slots.total, state, "watch-web")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:

@@ -4,12 +4,15 @@ The cookie carries only a random session id (`elfern_session`, HttpOnly, SameSit
 when the request came over https). The server maps it to the principal, the SHA-256 of the token
 used (never the token itself), a CSRF token for the session's forms and an expiry (12 h). Every use
 checks that the owner's token is still the one logged in with: a rotated or revoked token ends its
-sessions on their next request. Sessions live in the web process's memory: a restart logs everyone out.
+sessions on their next request. Sessions live in the web process's memory (a restart logs everyone
+out), or with shared state in Redis (`SharedSessions`: every replica knows every session; a log-out
+on one ends it on all).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import threading
 import time
@@ -21,6 +24,7 @@ from sqlalchemy import select
 
 from arena.access.owners import token_hash
 from arena.access.roles import Principal
+from arena.access.shared_state import SharedState, digest
 from arena.store import Store
 from arena.store import models as m
 
@@ -93,6 +97,58 @@ class Sessions:
         while len(self._by_id) > MAX_SESSIONS:
             oldest = min(self._by_id, key=lambda k: self._by_id[k].expires)
             del self._by_id[oldest]
+
+
+class SharedSessions(Sessions):
+    """Sessions in the replicas' Redis: a key per session (`<prefix>session:<sha256 of its id>`)
+    holding its principal, token digest, CSRF token and shown prefix, expiring with the session;
+    and per owner a set of its sessions' keys, so that `end_owner` finds them."""
+
+    def __init__(self, state: SharedState, lifetime: float = LIFETIME) -> None:
+        super().__init__(lifetime, time.time)  # wall clock: `expires` is shared by processes
+        self.state = state
+
+    def _owner_key(self, owner: str | None) -> str:
+        return self.state.key("sessions-of", digest(owner or ""))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.state.client.scan_iter(self.state.key("session", "*"), count=1000))
+
+    def create(self, principal: Principal, token: str, shown: str) -> WebSession:
+        sid = secrets.token_urlsafe(32)
+        made = WebSession(
+            sid, principal, token_hash(token), secrets.token_urlsafe(32), self._clock() + self.lifetime, shown
+        )
+        row: dict[str, object] = {"role": principal.role, "owner": principal.owner, "digest": made.digest}
+        row |= {"csrf": made.csrf, "expires": made.expires, "shown": shown}
+        key, ttl = self.state.key("session", _key(sid)), max(1, int(self.lifetime))
+        pipe = self.state.client.pipeline()
+        pipe.set(key, json.dumps(row), ex=ttl)
+        pipe.sadd(self._owner_key(principal.owner), key)
+        pipe.expire(self._owner_key(principal.owner), ttl)
+        pipe.execute()
+        return made
+
+    def get(self, sid: str | None) -> WebSession | None:
+        if not sid or len(sid) > 100:
+            return None
+        raw = self.state.client.get(self.state.key("session", _key(sid)))
+        if raw is None:
+            return None
+        row = json.loads(raw)
+        principal = Principal(row["role"], row["owner"])
+        return WebSession(sid, principal, row["digest"], row["csrf"], row["expires"], row["shown"])
+
+    def delete(self, sid: str | None) -> None:
+        if sid:
+            self.state.client.delete(self.state.key("session", _key(sid)))
+
+    def end_owner(self, owner: str) -> int:
+        index = self._owner_key(owner)
+        keys = list(self.state.client.smembers(index))
+        ended = int(self.state.client.delete(*keys)) if keys else 0
+        self.state.client.delete(index)
+        return ended
 
 
 def _key(sid: str) -> str:
