@@ -139,6 +139,12 @@ def test_a_session_made_on_one_replica_is_valid_on_the_other_and_logout_ends_it_
         assert done.status_code == 303
         assert one.get("/me", follow_redirects=False).headers["location"] == "/login"
         assert csrf_in(one.get("/login").text)  # logged out on both: the log-in form again
+        streams = [app.state.live_streams for app in apps]  # the live pages' stream slots, shared too
+        held = sum(streams[i % 2].enter("192.0.2.5") for i in range(12))
+        assert held == streams[0].per_address == 8 and streams[1].open("192.0.2.5") == 8
+        for i in range(8):
+            streams[i % 2].leave("192.0.2.5")
+        assert streams[0].open() == 0
     finally:
         store.close()
 
@@ -271,3 +277,26 @@ def pb_stub(address: str):  # noqa: ANN201
     from arena.proto import arena_pb2_grpc
 
     return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(address))
+
+
+def test_serve_refuses_to_start_on_a_shared_state_that_does_not_answer(repo_root, tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_ADMIN_TOKEN"}
+    env |= {
+        "PYTHONPATH": str(repo_root),
+        "ARENA_HOME": str(tmp_path),
+        "ARENA_STATE_URL": "redis://127.0.0.1:9/0",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", "serve", "--unix", str(tmp_path / "s.sock"), "--replays", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: --shared-state: shared state 'redis://127.0.0.1:9/0'"
+    )
+    assert "--shared-state or ARENA_STATE_URL" in lines[0] and not (tmp_path / "s.sock").exists()
