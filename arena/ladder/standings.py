@@ -11,15 +11,24 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from arena.ladder.fit import Pairs, fit_pairs
+from arena.ladder.los import (  # noqa: F401 - re-exported: the callers ask the standings
+    LOS_MAX,
+    LosAsk,
+    LosError,
+    LosTooLarge,
+    los_among,
+    los_next,
+)
 from arena.ladder.ratings import INITIAL, Fit, is_provisional, replay_elo
-from arena.ladder.tally import keep_fit, tally
+from arena.ladder.tally import keep_fit, season_key, tally
+from arena.memo import Memo
 from arena.proto.codec import decode_record
 from arena.store import Store
-from arena.store.models import Entry, Match, RatingChange, Replay, Season
+from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Replay, Season
 
 
 @dataclass(frozen=True)
@@ -129,7 +138,49 @@ def trend_points(s: Session, season: Season) -> dict[int, tuple[float, ...]]:
     return tally(s, season)[0].trends
 
 
+# The last standings of the last few seasons, by what they depend on: the season's recorded count
+# (every result changes ratings and records) and its registry (entries, their active flags, their
+# bots' suspensions: changes that record no result), read by one aggregate over the season's entries.
+# A hit reads nothing else: no entry is loaded and nothing is fitted. Values are shared: read only.
+_RANKED: Memo[tuple, tuple[list[Standing], list[int], Fit]] = Memo(8)
+
+
+def _registry_key(s: Session, season: Season) -> tuple:
+    """(entries, newest entry id, active entries, suspended bots' entries) of the season."""
+    row = s.execute(
+        select(
+            func.count(Entry.id),
+            func.max(Entry.id),
+            func.sum(case((Entry.active, 1), else_=0)),
+            func.sum(case((Bot.suspended, 1), else_=0)),
+        )
+        .select_from(Entry)
+        .join(BotVersion, BotVersion.id == Entry.version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Entry.season_id == season.id)
+    ).one()
+    return tuple(int(x or 0) for x in row)
+
+
 def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
+    """`_rank`, remembered by the season's recorded count and registry (see `_RANKED`)."""
+    key = (season_key(s, season), int(season.recorded or 0), _registry_key(s, season), repr(season.options))
+    return _RANKED.get(key, lambda: _rank(s, season))
+
+
+def trends_by_label(s: Session, season: Season) -> dict[tuple[str, int], tuple[float, ...]]:
+    """`trend_points` by (bot name, version number), from plain rows (no entry objects loaded)."""
+    points = trend_points(s, season)
+    rows = s.execute(
+        select(Entry.id, Bot.name, BotVersion.number)
+        .join(BotVersion, BotVersion.id == Entry.version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Entry.season_id == season.id)
+    ).all()
+    return {(name, number): points[entry_id] for entry_id, name, number in rows if entry_id in points}
+
+
+def _rank(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
     """Standings rows (rated by group and rating, then unrated), with each row's fit index."""
     entries, fit = season_fit(s, season)
     newest: dict[int, int] = {}
@@ -189,7 +240,7 @@ def _ranked(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]
 
 
 def compute_standings(s: Session, season: Season) -> list[Standing]:
-    return _ranked(s, season)[0]
+    return list(_ranked(s, season)[0])
 
 
 def _season_or_error(s: Session, name: str) -> Season:
@@ -224,71 +275,6 @@ def groups_summary(rows: list[Standing], anchor_elo: float = INITIAL) -> list[di
             }
         )
     return out
-
-
-LOS_MAX = 32  # bots in one LOS table: a table is LOS_MAX² figures, never the whole ladder's n²
-
-
-class LosError(ValueError):
-    """A LOS table asked of a bot the standings do not rate."""
-
-
-class LosTooLarge(LosError):
-    """A LOS table asked of more bots than LOS_MAX."""
-
-
-@dataclass(frozen=True)
-class LosAsk:
-    """Which likelihood-of-superiority table a caller wants (nothing by default): the `top` rated bots,
-    the bots ranked around one bot (`around`: it and up to two on either side in its group), or
-    the named `bots` (a pair, or a few). At most LOS_MAX bots in all."""
-
-    top: int = 0
-    around: str = ""
-    bots: tuple[str, ...] = ()
-
-
-def los_next(rows: list[Standing], order: list[int], fit: Fit) -> list[float | None]:
-    """Each row's LOS over the next rated row of its group (None: the last of its group, unrated, or
-    not comparable): the neighbours' table a standings page shows, n figures, not n²."""
-    rated = [k for k, r in enumerate(rows) if r.rated]
-    out: list[float | None] = [None] * len(rows)
-    pairs = [(k, nxt) for k, nxt in zip(rated, rated[1:], strict=False) if rows[k].group == rows[nxt].group]
-    if pairs:
-        values = fit.los_pairs([order[k] for k, _ in pairs], [order[n] for _, n in pairs])
-        for (k, _), x in zip(pairs, values, strict=True):
-            out[k] = None if x != x else round(float(x), 4)
-    return out
-
-
-def los_among(rows: list[Standing], order: list[int], fit: Fit, ask: LosAsk) -> tuple[list[str], np.ndarray]:
-    """The LOS table `ask` names: labels in rank order, and LOS[i][j] that bot i is stronger than j
-    (NaN: groups that never met). LosError if it would hold more than LOS_MAX bots or names a bot
-    the standings do not rate."""
-    rated = [(r, i) for r, i in zip(rows, order, strict=True) if r.rated]
-    position = {r.bot: k for k, (r, _) in enumerate(rated)}
-    wanted: set[int] = set()
-    if ask.top:
-        if ask.top > LOS_MAX:
-            raise LosTooLarge(
-                f"a LOS table of the top {ask.top} bots is over the limit of {LOS_MAX}; ask for fewer"
-            )
-        wanted |= set(range(min(ask.top, len(rated))))
-    for label in (ask.around, *ask.bots):
-        if label and label not in position:
-            raise LosError(f"no rated bot {label!r} in these standings (name@version, as the table shows it)")
-    if ask.around:
-        k = position[ask.around]
-        group = rated[k][0].group
-        wanted |= {j for j in range(max(0, k - 2), min(len(rated), k + 3)) if rated[j][0].group == group}
-    wanted |= {position[label] for label in ask.bots}
-    if len(wanted) > LOS_MAX:
-        raise LosTooLarge(f"a LOS table of {len(wanted)} bots is over the limit of {LOS_MAX}; ask for fewer")
-    picked = sorted(wanted)
-    idx = np.array([rated[k][1] for k in picked], dtype=np.int64)
-    m = len(idx)
-    table = fit.los_pairs(np.repeat(idx, m), np.tile(idx, m)).reshape(m, m)
-    return [rated[k][0].bot for k in picked], table
 
 
 def los_table(store: Store, name: str, ask: LosAsk | None = None) -> tuple[list[str], np.ndarray]:

@@ -71,15 +71,12 @@ class WebData(MatchQueries):
             return None
         rows, source = self._ladder_rows(name)
         with self.session() as s:
-            from arena.ladder.standings import trend_points
+            from arena.ladder.standings import trends_by_label
 
             season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
-            entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
-            history = trend_points(s, season)  # the last 11 points of each, kept by the season's tally
-            by_label: dict[tuple[str, int | None], m.Entry] = {
-                (e.version.bot.name, e.version.number): e for e in entries
-            }
+            history = trends_by_label(s, season)  # the last 11 points of each, kept by the season's tally
             if rows is None:  # no fit available: live Elo from the entries
+                entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
                 ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
                 rows = [
                     StandingRow(
@@ -97,8 +94,7 @@ class WebData(MatchQueries):
                     for i, e in enumerate(ordered, 1)
                 ]
             for row in rows:
-                entry = by_label.get((row.bot, row.version))
-                points: tuple[float, ...] = history.get(entry.id, ()) if entry else ()
+                points = history.get((row.bot, row.version or 0), ())
                 row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
                 row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
         return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)

@@ -90,6 +90,8 @@ def test_a_request_reads_only_the_results_recorded_since_the_last(store: Store) 
     try:
         standings(store, "c")  # nothing new: no match and no rating change is read
         assert listening.reading("matches") == [] and listening.reading("rating_changes") == []
+        # the season row, the registry's one aggregate, and nothing else: no entry is loaded
+        assert len(listening.seen) <= 3, [q for q, _ in listening.seen]
 
         record(store, "c", random_results(ids, 7, seed=2))
         listening.seen.clear()
@@ -151,3 +153,16 @@ def test_the_matchmakings_refit_reads_the_same_tally(store: Store) -> None:
     _, fit = _old_standings(store, "p")
     assert refitted != fitted
     assert sorted(refitted.values()) == pytest.approx(sorted(fit.ratings.tolist()), abs=1e-6)
+
+
+def test_a_suspension_that_records_no_result_still_shows(store: Store) -> None:
+    """The remembered standings are keyed by the registry too: suspending a bot (no result recorded)
+    marks it at once."""
+    from arena.store.models import Bot
+
+    ids = make_season(store, 5, "z")
+    record(store, "z", random_results(ids, 60, seed=6))
+    assert not any(r.suspended for r in standings(store, "z")[1])
+    with store.tx() as s:
+        s.scalars(select(Bot).where(Bot.name == "b0002")).one().suspended = True
+    assert [r.bot for r in standings(store, "z")[1] if r.suspended] == ["b0002@1"]
