@@ -22,7 +22,9 @@ class MatchJob:
     salt: str = ""  # hex, the deck commitment's salt (docs/shuffle.md); empty: the referee draws one
     # the registered (name, version) per seat: what the record and the opponent are told
     names: tuple[tuple[str, str], tuple[str, str]] = (("", ""), ("", ""))
-    live: str = ""  # where to append the match's public live events (arena.workers.live); "" for none
+    # where the match's public live events go (arena.store.live_target): its Redis stream,
+    # "stream:m<ID>" (no path), when Redis is configured, else a live file's path; "" for none
+    live: str = ""
     attempt: int = 0  # the match row's claim count: the live file names it (an earlier attempt's is stale)
     # stored bundles of retired or suspended bots at claim time: the worker stops their warm zygotes
     retired: tuple[str, ...] = ()
