@@ -202,17 +202,21 @@ def test_a_celery_played_match_is_watched_from_a_server_with_another_home(
         mid = queue_challenge(runner_store)
         seen: list[tuple[pb.WatchEvent, str]] = []  # each event, and the match's status when it came
         errors: list[grpc.RpcError] = []
+        first = threading.Event()
 
         def watch() -> None:
             stub = ArenaStub(grpc.insecure_channel(address))
             try:
                 for ev in stub.WatchMatch(pb.WatchMatchRequest(match_id=mid), timeout=300):
                     seen.append((ev, status_of(server_store, mid)))
+                    first.set()
             except grpc.RpcError as exc:
                 errors.append(exc)
+            first.set()
 
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
+        assert first.wait(60)  # the queued status: the watcher follows the match from before its claim
         source = ServerRun(runner_store, workers=2, launcher=launcher(), live_dir=homes["runner"] / LIVE_DIR)
         job = source.next_job()
         assert job is not None and job.match_id == mid and job.live == f"stream:m{mid}"
