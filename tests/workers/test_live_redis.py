@@ -153,6 +153,37 @@ def test_a_redis_that_is_down_costs_one_warning_each_side(monkeypatch, tmp_path,
     assert not (tmp_path / LIVE_DIR).exists()
 
 
+def test_a_match_plays_and_is_recorded_while_redis_is_down(monkeypatch, tmp_path, caplog) -> None:
+    """A real match (sample bots, the real sandbox) whose job names a stream on a Redis that is down."""
+    from dataclasses import replace
+
+    from live_play import RUNNER, add_bots, launcher, queue_challenge, status_of
+
+    from arena.ladder.record import record_result
+    from arena.ladder.runner import job_for
+    from arena.store import Store
+    from arena.store.queue import claim
+    from arena.workers.execute import run_job
+
+    monkeypatch.setenv("ARENA_LIVE_URL", DOWN)
+    caplog.set_level(logging.WARNING, logger="arena.workers.live")
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", home=tmp_path / "home")
+    try:
+        add_bots(store, tmp_path / "bots")
+        mid = queue_challenge(store, "random", "greedy")
+        with store.tx() as s:
+            m = claim(s, RUNNER, ids=[mid])
+            assert m is not None
+            job = replace(job_for(s, m, launcher()), live=stream_target(mid))
+        result = run_job(job)
+        assert record_result(store, RUNNER, mid, result).recorded
+        assert status_of(store, mid) == "done" and result.deals_played == 2 and not result.void
+    finally:
+        store.close()
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and f"match {mid}: no live events for spectators" in warnings[0], warnings
+
+
 @pytest.mark.slow
 def test_a_celery_played_match_is_watched_from_a_server_with_another_home(
     live_redis_env, tmp_path, monkeypatch
