@@ -61,6 +61,8 @@ def los_among(rows: list[Standing], order: list[int], fit: Fit, ask: LosAsk) -> 
                 f"a LOS table of the top {ask.top} bots is over the limit of {LOS_MAX}; ask for fewer"
             )
         wanted |= set(range(min(ask.top, len(rated))))
+    if any(not label for label in ask.bots):
+        raise LosError("los_bots: an empty name; give each bot as name@version, as the table shows it")
     for label in (ask.around, *ask.bots):
         if label and label not in position:
             raise LosError(f"no rated bot {label!r} in these standings (name@version, as the table shows it)")

@@ -49,3 +49,6 @@ def test_a_thousand_entry_ladders_standings_stay_under_a_megabyte(arena_service:
     with pytest.raises(grpc.RpcError) as unknown:
         api.GetStandings(pb.GetStandingsRequest(season="wide", los_bots=["nobody@1"]), timeout=120)
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND and "nobody@1" in unknown.value.details()
+    with pytest.raises(grpc.RpcError) as empty:  # a fuzzed request once made this INTERNAL (KeyError)
+        api.GetStandings(pb.GetStandingsRequest(season="wide", los_bots=[""]), timeout=120)
+    assert empty.value.code() == grpc.StatusCode.NOT_FOUND and "empty name" in empty.value.details()
