@@ -9,6 +9,7 @@ docs/security.md; an organiser can change them with `Budget` values passed to `R
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from arena.access.shared_state import SharedState
+
+log = logging.getLogger("arena.access")
 
 
 @dataclass(frozen=True)
@@ -67,15 +70,33 @@ class RateLimiter:
         self._clock = clock
         self._lock = threading.Lock()
         self._buckets: dict[tuple[str, str], tuple[float, float]] = {}  # -> (tokens, last time)
+        self._lost = False  # the shared state did not answer the last hit
+
+    def _shared_lost(self, exc: Exception) -> None:
+        """Redis away: each replica limits alone (its own buckets, the same budgets) until it answers."""
+        if not self._lost:
+            self._lost = True
+            log.warning(
+                "rate limits: the shared state %s does not answer (%s); this process limits alone meanwhile",
+                self.shared.url if self.shared is not None else "",
+                exc,
+            )
 
     def hit(self, budget: str, key: str, cost: float = 1.0) -> None:
         """Spend `cost` from `key`'s `budget` bucket, or raise RateLimited."""
         b = self.budgets[budget]
         if self.shared is not None:
-            wait = self.shared.take(budget, key, b.count, b.rate, cost)
-            if wait > 0:
-                raise RateLimited(budget, wait)
-            return
+            try:
+                wait = self.shared.take(budget, key, b.count, b.rate, cost)
+            except Exception as exc:  # noqa: BLE001 - Redis away: this process's buckets meanwhile
+                self._shared_lost(exc)
+            else:
+                if self._lost:
+                    self._lost = False
+                    log.warning("rate limits are shared again in %s", self.shared.url)
+                if wait > 0:
+                    raise RateLimited(budget, wait)
+                return
         now = self._clock()
         with self._lock:
             tokens, last = self._buckets.get((budget, key), (float(b.count), now))

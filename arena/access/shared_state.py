@@ -160,7 +160,8 @@ class SharedState:
     def take(self, budget: str, key: str, count: int, rate: float, cost: float) -> float:
         """Spend `cost` from the bucket (`count` at most, refilled at `rate`/s): 0.0, or the seconds
         until it would have enough (nothing spent)."""
-        wait = self.bucket(keys=[self.key("rl", digest(f"{budget}:{key}"))], args=[count, rate, cost])
+        bucket = self.key("rl", digest(f"{budget}:{key}"))
+        wait = self.bucket(keys=[bucket], args=[count, rate, cost], client=self.client)
         return float(wait)
 
     def hold(self, holder: str, keys: list[str]) -> None:

@@ -109,6 +109,30 @@ def test_buckets_keep_no_raw_key_and_expire_when_full_again(states, redis_client
     assert 6_000 <= client.pttl(keys[0]) <= 7_000  # 1 token at 10 a minute: full in 6 s (+1 s)
 
 
+def test_while_redis_is_away_each_replica_limits_alone_then_shares_again(states, caplog) -> None:
+    import redis
+
+    state = states[0]
+    limiter = RateLimiter({"login": Budget(3, 3600.0)}, shared=state)
+    limiter.hit("login", "addr:192.0.2.9")  # one spent in Redis
+    reachable = state.client
+    state.client = redis.Redis.from_url("redis://127.0.0.1:9/0", socket_connect_timeout=1)  # Redis down
+    passed = 0
+    for _ in range(5):
+        try:
+            limiter.hit("login", "addr:192.0.2.9")
+            passed += 1
+        except RateLimited:
+            pass
+    assert passed == 3  # this process's own bucket: the same budget, never unlimited
+    assert sum("does not answer" in r.getMessage() for r in caplog.records) == 1  # once per outage
+    state.client = reachable
+    limiter.hit("login", "addr:192.0.2.9")
+    limiter.hit("login", "addr:192.0.2.9")
+    with pytest.raises(RateLimited):  # back in Redis, where one was spent before
+        limiter.hit("login", "addr:192.0.2.9")
+
+
 def test_a_session_made_on_one_replica_is_valid_on_the_other_and_logout_ends_it_on_both(
     database_url, tmp_path, states, redis_client
 ) -> None:
