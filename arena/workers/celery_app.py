@@ -83,6 +83,19 @@ def job_to_dict(job: MatchJob) -> dict:
     return asdict(job)
 
 
+def remote_job(job: MatchJob) -> MatchJob:
+    """The job as a worker on another machine gets it: with Redis configured for live events, its
+    live target is the match's stream (a runner's file path means nothing there, and a season run's
+    jobs name none), so servers anywhere can show the match live (docs/deploy.md)."""
+    from dataclasses import replace
+
+    from arena.store.live_target import Transport, stream_target, transport
+
+    if transport() is Transport.REDIS:
+        return replace(job, live=stream_target(job.match_id))
+    return job
+
+
 def job_from_dict(data: dict) -> MatchJob:
     """JSON turned the tuples into lists; the job is frozen and compared by value, so restore them."""
     names = data.get("names") or (("", ""), ("", ""))
@@ -156,7 +169,7 @@ class CeleryExecutor(Executor):
         (job,) = args
         future: Future = Future()
         try:
-            async_result = play_task.apply_async((job_to_dict(job),), queue=self.queue)
+            async_result = play_task.apply_async((job_to_dict(remote_job(job)),), queue=self.queue)
         except Exception as exc:
             if _is_broker_error(exc):
                 from arena.workers.pool import ServiceLost

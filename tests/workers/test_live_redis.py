@@ -99,6 +99,21 @@ def test_a_reader_with_no_file_in_common_sees_the_writers_events(live_redis_env,
     assert client.xlen(f"{prefix}m7:a1") == 4 + 5 + 1  # 9 public events and the match's end
 
 
+def test_a_celery_job_names_the_stream_when_redis_is_configured(monkeypatch) -> None:
+    """`arena season run --executor celery` names no live target: its jobs get the match's stream."""
+    from arena.store.jobs import MatchJob
+    from arena.workers.celery_app import remote_job
+
+    job = MatchJob(match_id=12, bundles=("a", "b"), rules=(), seed=1, live="", attempt=2)
+    monkeypatch.delenv("ARENA_LIVE_URL", raising=False)
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    assert remote_job(job) == job  # no Redis configured: nothing to watch through
+    monkeypatch.setenv("ARENA_BROKER_URL", REDIS)
+    assert remote_job(job).live == "stream:m12" and remote_job(job).attempt == 2
+    with_file = MatchJob(match_id=12, bundles=("a", "b"), rules=(), seed=1, live="/runner/live/m12.jsonl")
+    assert remote_job(with_file).live == "stream:m12"
+
+
 def test_a_new_attempt_replaces_the_old_one_for_the_reader(live_redis_env, tmp_path) -> None:
     first = LiveWriter(stream_target(3), 1)
     play_deal(first, 1, 2)
