@@ -169,7 +169,8 @@ async def watch_capped(
 ) -> AsyncIterator[pb.WatchEvent]:
     """`watch`, holding one of `slots` for `address` while it lasts; ResourceExhausted when none is free."""
     slots = slots_of(service, slots)
-    if not slots.enter(address):
+    shared = service.state is not None  # a round trip to Redis: off the event loop
+    if not (await asyncio.to_thread(slots.enter, address) if shared else slots.enter(address)):
         raise ResourceExhausted(
             f"too many watch streams open from {address} (at most {slots.per_address}); close one and retry",
             retry_after=5,
