@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -249,8 +248,3 @@ def entry_updates(entries: list[EntryState]) -> list[dict]:
          "losses": e.losses, "voids": e.voids, "last_scheduled": e.last_scheduled}
         for e in entries
     ]  # fmt: skip
-
-
-def fresh_token() -> str:
-    """An admin token for the bench's servers (never stored; the store's owners' tokens are hashes)."""
-    return secrets.token_urlsafe(24)
