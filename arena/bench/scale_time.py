@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from arena.bench.child import free_port as _port
+from arena.bench.child import rss_kib
 from arena.bench.scale_build import Built, DbKind, Size
 from arena.bench.scale_ladder import ladder_steps
 from arena.bench.scale_ops import (
@@ -34,7 +36,6 @@ from arena.bench.scale_ops import (
     web_ops,
 )
 from arena.bench.scale_rows import SEASON
-from arena.bench.serve import _port, rss_kib
 
 SLOW_SECONDS = 10.0  # a request slower than this is timed once more, not `reps` times
 TIMEOUT = 600.0  # seconds one request may take before it counts as failed

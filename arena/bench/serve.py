@@ -14,9 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +22,7 @@ from pathlib import Path
 
 import grpc
 
+from arena.bench.child import free_port, listening, rss_kib, start, stop
 from arena.proto import arena_pb2, arena_pb2_grpc
 from arena.proto import referee_pb2 as pb
 from arena.proto import referee_pb2_grpc as pbg
@@ -31,19 +30,6 @@ from arena.proto import referee_pb2_grpc as pbg
 TARGET = 1.10  # final RSS at most 10% above the baseline
 CONCURRENT = 8
 RULES = ["max_deals=1"]
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def _seat(stub: pbg.RefereeStub, token: str) -> None:
@@ -93,21 +79,9 @@ async def _play(address: str, auth: tuple, matches: int, on_done: Callable[[int]
 
 def _start_server(tmp: Path, port: int, token_file: Path) -> subprocess.Popen:
     env = {**os.environ, "ARENA_HOME": str(tmp), "ARENA_DATABASE_URL": f"sqlite:///{tmp / 'arena.db'}"}
-    argv = [sys.executable, "-m", "arena.cli", "serve", "--unix", "", "--tcp", f"127.0.0.1:{port}",
-            "--admin-token-file", str(token_file), "--replays", str(tmp / "replays")]  # fmt: skip
-    log = tmp / "serve.log"  # a file, not a pipe: a pipe nobody reads would stall the server once full
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"arena serve exited: {log.read_text(errors='replace')[-500:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc
-        time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("arena serve did not start listening within 60 s")
+    args = ["serve", "--unix", "", "--tcp", f"127.0.0.1:{port}", "--admin-token-file", str(token_file),
+            "--replays", str(tmp / "replays")]  # fmt: skip
+    return start(args, tmp, env, listening(port), wait=60)
 
 
 def run(matches: int = 20_000, baseline: int = 1000, every: int = 500,
@@ -120,7 +94,7 @@ def run(matches: int = 20_000, baseline: int = 1000, every: int = 500,
         token_file = tmp / "admin-token"
         token_file.write_text(token)
         token_file.chmod(0o600)
-        port = _port()
+        port = free_port()
         proc = _start_server(tmp, port, token_file)
         try:
             auth = (("authorization", f"Bearer {token}"),)
@@ -140,11 +114,7 @@ def run(matches: int = 20_000, baseline: int = 1000, every: int = 500,
             after = rss_kib(proc.pid)
             replays = len(list((tmp / "replays").glob("*.replay")))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
     base = samples.get(baseline, after)
     peak = max([before, after, *samples.values()])
     growth = after / base

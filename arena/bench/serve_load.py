@@ -23,7 +23,6 @@ import json
 import os
 import secrets
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
@@ -34,8 +33,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.bench.child import free_port, rss_kib, start, stop
 from arena.bench.load_clients import SLOW_BUILD, Target, run_callers
-from arena.bench.serve import _port, rss_kib
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 LADDER_BOTS = ("random", "greedy", "tactician")  # the house bots of the season
@@ -131,28 +130,22 @@ def _running(url: str) -> Callable[[], list[int]]:
 
 
 def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Popen, str, str]:
-    port, web = _port(), _port()
-    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DATABASE_URL": f"sqlite:///{home / 'arena.db'}"}
-    argv = [sys.executable, "-m", "arena.cli", "serve", "--unix", "", "--tcp", f"127.0.0.1:{port}",
-            "--web", f"127.0.0.1:{web}", "--workers", str(plan.workers), "--sandbox", plan.sandbox,
-            "--admin-token-file", str(token_file), "--replays", str(home / "replays")]  # fmt: skip
-    log = home / "serve.log"  # a file, not a pipe: a pipe nobody reads would stall the server once full
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, env=env, cwd=home, stdout=out, stderr=subprocess.STDOUT)
     import httpx
 
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"arena serve exited: {log.read_text(errors='replace')[-800:]}")
+    port, web = free_port(), free_port()
+    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DATABASE_URL": f"sqlite:///{home / 'arena.db'}"}
+    args = ["serve", "--unix", "", "--tcp", f"127.0.0.1:{port}", "--web", f"127.0.0.1:{web}",
+            "--workers", str(plan.workers), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
+            "--replays", str(home / "replays")]  # fmt: skip
+
+    def healthy() -> bool:
         try:
-            if httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2).status_code == 200:
-                return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
+            return httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2).status_code == 200
         except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("arena serve did not answer /healthz within 90 s")
+            return False
+
+    proc = start(args, home, env, healthy, wait=90)
+    return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
 
 
 def _ladder_rate(recorded: Callable[[], int], seconds: float) -> tuple[int, float]:
@@ -209,12 +202,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             alive = proc.poll() is None
             step(1.0)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     ratio = loaded_rate / base_rate if base_rate else 0.0
     p99 = tally.public_reads_p99()
     growth = (end_rss - start_rss) / 1024

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bench.serve import _port, rss_kib
+from arena.bench.child import free_port, rss_kib
 from arena.proto import arena_pb2 as pb
 from arena.workers.live import LiveWriter, live_path
 
@@ -97,7 +97,7 @@ class Served:
 def served(home: Path, *args: str) -> Iterator[Served]:
     """`arena serve` over $ARENA_HOME `home` (its SQLite store), gRPC and the web on loopback ports;
     killed at the end if it is still running. Its stderr goes to `home/serve.err`."""
-    port = _port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("ARENA_ADMIN_TOKEN", "ARENA_DATABASE_URL")}
     env |= {"ARENA_HOME": str(home), "ARENA_BUNDLE_CACHE": str(home / "cache")}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")])

@@ -24,7 +24,7 @@ from live_play import add_bots, launcher, live_counts, queue_challenge, status_o
 from service_support import build_bundle, bundle_archive
 
 from arena.access.owners import add_owner
-from arena.bench.serve import rss_kib
+from arena.bench.child import rss_kib
 from arena.bench.serve_streams import (
     BOUND_MIB,
     event_id,
