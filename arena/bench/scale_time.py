@@ -18,8 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from arena.bench.child import free_port as _port
-from arena.bench.child import rss_kib
+from arena.bench.child import free_port, listening, rss_kib, start, stop
 from arena.bench.scale_build import Built, DbKind, Size
 from arena.bench.scale_ladder import ladder_steps
 from arena.bench.scale_ops import (
@@ -52,20 +51,6 @@ def _env(built: Built, home: Path) -> dict[str, str]:
     return {**os.environ, "ARENA_DATABASE_URL": built.url, "ARENA_HOME": str(home)}
 
 
-def _wait_listening(proc: subprocess.Popen, port: int, log: Path) -> None:
-    import socket
-
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {log.read_text(errors='replace')[-500:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"server did not listen on 127.0.0.1:{port} within 120 s")
-
-
 @contextmanager
 def servers(built: Built, home: Path) -> Iterator[tuple[subprocess.Popen, int, subprocess.Popen, int]]:
     """A real `arena web` and a real `arena serve` (no workers, no referee socket) on the store."""
@@ -73,8 +58,7 @@ def servers(built: Built, home: Path) -> Iterator[tuple[subprocess.Popen, int, s
     token = home / "admin-token"
     token.write_text(os.urandom(24).hex())
     token.chmod(0o600)
-    web_port, grpc_port = _port(), _port()
-    argv = [sys.executable, "-m", "arena.cli"]
+    web_port, grpc_port = free_port(), free_port()
     procs: list[subprocess.Popen] = []
     try:
         for name, args, port in (
@@ -82,20 +66,11 @@ def servers(built: Built, home: Path) -> Iterator[tuple[subprocess.Popen, int, s
             ("serve", ["serve", "--unix", "", "--tcp", f"127.0.0.1:{grpc_port}", "--admin-token-file",
                        str(token), "--replays", str(home / "replays")], grpc_port),
         ):  # fmt: skip
-            log = home / f"{name}.log"  # a file: a pipe nobody reads would stall the server
-            with open(log, "wb") as out:
-                procs.append(subprocess.Popen(argv + args, env=_env(built, home), cwd=home, stdout=out,
-                                              stderr=subprocess.STDOUT))  # fmt: skip
-            _wait_listening(procs[-1], port, log)
+            procs.append(start(args, home, _env(built, home), listening(port), name=name))
         yield procs[0], web_port, procs[1], grpc_port
     finally:
         for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 def _timed(call: Callable[[], int], reps: int) -> tuple[float | None, int, int | None, str]:
