@@ -9,10 +9,11 @@ Each call is timed and sorted into one of three outcomes:
 - **error**: anything else (HTTP 5xx, a dropped connection, a deadline passed, gRPC UNAVAILABLE,
   INTERNAL, UNKNOWN, DEADLINE_EXCEEDED). The target is none at all.
 
-Spectators each come from their own loopback address (127.0.0.x, bound with httpx's
-`local_address`), as spectators from different machines would, so that they do not share one
-address's anonymous budget; gRPC has no way to choose the source address, so the spectators' gRPC
-reads come from 127.0.0.1 and are paced within that address's budget.
+Spectators each come from their own loopback address (127.0.0.x), as spectators from different
+machines would, so that they do not share one address's anonymous budget: over HTTP bound with
+httpx's `local_address`, over gRPC (whose client cannot choose its source address) through a
+loopback forwarder per address (`serve_streams.Sources`). The hostile owner's guesses come from
+addresses of its own.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import grpc
 import httpx
 
+from arena.bench.serve_streams import Sources
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto import referee_pb2 as rpb
@@ -36,6 +38,7 @@ from arena.proto import referee_pb2 as rpb
 DEADLINE = 10.0  # seconds: a call still unanswered by then is an error
 SLOW_BUILD = 30  # seconds the hostile owner's builds sleep
 UPLOADS_AT_ONCE = 6  # the hostile owner's concurrent uploads
+HOSTILE_GRPC = "127.0.2.3"  # the hostile owner's gRPC calls come from here
 REFUSALS = {  # statuses that answer a caller's own mistake or limit: never the server's failure
     grpc.StatusCode.RESOURCE_EXHAUSTED,
     grpc.StatusCode.PERMISSION_DENIED,
@@ -163,8 +166,7 @@ async def _until(stop: float, pace: float, steps: Iterable[Callable[[], Awaitabl
 async def spectator(t: Target, tally: Tally, index: int, stop: float, api: Any) -> None:
     """A person reading the site: pages and JSON at about one a second, a live board now and then,
     and some gRPC reads (paced well inside 127.0.0.1's anonymous budget, shared by all of them)."""
-    local = f"127.0.0.{10 + index}"
-    transport = httpx.AsyncHTTPTransport(local_address=local)
+    transport = httpx.AsyncHTTPTransport(local_address=spectator_address(index))
     async with httpx.AsyncClient(base_url=t.web_url, transport=transport, timeout=DEADLINE) as web:
         rng = random.Random(index)
         S = Role.SPECTATOR
@@ -181,16 +183,15 @@ async def spectator(t: Target, tally: Tally, index: int, stop: float, api: Any) 
             if running:
                 await _sse(web, tally, S, rng.choice(running), seconds=3.0)
 
-        async def grpc_read() -> None:
-            if index == 0:  # one spectator speaks gRPC for them all: one address, one budget
-                call = rng.choice(["ListBots", "GetStandings", "ListMatches", "ListSeasons"])
-                request = {
-                    "ListBots": pb.ListBotsRequest(),
-                    "GetStandings": pb.GetStandingsRequest(),
-                    "ListMatches": pb.ListMatchesRequest(),
-                    "ListSeasons": pb.ListSeasonsRequest(),
-                }[call]
-                await timed(tally, S, f"gRPC {call}", getattr(api, call)(request, timeout=DEADLINE))
+        async def grpc_read() -> None:  # from this spectator's own address, through its forwarder
+            call = rng.choice(["ListBots", "GetStandings", "ListMatches", "ListSeasons"])
+            request = {
+                "ListBots": pb.ListBotsRequest(),
+                "GetStandings": pb.GetStandingsRequest(),
+                "ListMatches": pb.ListMatchesRequest(),
+                "ListSeasons": pb.ListSeasonsRequest(),
+            }[call]
+            await timed(tally, S, f"gRPC {call}", getattr(api, call)(request, timeout=DEADLINE))
 
         steps = [get("/"), get("/matches"), get("/api/standings"), bot_page, get("/api/matches?limit=20"),
                  grpc_read, get("/api/seasons"), watch_live, get("/healthz")]  # fmt: skip
@@ -354,11 +355,25 @@ async def run_callers(t: Target, seconds: float, spectators: int, owners: int, w
     """Every caller at once for `seconds`; returns what they got."""
     tally = Tally()
     stop = time.monotonic() + seconds
-    async with grpc.aio.insecure_channel(t.grpc_address) as channel:
-        api = arena_pb2_grpc.ArenaStub(channel)
-        tasks = [spectator(t, tally, i, stop, api) for i in range(spectators)]
-        tasks += [owner(t, tally, name, stop, api, i) for i, name in enumerate(list(t.owners)[:owners])]
-        if with_hostile:
-            tasks.append(hostile(t, tally, stop, api))
-        await asyncio.gather(*tasks)
+    sources = [spectator_address(i) for i in range(spectators)] + [HOSTILE_GRPC]
+    forward = Sources(t.grpc_address, sources)
+    await forward.start()
+    channels = {a: grpc.aio.insecure_channel(f"127.0.0.1:{forward.ports[a]}") for a in sources}
+    try:
+        async with grpc.aio.insecure_channel(t.grpc_address) as channel:  # owners: their tokens' budgets
+            api = arena_pb2_grpc.ArenaStub(channel)
+            stub = {a: arena_pb2_grpc.ArenaStub(c) for a, c in channels.items()}
+            tasks = [spectator(t, tally, i, stop, stub[spectator_address(i)]) for i in range(spectators)]
+            tasks += [owner(t, tally, name, stop, api, i) for i, name in enumerate(list(t.owners)[:owners])]
+            if with_hostile:
+                tasks.append(hostile(t, tally, stop, stub[HOSTILE_GRPC]))
+            await asyncio.gather(*tasks)
+    finally:
+        for c in channels.values():
+            await c.close()
     return tally
+
+
+def spectator_address(index: int) -> str:
+    """Spectator `index`'s own loopback address, for HTTP and gRPC alike."""
+    return f"127.0.{index // 200}.{10 + index % 200}"

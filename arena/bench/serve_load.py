@@ -12,7 +12,8 @@ the same length, in one run:
 
 It reports p50 and p99 per call, the errors (the target is none), the ladder's rate under load
 against the baseline (target: at least 80%), the p99 of public reads (target: 200 ms) and the
-server's RSS at the start and the end of the load (target: flat).
+server's RSS at the start, halfway and the end of the load (target: flat, at most 20 MiB more at the
+end than halfway, once its caches and pools are warm).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import secrets
 import subprocess
 import tarfile
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -41,7 +43,7 @@ LADDER_BOTS = ("random", "greedy", "tactician")  # the house bots of the season
 RULES = ["max_deals=2"]  # short matches: many results a minute, so the rates compare
 TARGET_RATE = 0.80  # the ladder's rate under load, against the same run's unloaded rate
 TARGET_P99_MS = 200.0  # public reads under load
-TARGET_RSS_GROWTH_MIB = 50.0  # "flat": the server's RSS at the end of the load within this of its start
+TARGET_RSS_GROWTH_MIB = 20.0  # "flat": the server's RSS grows at most this over the load's second half
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,11 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
                 running=_running(url),
             )
             start_rss, before, began = rss_kib(proc.pid), recorded(), time.monotonic()
+            mid: list[int] = []  # the RSS halfway through the load: caches and pools are warm by then
+            sampler = threading.Timer(plan.seconds / 2, lambda: mid.append(rss_kib(proc.pid)))
+            sampler.start()
             tally = asyncio.run(run_callers(target, plan.seconds, plan.spectators, plan.owners, plan.hostile))
+            sampler.cancel()
             loaded_done = recorded() - before
             loaded_rate = loaded_done * 60.0 / (time.monotonic() - began)
             end_rss = rss_kib(proc.pid)
@@ -205,7 +211,8 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             stop(proc)
     ratio = loaded_rate / base_rate if base_rate else 0.0
     p99 = tally.public_reads_p99()
-    growth = (end_rss - start_rss) / 1024
+    mid_rss = mid[0] if mid else start_rss
+    growth = (end_rss - mid_rss) / 1024
     return {
         "plan": plan.__dict__,
         "server_alive": alive,
@@ -217,6 +224,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
         "public_reads_p99_ms": p99,
         "rss_idle_mib": round(idle_rss / 1024, 1),
         "rss_load_start_mib": round(start_rss / 1024, 1),
+        "rss_load_mid_mib": round(mid_rss / 1024, 1),
         "rss_load_end_mib": round(end_rss / 1024, 1),
         "targets": {
             "errors": 0,

@@ -51,8 +51,9 @@ def run_load(plan: dict[str, Any], as_json: bool) -> None:
         ("errors", str(r["errors"]), f"target 0{'' if met['errors'] else ' NOT met'}"),
         ("p99 of public reads", f"{r['public_reads_p99_ms']} ms",
          f"target <= {r['targets']['public_reads_p99_ms']:.0f} ms{'' if met['public_reads_p99_ms'] else ' NOT met'}"),
-        ("RSS idle / load start / end", f"{r['rss_idle_mib']} / {r['rss_load_start_mib']} / {r['rss_load_end_mib']} MiB",
-         f"flat: end within {r['targets']['rss_growth_mib']:.0f} MiB of start{'' if met['rss_flat'] else ' NOT met'}"),
+        ("RSS idle / load start / half / end",
+         f"{r['rss_idle_mib']} / {r['rss_load_start_mib']} / {r['rss_load_mid_mib']} / {r['rss_load_end_mib']} MiB",
+         f"flat: end within {r['targets']['rss_growth_mib']:.0f} MiB of half{'' if met['rss_flat'] else ' NOT met'}"),
     ]  # fmt: skip
     for name, c in r["calls"].items():
         rows.append((f"  {name}", f"{c['p50_ms']} / {c['p99_ms']} ms",
