@@ -2,7 +2,7 @@
 `play_match`, and turn its outcome into the plain `MatchResult` the store records.
 
 Runs inside a pool child process (spawned: gRPC does not survive fork) or a Celery worker on another
-machine: a job's bundles are found by content hash (`local_bundles`), never through a shared folder.
+machine: a job's bundles are found by content hash (`local_bundles`), never through a folder it shares with the server.
 """
 
 from __future__ import annotations
