@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from arena.bench.scale_replays import Pool
 from arena.engine.commitment import deck_commitment
-from arena.ladder.ratings import elo_update, expected
+from arena.ladder.ratings import count_change, elo_update, expected
 from arena.store.models import utcnow
 from arena.verdicts import FAULTS
 
@@ -226,14 +226,7 @@ class History:
         score0 = 0.5 if winner is None else float(winner == 0)
         cx, cy = elo_update(x.rating, x.rated, y.rating, y.rated, score0)
         for entry, change in ((x, cx), (y, cy)):
-            entry.rating = change.after
-            entry.rated += 1
-            if change.score == 1.0:
-                entry.wins += 1
-            elif change.score == 0.0:
-                entry.losses += 1
-            else:
-                entry.draws += 1
+            count_change(entry, change)
             self.rating_changes += 1
             rows["rating_changes"].append(
                 {"id": self.rating_changes, "match_id": row["id"], "entry_id": entry.id, "before": change.before,

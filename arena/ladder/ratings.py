@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from arena.ladder.fit import (  # noqa: F401 - the season fit, re-exported for its callers
     ELO_PER_UNIT,
@@ -66,6 +67,28 @@ def elo_update(a: float, rated_a: int, b: float, rated_b: int, score_a: float) -
     delta = match_k(rated_a, rated_b) * (score_a - expected(a, b))
     k = match_k(rated_a, rated_b)
     return EloChange(a, a + delta, k, score_a), EloChange(b, b - delta, k, 1.0 - score_a)
+
+
+class Tallied(Protocol):
+    """What one result changes of a ladder entry (the `Entry` row, or a bench's row in memory)."""
+
+    rating: float
+    rated: int
+    wins: int
+    draws: int
+    losses: int
+
+
+def count_change(entry: Tallied, change: EloChange) -> None:
+    """Apply one rated result to `entry`: its new live Elo, one more rated match, and its win, draw or loss."""
+    entry.rating = change.after
+    entry.rated += 1
+    if change.score == 1.0:
+        entry.wins += 1
+    elif change.score == 0.0:
+        entry.losses += 1
+    else:
+        entry.draws += 1
 
 
 def replay_elo(

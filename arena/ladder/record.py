@@ -12,7 +12,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from arena.ladder.matchmaking import RECENT, suspension_reason
-from arena.ladder.ratings import elo_update
+from arena.ladder.ratings import count_change, elo_update
 from arena.store import MatchResult, Store
 from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, SuspensionKind, utcnow
 from arena.store.queue import lock_for_record
@@ -78,14 +78,7 @@ def _rate(s: Session, m: Match, score0: float | None) -> None:
         return
     c0, c1 = elo_update(e0.rating, e0.rated, e1.rating, e1.rated, score0)
     for entry, change in ((e0, c0), (e1, c1)):
-        entry.rating = change.after
-        entry.rated += 1
-        if change.score == 1.0:
-            entry.wins += 1
-        elif change.score == 0.0:
-            entry.losses += 1
-        else:
-            entry.draws += 1
+        count_change(entry, change)
         s.add(
             RatingChange(
                 match_id=m.id,

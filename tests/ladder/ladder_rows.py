@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import select
 
-from arena.ladder.ratings import elo_update
+from arena.ladder.ratings import count_change, elo_update
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Season
 
@@ -63,13 +63,7 @@ def record(store: Store, name: str, results: list[tuple[int, int, int | None]]) 
             score0 = 0.5 if winner is None else float(winner == 0)
             c0, c1 = elo_update(e0.rating, e0.rated, e1.rating, e1.rated, score0)
             for entry, change in ((e0, c0), (e1, c1)):
-                entry.rating, entry.rated = change.after, entry.rated + 1
-                if change.score == 1.0:
-                    entry.wins += 1
-                elif change.score == 0.0:
-                    entry.losses += 1
-                else:
-                    entry.draws += 1
+                count_change(entry, change)
                 s.add(
                     RatingChange(
                         match_id=m.id,
