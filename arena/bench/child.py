@@ -2,11 +2,15 @@
 on loopback ports, waited for, read for its memory, and stopped.
 
 Its output goes to a log file in its home, never a pipe: a pipe nobody reads would stall the server
-once full, and the file is what a failed start quotes.
+once full, and the file is what a failed start quotes. `Sources` makes callers on one machine look
+like callers from many addresses, so per-address budgets apply as they would to separate hosts.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import socket
 import subprocess
 import sys
@@ -78,3 +82,30 @@ def stop(proc: subprocess.Popen, grace: float = 30.0) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+class Sources:
+    """Loopback listeners that forward to `target`, each from its own source address: the server sees
+    as many callers as there are sources, as it would see hosts."""
+
+    def __init__(self, target: str, sources: list[str]) -> None:
+        host, _, port = target.rpartition(":")
+        self.target, self.sources = (host, int(port)), sources
+        self.ports: dict[str, int] = {}
+
+    async def start(self) -> None:
+        for source in self.sources:
+            server = await asyncio.start_server(functools.partial(self._pipe, source), "127.0.0.1", 0)
+            self.ports[source] = server.sockets[0].getsockname()[1]
+
+    async def _pipe(self, source: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target, local_addr=(source, 0))
+
+        async def copy(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError):
+                while data := await r.read(65536):
+                    w.write(data)
+                    await w.drain()
+            w.close()
+
+        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))

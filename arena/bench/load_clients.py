@@ -12,7 +12,7 @@ Each call is timed and sorted into one of three outcomes:
 Spectators each come from their own loopback address (127.0.0.x), as spectators from different
 machines would, so that they do not share one address's anonymous budget: over HTTP bound with
 httpx's `local_address`, over gRPC (whose client cannot choose its source address) through a
-loopback forwarder per address (`serve_streams.Sources`). The hostile owner's guesses come from
+loopback forwarder per address (`child.Sources`). The hostile owner's guesses come from
 addresses of its own.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 import httpx
 
-from arena.bench.serve_streams import Sources
+from arena.bench.child import Sources
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto import referee_pb2 as rpb

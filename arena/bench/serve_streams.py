@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import signal
 import subprocess
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bench.child import free_port, rss_kib
+from arena.bench.child import Sources, free_port, rss_kib
 from arena.proto import arena_pb2 as pb
 from arena.workers.live import LiveWriter, live_path
 
@@ -129,33 +128,6 @@ async def _web_up(port: int) -> None:
             return
         await asyncio.sleep(0.1)
     raise RuntimeError("the web did not start listening within 60 s")
-
-
-class Sources:
-    """Loopback listeners that forward to `target`, each from its own source address: the server sees
-    as many callers as there are sources, as it would see hosts."""
-
-    def __init__(self, target: str, sources: list[str]) -> None:
-        host, _, port = target.rpartition(":")
-        self.target, self.sources = (host, int(port)), sources
-        self.ports: dict[str, int] = {}
-
-    async def start(self) -> None:
-        for source in self.sources:
-            server = await asyncio.start_server(functools.partial(self._pipe, source), "127.0.0.1", 0)
-            self.ports[source] = server.sockets[0].getsockname()[1]
-
-    async def _pipe(self, source: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self.target, local_addr=(source, 0))
-
-        async def copy(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError):
-                while data := await r.read(65536):
-                    w.write(data)
-                    await w.drain()
-            w.close()
-
-        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
 
 
 async def grpc_watch(address: str, match_id: int, got: list[str]) -> None:
