@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.proto import arena_pb2 as pb
-from arena.workers.live import ATTEMPT, live_source, open_reader
+from arena.workers.live import ATTEMPT, open_reader
 
 MAX_DEALS = 50  # deals of a match kept in memory, the newest ones (up to a quarter more between trims)
 READ_BYTES = 1 << 18  # the most of a live file (or its worth of stream entries) read at once
@@ -278,9 +278,9 @@ class Feeds:
 
     @contextlib.contextmanager
     def watching(self, target: str | Path) -> Iterator[LiveFeed]:
-        """The feed of `target` (a match's `live_path`: its stream instead when Redis is configured,
-        `arena.workers.live.live_source`), held (and counted) for as long as the block lasts."""
-        path = live_source(target)
+        """The feed of `target` (a match's `arena.workers.live.live_source`: its file, or its stream
+        when Redis is configured), held (and counted) for as long as the block lasts."""
+        path = str(target)
         with self._lock:
             feed = self._feeds.get(path)
             if feed is None:

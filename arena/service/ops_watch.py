@@ -41,7 +41,7 @@ from arena.service.errors import NotFound, ResourceExhausted
 from arena.service.live_feed import FEEDS, IDLE_FEEDS, Cursor, EventLog, LiveFeed
 from arena.service.live_feed import event_key as event_key  # the web's event ids
 from arena.store import models as m
-from arena.workers.live import live_path
+from arena.workers.live import live_source
 
 POLL = 0.25  # seconds between looks at a running match's live file
 STATUS_EVERY = 1.0  # seconds between looks at the match's row
@@ -257,7 +257,7 @@ async def watch(
     state = first if first is not None else await asyncio.to_thread(load_state, service, match_id)
     yield pb.WatchEvent(status=state.info)
     shown = state.key()
-    with FEEDS.watching(live_path(service.store.home, match_id)) as feed:
+    with FEEDS.watching(live_source(service.store.home, match_id)) as feed:
         cursor = Cursor()
         attempts = state.attempts
         news = time.monotonic()
@@ -330,7 +330,7 @@ def snapshot(service: Service, match_id: int) -> tuple[State, list[dict[str, Any
     from google.protobuf.json_format import MessageToDict
 
     state = load_state(service, match_id)
-    with FEEDS.watching(live_path(service.store.home, match_id)) as feed:
+    with FEEDS.watching(live_source(service.store.home, match_id)) as feed:
         log = _available(service, match_id, state, feed, POLL / 2, wait=True)
     if log is None:
         return state, []

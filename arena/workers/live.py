@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,15 +27,11 @@ def live_path(home: str | Path, match_id: int) -> Path:
     return Path(home) / LIVE_DIR / f"m{match_id}.jsonl"
 
 
-def live_source(target: str | Path) -> str:
-    """Where a server reads the live events of the match `target` names (a job's `live`, or the
-    server's own `live_path` of it): with Redis configured, the match's stream (as
-    `arena.ladder.server_run` names it in the job), else the file."""
-    if isinstance(target, Path) and target.parent.name == LIVE_DIR:
-        found = re.fullmatch(r"m(\d+)\.jsonl", target.name)
-        if found is not None:
-            return live_target(target.parent, int(found.group(1)))
-    return str(target)
+def live_source(home: str | Path, match_id: int) -> str:
+    """Where a server with $ARENA_HOME `home` reads match `match_id`'s live events: with Redis
+    configured, the match's stream (as `arena.ladder.server_run` names it in the job), else the file
+    at its `live_path`."""
+    return live_target(Path(home) / LIVE_DIR, match_id)
 
 
 def _redis_url() -> str:

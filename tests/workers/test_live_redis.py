@@ -25,7 +25,7 @@ from arena.service.challenge_limits import LIMITS
 from arena.service.live_feed import LiveFeed
 from arena.store.live_target import live_target, stream_target
 from arena.workers import live_redis
-from arena.workers.live import LIVE_DIR, LiveWriter, live_path, live_source
+from arena.workers.live import LIVE_DIR, LiveWriter, live_source
 
 REDIS = "redis://127.0.0.1:6379/0"
 DOWN = "redis://127.0.0.1:9/0"  # the discard port: nothing listens there
@@ -68,7 +68,7 @@ def test_a_reader_with_no_file_in_common_sees_the_writers_events(live_redis_env,
     writer = LiveWriter(target, 1)
     play_deal(writer, 1, 3)
 
-    feed = LiveFeed(live_source(live_path(server_home, 7)))  # the server looks where its file would be
+    feed = LiveFeed(live_source(server_home, 7))  # the server looks where its file would be
     feed.refresh(0.0)
     log = feed.log_of(1)
     assert log is not None and feed.log_of(2) is None
@@ -90,7 +90,7 @@ def test_a_reader_with_no_file_in_common_sees_the_writers_events(live_redis_env,
         [1, 1],
     ]
 
-    replica = LiveFeed(live_source(live_path(replica_home, 7)))  # a second replica, joining late
+    replica = LiveFeed(live_source(replica_home, 7))  # a second replica, joining late
     replica.refresh(0.0)
     again = replica.log_of(1)
     assert again is not None and again.messages(again.end) == log.messages(log.end)
@@ -117,7 +117,7 @@ def test_a_celery_job_names_the_stream_when_redis_is_configured(monkeypatch) -> 
 def test_a_new_attempt_replaces_the_old_one_for_the_reader(live_redis_env, tmp_path) -> None:
     first = LiveWriter(stream_target(3), 1)
     play_deal(first, 1, 2)
-    feed = LiveFeed(live_source(live_path(tmp_path, 3)))
+    feed = LiveFeed(live_source(tmp_path, 3))
     feed.refresh(0.0)
     assert feed.log_of(1) is not None and len(feed.log_of(1) or ()) == 4
 
@@ -157,7 +157,7 @@ def test_a_redis_that_is_down_costs_one_warning_each_side(monkeypatch, tmp_path,
     for deal in range(1, 4):
         play_deal(writer, deal, 4, end=deal == 3)
     writer.close()
-    feed = LiveFeed(live_source(live_path(tmp_path, 9)))
+    feed = LiveFeed(live_source(tmp_path, 9))
     for _ in range(3):
         feed.refresh(0.0)
     assert feed.log_of(1) is None  # the watchers get the status only
