@@ -96,12 +96,15 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
     _check_port(host, port)
     import uvicorn
 
+    from arena.access.shared_state import SharedStateError
     from arena.web.app import create_app
 
     try:
         app = create_app(url, home, admin_token=admin)
     except MissingExtra as exc:  # a postgresql:// URL without the [postgres] extra
         raise UserError(str(exc)) from None
+    except SharedStateError as exc:  # ARENA_STATE_URL names no Redis that answers: not the store's fault
+        raise UserError(f"ARENA_STATE_URL: {exc}") from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(
             f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db or ARENA_DATABASE_URL"

@@ -324,3 +324,27 @@ def test_serve_refuses_to_start_on_a_shared_state_that_does_not_answer(repo_root
         "Error: --shared-state: shared state 'redis://127.0.0.1:9/0'"
     )
     assert "--shared-state or ARENA_STATE_URL" in lines[0] and not (tmp_path / "s.sock").exists()
+
+
+def test_web_names_the_shared_state_not_the_store_when_redis_does_not_answer(repo_root, tmp_path) -> None:
+    """`arena web` with an ARENA_STATE_URL that does not answer: one line naming that variable and the fix."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_ADMIN_TOKEN", "ARENA_DATABASE_URL")}
+    env |= {
+        "PYTHONPATH": str(repo_root),
+        "ARENA_HOME": str(tmp_path),
+        "ARENA_STATE_URL": "redis://127.0.0.1:9/0",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", "web", "--port", "0"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: ARENA_STATE_URL: shared state 'redis://127.0.0.1:9/0'"
+    )
+    assert "cannot open the store" not in lines[0] and "--shared-state or ARENA_STATE_URL" in lines[0]
