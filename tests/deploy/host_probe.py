@@ -1,4 +1,4 @@
-"""What the separate-hosts test runs inside a host, printing JSON lines on stdout (tests/deploy/hosts.py):
+"""What the separate-hosts test runs inside a host, printing JSON lines on stdout (scripts/hosts.py):
 
     python host_probe.py watch ADDRESS SEASON   # a spectator: watches every match of SEASON live
     python host_probe.py store SEASON           # the store's view of SEASON (ARENA_DATABASE_URL)

@@ -1,4 +1,4 @@
-"""The separate hosts of tests/deploy/hosts.py are separate: a host sees only its own files under the
+"""The separate hosts of scripts/hosts.py are separate: a host sees only its own files under the
 shared path, reaches only the hosts it has a link to (and not the machine's own services on loopback),
 loses a cut link until it is restored, and a lost host leaves no process; closing the topology
 leaves no namespace and no folder behind."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,7 +75,10 @@ def test_a_lost_host_leaves_no_process_and_close_leaves_nothing(topology: Topolo
     a = topology.add_host("a")
     a.popen(["sh", "-c", "sleep 300 & sleep 300 & wait"])
     root, netns = topology.root, a.netns
-    assert len(a.processes()) >= 4  # the anchor, the shell and its two children
+    deadline = time.monotonic() + 30
+    while len(a.processes()) < 4:  # the anchor, the shell and its two children, once it has forked them
+        assert time.monotonic() < deadline, a.processes()
+        time.sleep(0.05)
     killed = a.kill_all()
     assert len(killed) >= 4 and not a.processes()
     topology.close()

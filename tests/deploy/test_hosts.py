@@ -2,7 +2,7 @@
 server host (`arena serve --shared-state --web`, and the organiser's `arena season run --executor
 celery`), worker hosts whose only link is a veth to the database host, and a spectator host linked to
 the server host only. Each host is a network, mount and UTS namespace of its own; its data lives in a
-tmpfs that no other host sees (tests/deploy/hosts.py). So a worker shares nothing with the server but
+tmpfs that no other host sees (scripts/hosts.py). So a worker shares nothing with the server but
 the broker's and the store's addresses, and its spectators reach the live matches through the server.
 
 The test loses a whole worker host (every process in it SIGKILLed, by pid) in the middle of a match,
