@@ -1,4 +1,4 @@
-"""Separate "hosts" on one machine, for deploy tests: each host is a network namespace of its own
+"""Separate "hosts" on one machine, for the deploy tests and scripts/bench_hosts.py: each host is a network namespace of its own
 (`ip netns add`), a mount namespace in which one folder, the same path on every host, is a private
 tmpfs (so no host sees another's files there), and a UTS namespace with its own hostname. Hosts are
 joined only by veth links, each its own /24 in 10.213.0.0/16, with no route beyond them: nothing in a
@@ -6,7 +6,7 @@ host reaches the machine's own services or any outside address.
 
     topo = Topology()                         # root: /tmp/elfern-hosts-XXXX, a tmpfs of its own on each host
     db, server = topo.add_host("db"), topo.add_host("server")
-    link = topo.link(db, server)              # link.a: db's address, link.b: server's
+    link = topo.link(db, server)              # link.a_addr: db's address, link.b_addr: server's
     proc = server.popen(["arena", "serve", ...], env=...)
     server.kill_all()                         # the host is lost: every process in it, by pid
     topo.close()                              # every process, namespace and link made here, also on failure
@@ -164,12 +164,14 @@ class Topology:
         self.root = Path(tempfile.mkdtemp(prefix="elfern-hosts-"))
         self.hosts: dict[str, Host] = {}
         self.links: list[Link] = []
+        self._netns: list[str] = []  # every namespace added, deleted by close even if its host failed
         self._subnet = 0
 
     def add_host(self, name: str) -> Host:
         """A new host named `name` (its hostname too), with loopback up and its tmpfs at `root`."""
         netns = f"elfern-{self.tag}-{name}"
         _ip("netns", "add", netns)
+        self._netns.append(netns)
         script = (
             'hostname "$1" && mount -t tmpfs -o mode=0755,size=1g "elfern-$1" "$2" && mkdir -m 0755 "$2/$1"'
             " && echo ready && exec sleep infinity"
@@ -210,13 +212,17 @@ class Topology:
             except Exception as exc:  # noqa: BLE001 - clean up the rest anyway, then say so
                 errors.append(str(exc))
             for proc in (host.anchor, *host.procs):
-                if proc.poll() is None:
+                try:
                     proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    errors.append(f"host {host.name}: pid {proc.pid} still runs")
                 for stream in (proc.stdout, proc.stderr):
                     if stream is not None:
                         stream.close()
-            subprocess.run(["ip", "netns", "del", host.netns], capture_output=True, timeout=30)
+        for netns in self._netns:
+            subprocess.run(["ip", "netns", "del", netns], capture_output=True, timeout=30)
         self.hosts.clear()
+        self._netns.clear()
         shutil.rmtree(self.root, ignore_errors=True)
         if errors:
             raise RuntimeError("; ".join(errors))
