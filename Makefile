@@ -20,7 +20,7 @@ test: setup
 	@bash scripts/test.sh
 
 test-fast: setup
-	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz and not cgroup2_vm and not docker and not callgrind and not postgres and not redis"
+	$(PYTEST) -m "not slow and not browser and not hostile and not fuzz and not cgroup2_vm and not docker and not callgrind and not hosts and not postgres and not redis"
 
 # The sandbox on a pure cgroup v2 kernel, in a VM (`make test` runs it too, as a lane beside the
 # suite: tests/sandbox/test_cgroup2_vm.py, scripts/test.sh).

@@ -6,7 +6,9 @@
 #               then the private Docker engine's tests (marker docker: the launcher, hostile bots in
 #               containers, the compose stack, every language's sample bot in its image), and the
 #               callgrind counts (marker callgrind: up to minutes of CPU on a loaded host, off the
-#               suite's own path); normal priority, since the VM and the containers run real clocks;
+#               suite's own path), and the arena on separate hosts made of namespaces (marker hosts:
+#               tests/deploy/test_hosts.py); normal priority, since the VM, the containers and the
+#               hosts run real clocks;
 #   fuzz        at least 10,000 messages to each Arena call over gRPC, and the HTTP forms of the same
 #               calls; it runs at the lowest CPU priority (nice 19), so it takes only the CPU the
 #               suite leaves idle (bots waiting on clocks, servers starting) and barely slows it.
@@ -33,9 +35,9 @@ stop_lanes() {
 }
 trap 'stop_lanes; exit 130' INT TERM
 
-lane machines 0 "cgroup2_vm or docker or callgrind"
+lane machines 0 "cgroup2_vm or docker or callgrind or hosts"
 lane fuzz 19 "fuzz"
-"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker and not callgrind" --durations=15
+"$PY" -m pytest -m "not fuzz and not cgroup2_vm and not docker and not callgrind and not hosts" --durations=15
 status=$?
 for marker in machines fuzz; do
   if kill -0 "${pids[$marker]}" 2>/dev/null; then

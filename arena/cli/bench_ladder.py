@@ -36,8 +36,30 @@ from arena.cli.bench_report import emit, json_option, with_progress
     "samples (C, Go, Rust) measured both with the referee speaking their lines and behind the Python "
     "stdio bridge (the baseline), in one run.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "celery"]),
+    default="local",
+    show_default=True,
+    help="celery: a season through the Celery workers of ARENA_BROKER_URL against the local pool, both "
+    "on the store of ARENA_DATABASE_URL at --concurrency (docs/deploy.md 'Measured on separate hosts').",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="With --executor celery: matches in flight, the worker processes listening (default 1).",
+)
 @json_option
-def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: bool) -> None:
+def ladder(
+    matches: int,
+    launcher: str | None,
+    warm: bool,
+    field: str,
+    executor: str,
+    concurrency: int | None,
+    as_json: bool,
+) -> None:
     """Matches per minute of a season of the sample Python bots at concurrency 1 and 2.
 
     Baseline, in the same run: the same number of matches through `play_match` directly, one at a
@@ -48,12 +70,27 @@ def ladder(matches: int, launcher: str | None, warm: bool, field: str, as_json: 
     samples as they ship (the SDK speaking the stdio lines, a zygote per bot forking each match's bot:
     docs/sandbox.md "Warm start"). With --field node,
     the Node.js samples; with --field stdio, the stdio samples, direct and behind the bridge
-    (docs/sandbox.md "stdio bots").
+    (docs/sandbox.md "stdio bots"). With --executor celery, a season through the Celery workers
+    against one through the local pool at the same --concurrency, with the broker's and the store's
+    cost per match (arena/bench/ladder_celery.py).
     """
     from arena.bench.ladder import run_ladder
     from arena.workers.execute import bwrap_available
 
     launcher = launcher or ("bwrap" if bwrap_available() else "local")
+    if executor == "celery":
+        if warm or field != "python":
+            raise click.UsageError(
+                "--executor celery plays the Python samples as they ship: drop --warm/--field"
+            )
+        from arena.cli.bench_celery import celery_ladder
+
+        celery_ladder(matches, launcher, concurrency or 1, as_json)
+        return
+    if concurrency is not None:
+        raise click.UsageError(
+            "--concurrency goes with --executor celery (the local ladder measures 1 and 2)"
+        )
     if warm and launcher != "bwrap":
         raise click.UsageError("--warm needs the bwrap sandbox (--sandbox bwrap, as root)")
     if warm and field != "python":
