@@ -82,6 +82,13 @@ class Replica:
         until("the killed replica's players to exit", lambda: not _group_alive(group), 60)
 
 
+async def _cancel_others() -> None:
+    mine = asyncio.current_task()
+    for task in asyncio.all_tasks():
+        if task is not mine:
+            task.cancel()
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -189,7 +196,8 @@ class Cluster:
         if self.proxy is not None and self.proxy.poll() is None:
             self.proxy.terminate()
             self.proxy.communicate(timeout=30)
-        if self._loop is not None:
+        if self._loop is not None:  # the forwarders' connections, then their loop
+            asyncio.run_coroutine_threadsafe(_cancel_others(), self._loop).result(30)
             self._loop.call_soon_threadsafe(self._loop.stop)
         return errors
 
@@ -236,7 +244,9 @@ class Cluster:
 
     def web(self, method: str, path: str, source: str, headers: dict[str, str] | None = None) -> int:
         """One HTTP request to the proxy's web from `source`; its status."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.proxy_port, timeout=30, source_address=(source, 0))
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", self.proxy_port, timeout=30, source_address=(source, 0)
+        )
         try:
             conn.request(method, path, body=b"" if method == "POST" else None, headers=headers or {})
             return conn.getresponse().status

@@ -12,12 +12,12 @@ real processes on loopback, PostgreSQL and Redis (replicas_support.py).
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import signal
 import threading
 import time
-import http.client
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +32,7 @@ from arena.access.shared_state import PREFIX, digest
 from arena.ladder.standings import verify_ratings
 from arena.proto import arena_pb2 as pb
 from arena.store import Store
-from arena.store.models import Bot, BotVersion, BundleBlob, Match, Replay
+from arena.store.models import Bot, BotVersion, BundleBlob, Match, Replay, Season
 from tests.service.service_support import bundle_archive
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
@@ -55,10 +55,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     token_file.chmod(0o600)
     with pg_schema() as db_url:
         store = Store.open(db_url, home=root / "organiser")  # migrated once, before the replicas start
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "FORWARDED_ALLOW_IPS"}
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "FORWARDED_ALLOW_IPS"
+        }
         env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
         replicas = [
-            Replica(name, root / name / "home", root / name / "tmp", free_port(), free_port()) for name in ("r1", "r2")
+            Replica(name, root / name / "home", root / name / "tmp", free_port(), free_port())
+            for name in ("r1", "r2")
         ]
         made = Cluster(db_url, root, replicas, free_port(), root / "haproxy.sock", token_file, env=env)
         made.store, made.tokens = store, {name: add_owner(store, name) for name in ("ann", "bob")}
@@ -151,7 +154,9 @@ def test_one_budget_per_caller_across_replicas_keyed_on_the_callers_own_address(
     assert all(after[r] - before[r] >= 3 for r in after), (before, after)
     cluster.web("POST", "/login", "127.0.0.7", {"X-Forwarded-For": "203.0.113.9"})
     # straight to a replica's web from an address that is not its trusted proxy
-    conn = http.client.HTTPConnection("127.0.0.1", cluster.replicas[1].web_port, source_address=("127.0.0.10", 0))
+    conn = http.client.HTTPConnection(
+        "127.0.0.1", cluster.replicas[1].web_port, source_address=("127.0.0.10", 0)
+    )
     conn.request("POST", "/login", body=b"", headers={"X-Forwarded-For": "203.0.113.9"})
     assert conn.getresponse().status != 429
     conn.close()
@@ -159,30 +164,59 @@ def test_one_budget_per_caller_across_replicas_keyed_on_the_callers_own_address(
     client.close()
 
 
-def test_a_replica_killed_under_reads_loses_none_and_is_taken_out(both_up: Cluster) -> None:
-    cluster = both_up
+def _outcome(future) -> grpc.StatusCode:  # noqa: ANN001
+    try:
+        future.result()
+    except grpc.RpcError as exc:
+        return exc.code()
+    return grpc.StatusCode.OK
+
+
+def test_a_replica_killed_mid_request_loses_no_read_applies_no_write_twice_and_is_taken_out(
+    both_up: Cluster,
+) -> None:
+    cluster, store = both_up, both_up.store
     victim, survivor = cluster.replicas
     assert victim.proc is not None
-    stub = cluster.stub()
-    os.kill(victim.proc.pid, signal.SIGSTOP)  # the reads sent to it now wait inside it
+    stub, admin = cluster.stub(), auth(ADMIN)
+    for _ in range(6):  # the proxy now holds an open connection to each replica, and reuses it
+        stub.ListSeasons(pb.ListSeasonsRequest(), timeout=30)
+    before = cluster.stats()[("grpc", victim.name)]
+    os.kill(victim.proc.pid, signal.SIGSTOP)  # what is sent to it now waits inside it, unanswered
     try:
-        with ThreadPoolExecutor(6) as pool:
+        with ThreadPoolExecutor(10) as pool:
             reads = [pool.submit(stub.ListSeasons, pb.ListSeasonsRequest(), timeout=60) for _ in range(6)]
-            until(
-                "a read waiting inside the stopped replica",
-                lambda: int(cluster.stats()[("grpc", victim.name)]["scur"]) >= 1,
-                30,
-                0.05,
-            )
-            victim.kill()  # SIGKILL with the reads in it
-            answers = [r.result() for r in reads]  # every read answered: retried on the survivor
+            writes = {
+                f"ghost{i}": pool.submit(
+                    stub.CreateSeason, pb.CreateSeasonRequest(name=f"ghost{i}"), metadata=admin, timeout=60
+                )
+                for i in range(4)
+            }
+            calls = [*reads, *writes.values()]
+
+            def dispatched() -> bool:  # every call answered by the survivor or waiting in the victim
+                waiting = int(cluster.stats()[("grpc", victim.name)]["scur"])
+                return waiting >= 2 and waiting + sum(f.done() for f in calls) == len(calls)
+
+            until("the calls spread over both replicas", dispatched, 30, 0.05)
+            victim.kill()  # SIGKILL with calls in it
+            read_codes = [_outcome(f) for f in reads]
+            write_codes = {name: _outcome(f) for name, f in writes.items()}
     finally:
         if victim.alive():
             assert victim.proc is not None
             os.kill(victim.proc.pid, signal.SIGCONT)
-    assert len(answers) == 6
-    retried = cluster.stats()[("grpc", victim.name)]
-    assert int(retried["wretr"]) + int(retried["wredis"]) >= 1
+    dead = cluster.stats()[("grpc", victim.name)]
+    assert int(dead["eresp"]) > int(before["eresp"])  # the victim had taken calls and died with them
+    assert read_codes == [grpc.StatusCode.OK] * 6  # every read retried on the survivor
+    assert int(dead["wredis"]) > int(before["wredis"])
+    with store.read() as s:
+        seasons = set(s.scalars(select(Season.name).where(Season.name.like("ghost%"))))
+    # A write is never sent twice: those caught in the victim fail (the caller sees UNAVAILABLE and
+    # may try again); those the survivor answered are done. None is half done.
+    assert {n for n, code in write_codes.items() if code == grpc.StatusCode.OK} == seasons
+    assert {code for n, code in write_codes.items() if n not in seasons} <= {grpc.StatusCode.UNAVAILABLE}
+    assert len(seasons) < len(writes)  # some writes were caught in the victim
     until("the proxy to mark the dead replica down", lambda: cluster.down(victim.name), 30)
     sent, errors = _sent(cluster, "grpc"), cluster.stats()[("grpc", victim.name)]["econ"]
     for _ in range(10):
