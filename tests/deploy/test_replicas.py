@@ -4,10 +4,14 @@ real processes on loopback, PostgreSQL and Redis (replicas_support.py).
 - A caller has one budget across the replicas through the proxy, keyed on its own address (which
   the proxy names in X-Forwarded-For), over gRPC and the web; a forged X-Forwarded-For moves no call
   to another bucket, through the proxy or straight to a replica.
-- A replica SIGKILLed with reads in it: the proxy retries them on the other replica and they succeed,
-  then it stops sending to the dead one. A replica SIGKILLed mid-upload: the upload fails, nothing of it
-  is in the store or under any ARENA_HOME, and the same upload then succeeds once.
 - Both replicas' players play one season at once: every match recorded once, ratings verified.
+- A replica SIGKILLed with calls in it: the proxy retries the reads on the other replica and they
+  succeed, sends no write twice, then stops sending to the dead one. A replica SIGKILLed mid-upload:
+  the upload fails, nothing of it is in the store or under any ARENA_HOME, and the same upload then
+  succeeds once.
+
+The tests run in this order so that one replica restart (about 15 s) is enough; each still starts
+from both replicas up (`both_up`).
 """
 
 from __future__ import annotations
@@ -164,6 +168,63 @@ def test_one_budget_per_caller_across_replicas_keyed_on_the_callers_own_address(
     client.close()
 
 
+def test_two_replicas_play_one_season_and_record_every_match_once(both_up: Cluster) -> None:
+    cluster, store = both_up, both_up.store
+    api = cluster.stub()
+    for owner, sample in (("ann", "random"), ("bob", "greedy")):
+        token = cluster.tokens[owner]
+        got = api.SubmitBot(_sample_chunks(sample), metadata=auth(token), timeout=240)
+        assert got.version.build_ok
+    admin = auth(ADMIN)
+    api.CreateSeason(pb.CreateSeasonRequest(name="twin", rules=["flags=1"]), metadata=admin, timeout=30)
+    assert api.StartSeason(pb.SeasonRequest(name="twin"), metadata=admin, timeout=30).status == "running"
+    players = {r.name: r.proc.pid for r in cluster.replicas if r.proc is not None}
+    seen: set[str] = set()
+
+    def played_enough() -> bool:
+        with store.read() as s:
+            for owner in s.scalars(select(Match.lease_owner).where(Match.status == "running")):
+                seen.add(_replica_of(owner or "", players))
+            return (s.scalar(select(func.count()).select_from(Match).where(Match.status == "done")) or 0) >= 8
+
+    until("8 season matches recorded", played_enough, every=0.1)
+    api.FreezeSeason(pb.SeasonRequest(name="twin"), metadata=admin, timeout=30)
+    until("no match left running", lambda: _running(store) == 0)
+    assert {"r1", "r2"} <= seen, seen  # both replicas' players played the season at once
+    with store.read() as s:
+        done = s.scalars(select(Match).where(Match.status == "done")).all()
+        seqs = [m.record_seq for m in done]
+        assert len(seqs) == len(set(seqs)) and None not in seqs  # each recorded once, in one order
+        replays = s.scalars(select(Replay.match_id)).all()
+        assert sorted(replays) == sorted(m.id for m in done)  # one replay each
+        assert all(m.verdicts == ["OK", "OK"] for m in done)
+    assert verify_ratings(store, "twin") == []  # the ratings replayed from the results agree
+
+
+def _sample_chunks(sample: str) -> Iterator[pb.SubmitBotChunk]:
+    data = bundle_archive(SAMPLES / sample, sample)
+    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=sample, format="tar.gz", size=len(data)))
+    yield pb.SubmitBotChunk(data=data)
+
+
+def _running(store: Store) -> int:
+    with store.read() as s:
+        return int(s.scalar(select(func.count()).select_from(Match).where(Match.status == "running")) or 0)
+
+
+def _replica_of(lease_owner: str, servers: dict[str, int]) -> str:
+    """Which replica's players hold a lease (`host:pid:token`): the one whose server is its parent."""
+    parts = lease_owner.split(":")
+    if len(parts) < 2 or not parts[1].isdigit():
+        return ""
+    try:
+        stat = Path(f"/proc/{parts[1]}/stat").read_text()
+    except OSError:
+        return ""
+    parent = int(stat.rsplit(")", 1)[1].split()[1])
+    return next((name for name, pid in servers.items() if pid in (parent, int(parts[1]))), "")
+
+
 def _outcome(future) -> grpc.StatusCode:  # noqa: ANN001
     try:
         future.result()
@@ -284,60 +345,3 @@ def test_a_replica_killed_mid_upload_stores_nothing_then_the_upload_succeeds_onc
         versions = s.scalars(select(BotVersion).join(Bot).where(Bot.name == "halfbot")).all()
         assert len(versions) == 1
         assert s.scalar(select(func.count()).select_from(BundleBlob)) == blobs + 1
-
-
-def test_two_replicas_play_one_season_and_record_every_match_once(both_up: Cluster) -> None:
-    cluster, store = both_up, both_up.store
-    api = cluster.stub()
-    for owner, sample in (("ann", "random"), ("bob", "greedy")):
-        token = cluster.tokens[owner]
-        got = api.SubmitBot(_sample_chunks(sample), metadata=auth(token), timeout=240)
-        assert got.version.build_ok
-    admin = auth(ADMIN)
-    api.CreateSeason(pb.CreateSeasonRequest(name="twin", rules=["flags=1"]), metadata=admin, timeout=30)
-    assert api.StartSeason(pb.SeasonRequest(name="twin"), metadata=admin, timeout=30).status == "running"
-    players = {r.name: r.proc.pid for r in cluster.replicas if r.proc is not None}
-    seen: set[str] = set()
-
-    def played_enough() -> bool:
-        with store.read() as s:
-            for owner in s.scalars(select(Match.lease_owner).where(Match.status == "running")):
-                seen.add(_replica_of(owner or "", players))
-            return (s.scalar(select(func.count()).select_from(Match).where(Match.status == "done")) or 0) >= 8
-
-    until("8 season matches recorded", played_enough, every=0.1)
-    api.FreezeSeason(pb.SeasonRequest(name="twin"), metadata=admin, timeout=30)
-    until("no match left running", lambda: _running(store) == 0)
-    assert {"r1", "r2"} <= seen, seen  # both replicas' players played the season at once
-    with store.read() as s:
-        done = s.scalars(select(Match).where(Match.status == "done")).all()
-        seqs = [m.record_seq for m in done]
-        assert len(seqs) == len(set(seqs)) and None not in seqs  # each recorded once, in one order
-        replays = s.scalars(select(Replay.match_id)).all()
-        assert sorted(replays) == sorted(m.id for m in done)  # one replay each
-        assert all(m.verdicts == ["OK", "OK"] for m in done)
-    assert verify_ratings(store, "twin") == []  # the ratings replayed from the results agree
-
-
-def _sample_chunks(sample: str) -> Iterator[pb.SubmitBotChunk]:
-    data = bundle_archive(SAMPLES / sample, sample)
-    yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=sample, format="tar.gz", size=len(data)))
-    yield pb.SubmitBotChunk(data=data)
-
-
-def _running(store: Store) -> int:
-    with store.read() as s:
-        return int(s.scalar(select(func.count()).select_from(Match).where(Match.status == "running")) or 0)
-
-
-def _replica_of(lease_owner: str, servers: dict[str, int]) -> str:
-    """Which replica's players hold a lease (`host:pid:token`): the one whose server is its parent."""
-    parts = lease_owner.split(":")
-    if len(parts) < 2 or not parts[1].isdigit():
-        return ""
-    try:
-        stat = Path(f"/proc/{parts[1]}/stat").read_text()
-    except OSError:
-        return ""
-    parent = int(stat.rsplit(")", 1)[1].split()[1])
-    return next((name for name, pid in servers.items() if pid in (parent, int(parts[1]))), "")
