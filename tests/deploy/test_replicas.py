@@ -245,7 +245,7 @@ def test_a_replica_killed_mid_request_loses_no_read_applies_no_write_twice_and_i
     before = cluster.stats()[("grpc", victim.name)]
     os.kill(victim.proc.pid, signal.SIGSTOP)  # what is sent to it now waits inside it, unanswered
     try:
-        with ThreadPoolExecutor(10) as pool:
+        with ThreadPoolExecutor(14) as pool:
             reads = [pool.submit(stub.ListSeasons, pb.ListSeasonsRequest(), timeout=60) for _ in range(6)]
             writes = {
                 f"ghost{i}": pool.submit(
@@ -253,23 +253,27 @@ def test_a_replica_killed_mid_request_loses_no_read_applies_no_write_twice_and_i
                 )
                 for i in range(4)
             }
-            calls = [*reads, *writes.values()]
+            pages = [pool.submit(cluster.web, "GET", "/api/seasons", "127.0.0.1") for _ in range(4)]
+            calls = [*reads, *writes.values(), *pages]
 
             def dispatched() -> bool:  # every call answered by the survivor or waiting in the victim
-                waiting = int(cluster.stats()[("grpc", victim.name)]["scur"])
-                return waiting >= 2 and waiting + sum(f.done() for f in calls) == len(calls)
+                stats = cluster.stats()
+                waiting = [int(stats[(backend, victim.name)]["scur"]) for backend in ("grpc", "web")]
+                return min(waiting) >= 1 and sum(waiting) + sum(f.done() for f in calls) == len(calls)
 
             until("the calls spread over both replicas", dispatched, 30, 0.05)
             victim.kill()  # SIGKILL with calls in it
             read_codes = [_outcome(f) for f in reads]
             write_codes = {name: _outcome(f) for name, f in writes.items()}
+            page_codes = [f.result() for f in pages]
     finally:
         if victim.alive():
             assert victim.proc is not None
             os.kill(victim.proc.pid, signal.SIGCONT)
     dead = cluster.stats()[("grpc", victim.name)]
     assert int(dead["eresp"]) > int(before["eresp"])  # the victim had taken calls and died with them
-    assert read_codes == [grpc.StatusCode.OK] * 6  # every read retried on the survivor
+    assert read_codes == [grpc.StatusCode.OK] * 6, (read_codes, cluster.stats())  # retried on the survivor
+    assert page_codes == [200] * 4  # the web's GETs too
     assert int(dead["wredis"]) > int(before["wredis"])
     with store.read() as s:
         seasons = set(s.scalars(select(Season.name).where(Season.name.like("ghost%"))))
@@ -279,14 +283,17 @@ def test_a_replica_killed_mid_request_loses_no_read_applies_no_write_twice_and_i
     assert {code for n, code in write_codes.items() if n not in seasons} <= {grpc.StatusCode.UNAVAILABLE}
     assert len(seasons) < len(writes)  # some writes were caught in the victim
     until("the proxy to mark the dead replica down", lambda: cluster.down(victim.name), 30)
-    sent, errors = _sent(cluster, "grpc"), cluster.stats()[("grpc", victim.name)]["econ"]
+    sent, pages_sent = _sent(cluster, "grpc"), _sent(cluster, "web")
+    errors = {b: cluster.stats()[(b, victim.name)]["econ"] for b in ("grpc", "web")}
     for _ in range(10):
         stub.ListSeasons(pb.ListSeasonsRequest(), timeout=30)
-    assert cluster.web("GET", "/healthz", "127.0.0.1") == 200
+        assert cluster.web("GET", "/api/seasons", "127.0.0.1") == 200
     now = cluster.stats()
     assert _sent(cluster, "grpc")[victim.name] == sent[victim.name]  # nothing more sent to it
-    assert now[("grpc", victim.name)]["econ"] == errors  # not even tried
+    assert _sent(cluster, "web")[victim.name] == pages_sent[victim.name]
+    assert {b: now[(b, victim.name)]["econ"] for b in ("grpc", "web")} == errors  # not even tried
     assert _sent(cluster, "grpc")[survivor.name] >= sent[survivor.name] + 10
+    assert _sent(cluster, "web")[survivor.name] >= pages_sent[survivor.name] + 10
 
 
 def _padded_bundle(tmp: Path) -> bytes:
