@@ -111,6 +111,7 @@ class Cluster:
     env: dict[str, str] = field(default_factory=dict)
     store: Any = None  # the test's own connection to the replicas' store
     tokens: dict[str, str] = field(default_factory=dict)  # owner -> API token
+    check: str = "500ms"  # the proxy's health checks: find a dead replica fast (the file's default: 2s)
     forwarders: dict[str, int] = field(default_factory=dict)  # source address -> port to the proxy
     _loop: asyncio.AbstractEventLoop | None = None
 
@@ -158,7 +159,7 @@ class Cluster:
             **os.environ,
             "ARENA_PROXY_BIND": self.address,
             "ARENA_PROXY_ADMIN": str(self.admin_socket),
-            "ARENA_PROXY_CHECK": "500ms",  # find a dead replica fast; the file's default is 2 s
+            "ARENA_PROXY_CHECK": self.check,
         }
         for replica in self.replicas:
             n = replica.name[1:]
