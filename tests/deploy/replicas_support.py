@@ -203,16 +203,20 @@ class Cluster:
         return errors
 
     # ---- the proxy's view (its runtime API) ----
-    def stats(self) -> dict[tuple[str, str], dict[str, str]]:
-        """`show stat` by (backend, server): status, stot (requests sent), wretr, wredis, econ..."""
+    def command(self, line: str) -> str:
+        """One command of HAProxy's runtime API (`show stat`, `disable health web/r1`...); its answer."""
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)
             s.connect(str(self.admin_socket))
-            s.sendall(b"show stat\n")
+            s.sendall(line.encode() + b"\n")
             data = b""
             while chunk := s.recv(65536):
                 data += chunk
-        lines = data.decode().splitlines()
+        return data.decode()
+
+    def stats(self) -> dict[tuple[str, str], dict[str, str]]:
+        """`show stat` by (backend, server): status, stot (requests sent), wretr, wredis, econ..."""
+        lines = self.command("show stat").splitlines()
         header = lines[0].lstrip("# ").split(",")
         rows = [dict(zip(header, line.split(","), strict=False)) for line in lines[1:] if line]
         return {(r["pxname"], r["svname"]): r for r in rows}
