@@ -20,6 +20,7 @@ import http.client
 import os
 import shutil
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -166,6 +167,34 @@ def test_one_budget_per_caller_across_replicas_keyed_on_the_callers_own_address(
     conn.close()
     assert _bucket(client, "login", "127.0.0.10") and not _bucket(client, "login", "203.0.113.9")
     client.close()
+
+
+def _answers(conn: socket.socket) -> bool:
+    """Whether the proxy answers a request on this open connection (a refused one is closed at once)."""
+    try:
+        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n")
+        return conn.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
+def test_the_proxy_bounds_connections_per_address(both_up: Cluster) -> None:
+    cluster, held = both_up, []
+    try:
+        for _ in range(100):  # the file's bound: 100 open at once from one address
+            held.append(socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.12", 0)))
+        extra = socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.12", 0))
+        extra.settimeout(10)
+        held.append(extra)
+        assert not _answers(extra)  # the 101st is closed unanswered
+        assert _answers(held[0]) and _answers(held[99])  # the 100 still work
+        other = socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.13", 0))
+        held.append(other)
+        other.settimeout(10)
+        assert _answers(other)  # another address is not held back
+    finally:
+        for conn in held:
+            conn.close()
 
 
 def test_two_replicas_play_one_season_and_record_every_match_once(both_up: Cluster) -> None:
