@@ -3,7 +3,8 @@ real processes on loopback, PostgreSQL and Redis (replicas_support.py).
 
 - A caller has one budget across the replicas through the proxy, keyed on its own address (which
   the proxy names in X-Forwarded-For), over gRPC and the web; a forged X-Forwarded-For moves no call
-  to another bucket, through the proxy or straight to a replica.
+  to another bucket, through the proxy or straight to a replica. The proxy holds at most 100
+  connections at once from one address.
 - Both replicas' players play one season at once: every match recorded once, ratings verified.
 - A replica SIGKILLed with calls in it: the proxy retries the reads on the other replica and they
   succeed, sends no write twice, then stops sending to the dead one. A replica SIGKILLed mid-upload:
