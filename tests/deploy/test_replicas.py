@@ -182,13 +182,13 @@ def _answers(conn: socket.socket) -> bool:
 def test_the_proxy_bounds_connections_per_address(both_up: Cluster) -> None:
     cluster, held = both_up, []
     try:
-        for _ in range(100):  # the file's bound: 100 open at once from one address
-            held.append(socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.12", 0)))
-        extra = socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.12", 0))
-        extra.settimeout(10)
-        held.append(extra)
-        assert not _answers(extra)  # the 101st is closed unanswered
-        assert _answers(held[0]) and _answers(held[99])  # the 100 still work
+        for _ in range(101):  # the file's bound: 100 open at once from one address
+            conn = socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.12", 0))
+            conn.settimeout(10)
+            held.append(conn)
+        # One of the 101 is closed unanswered (HAProxy accepts on several threads, so not always the
+        # last); the other 100 work.
+        assert sum(_answers(conn) for conn in held) == 100
         other = socket.create_connection(("127.0.0.1", cluster.proxy_port), 10, ("127.0.0.13", 0))
         held.append(other)
         other.settimeout(10)
