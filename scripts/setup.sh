@@ -26,11 +26,14 @@ cd "$(dirname "$0")/.."
 #   debootstrap                 : the tests' local base image (no registry image can be pulled)
 #   docker-compose              : Debian's Compose 1.29, which brings docker-compose.yml up in the tests
 #   valgrind                    : `arena bench referee --instructions` counts the referee's instructions
+#   haproxy                     : the proxy in front of several `arena serve` replicas (deploy/haproxy/arena.cfg),
+#                                 run by tests/deploy/test_replicas.py as a process of its own (on systemd
+#                                 hosts Debian also starts haproxy.service, whose default file opens no port)
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux valgrind
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
               node-typescript ruby openjdk-17-jdk-headless golang-go rustc cargo
               mono-runtime mono-mcs
-              docker.io debootstrap docker-compose)
+              docker.io debootstrap docker-compose haproxy)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

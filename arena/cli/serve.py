@@ -189,6 +189,7 @@ def serve(
     reflection are on, so grpcurl works: `grpcurl -plaintext 127.0.0.1:50051 list`.
     """
     from arena.access.admin import AdminToken, AdminTokenError
+    from arena.access.forwarded import BadTrustedProxies, TrustedProxies
     from arena.access.ratelimit import RateLimiter
     from arena.access.shared_state import SharedState, SharedStateError
     from arena.cli.ladder_common import apply_warm, check_launcher
@@ -233,6 +234,10 @@ def serve(
     if workers:
         check_launcher(launcher)
         apply_warm(warm, launcher)  # the players' process and its pool inherit it
+    try:
+        proxies = TrustedProxies.from_env()  # whose X-Forwarded-For gRPC believes, as uvicorn for the web
+    except BadTrustedProxies as exc:
+        raise UserError(str(exc)) from None
     configure(default="info")
     try:
         state = SharedState.open(state_url)
@@ -246,6 +251,7 @@ def serve(
         builds=BuildSlots(build_slots),
         uploads=UploadGate(disk_quota=disk_quota * MIB),
         state=state,
+        proxies=proxies,
     )
     try:
         web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None

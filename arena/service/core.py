@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 
 from arena.access.admin import AdminToken
+from arena.access.forwarded import TrustedProxies
 from arena.access.ratelimit import RateLimiter
 from arena.access.roles import Principal, resolve
 from arena.access.shared_state import SharedState
@@ -36,6 +37,9 @@ class Service:
     builds: BuildSlots = field(default_factory=BuildSlots)  # where submitted bundles build
     uploads: UploadGate = field(default_factory=UploadGate)  # upload slots and disk quotas per owner
     state: SharedState | None = None  # the replicas' shared counters; None: this process's memory
+    # whose X-Forwarded-For names a gRPC caller's address; `arena serve` reads FORWARDED_ALLOW_IPS,
+    # the variable uvicorn reads for the web (arena.access.forwarded)
+    proxies: TrustedProxies = field(default_factory=TrustedProxies.loopback)
 
     def __post_init__(self) -> None:
         if self.state is not None:  # every replica then spends the same budgets

@@ -21,6 +21,7 @@ import grpc
 from google.protobuf.message_factory import GetMessageClass
 
 from arena.access.admin import bearer
+from arena.access.forwarded import HEADER
 from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
@@ -95,7 +96,7 @@ def rpc(method: Handler) -> Handler:
     async def wrapper(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             check_request(request)
-            principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+            principal = await asyncio.to_thread(self.service.caller, token_of(context), self.address(context))
             return await method(self, principal, request, context)
         except grpc.aio.AbortError:
             raise
@@ -120,6 +121,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     def __init__(self, service: Service, referee: arena_pb2_grpc.ArenaServicer | None = None) -> None:
         self.service = service
         self._referee = referee
+
+    def address(self, context: grpc.aio.ServicerContext) -> str:
+        """The caller's host: the connection's, or the client a trusted proxy names (arena.access.forwarded)."""
+        forwarded = [
+            value if isinstance(value, str) else value.decode("latin-1")
+            for key, value in context.invocation_metadata() or ()
+            if key == HEADER
+        ]
+        return self.service.proxies.client(_host(context.peer() or ""), forwarded)
 
     # ---- a standalone referee ----
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> Any:
@@ -150,7 +160,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         the size, an upload slot, room in the disk quota and the upload budget are all checked
         (`ops_bots.admit`) before any byte is read, the cap and the room while the bytes arrive. The
         admission is put in `admitted` as soon as it exists, for the caller to close."""
-        principal = await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
+        principal = await asyncio.to_thread(self.service.caller, token_of(context), self.address(context))
         first = await anext(aiter(request_iterator), None)
         if first is not None:
             check_request(first)
@@ -253,8 +263,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     ) -> AsyncIterator[pb.WatchEvent]:
         try:
             check_request(request)
-            await asyncio.to_thread(self.service.caller, token_of(context), context.peer() or "")
-            address = _host(context.peer() or "")  # at most ops_watch.PER_ADDRESS streams each
+            await asyncio.to_thread(self.service.caller, token_of(context), self.address(context))
+            address = self.address(context)  # at most ops_watch.PER_ADDRESS streams each
             async for event in ops_watch.watch_capped(
                 self.service, request.match_id, ops_watch.GRPC_SLOTS, address
             ):
