@@ -24,7 +24,7 @@ import click
 
 from arena.cli import serve_stop
 from arena.cli.errors import UserError
-from arena.cli.ladder_common import SANDBOX_HELP, warm_option
+from arena.cli.serve_options import serve_options
 from arena.cli.serve_tls import Tls, load_tls
 from arena.logs import configure
 
@@ -45,120 +45,7 @@ NO_TOKEN = (
 
 
 @click.command()
-@click.option(
-    "--unix",
-    "unix_path",
-    default="var/run/referee.sock",
-    show_default=True,
-    metavar="PATH",
-    help="Unix socket to listen on ('' for none).",
-)
-@click.option(
-    "--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051."
-)
-@click.option("--create", is_flag=True, help="Create one match at start and print its two seat tokens.")
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**64 - 1),
-    default=0,
-    show_default=True,
-    help="Seed of --create's match.",
-)
-@click.option("--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE", help="Rules of --create's match.")
-@click.option(
-    "--time",
-    "time_text",
-    default="move=1s,bank=10s,startup=600s",
-    show_default=True,
-    metavar="SPEC",
-    help="Clocks of --create's match.",
-)
-@click.option(
-    "--replays",
-    "replay_dir",
-    default="var/replays",
-    show_default=True,
-    metavar="DIR",
-    help="Where finished matches' replays are written.",
-)
-@click.option(
-    "--admin-token-file",
-    "admin_token_file",
-    default=None,
-    metavar="PATH",
-    help="File holding the admin token the management calls need (else $ARENA_ADMIN_TOKEN).",
-)
-@click.option(
-    "--web",
-    "web_addr",
-    default=None,
-    metavar="HOST:PORT",
-    is_flag=False,
-    flag_value="127.0.0.1:8000",
-    help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.",
-)
-@click.option(
-    "--db",
-    "db_url",
-    default=None,
-    metavar="URL",
-    help="The store the API, the web and the workers use (default: ARENA_DATABASE_URL, else "
-    "$ARENA_HOME/arena.db, as every other command).",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(0, 256),
-    default=0,
-    show_default=True,
-    help="Matches this server plays at once: queued challenges, then running seasons (0: none; "
-    "then `arena season run` or `arena worker` must play them).",
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@warm_option
-@click.option(
-    "--tls-cert",
-    "tls_cert",
-    default=None,
-    metavar="FILE",
-    help="PEM certificate (chain) for TLS on --tcp and --web; needs --tls-key.",
-)
-@click.option("--tls-key", "tls_key", default=None, metavar="FILE", help="The PEM private key of --tls-cert.")
-@click.option(
-    "--max-open-matches",
-    "max_open",
-    type=click.IntRange(1, 100_000),
-    default=1000,
-    show_default=True,
-    help="Matches created (CreateMatch, --create) and not yet over; more get RESOURCE_EXHAUSTED.",
-)
-@click.option(
-    "--build-slots",
-    "build_slots",
-    type=click.IntRange(1, 64),
-    default=2,
-    show_default=True,
-    help="Submitted bundles built at once, at most one per owner, on threads of their own; the "
-    "others wait for a slot (SubmitBotLive says so).",
-)
-@click.option(
-    "--disk-quota",
-    "disk_quota",
-    type=click.IntRange(1, 1_000_000),
-    default=512,
-    show_default=True,
-    metavar="MIB",
-    help="Disk per owner for stored bundles, build outputs and uploads in flight, in MiB; an upload "
-    "that would pass it is refused before (or while) its body is written.",
-)
-@click.option(
-    "--shared-state",
-    "state_url",
-    default=None,
-    envvar="ARENA_STATE_URL",
-    metavar="URL",
-    help="Redis (redis://HOST:PORT/DB) for the counters every replica must share: rate limits, web "
-    "sessions, upload, build and live-stream slots (default: ARENA_STATE_URL; none: this process only).",
-)
+@serve_options
 def serve(
     unix_path: str,
     tcp: str | None,
