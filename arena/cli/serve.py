@@ -11,11 +11,9 @@ and `--tls-key` put TLS on the TCP listener and the web.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
 import signal
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +33,7 @@ if TYPE_CHECKING:
     from arena.referee.management import ReplayDir
     from arena.referee.match import MatchRunner
     from arena.service.core import Service
+    from arena.service.inflight import InFlight
 
 log = logging.getLogger("arena.serve")
 WATCH_PLAYERS = 5.0  # seconds between looks at whether the players' process is still alive
@@ -66,6 +65,11 @@ def serve(
     build_slots: int,
     disk_quota: int,
     state_url: str | None,
+    max_calls: int | None,
+    max_calls_per_address: int,
+    web_connections: int,
+    web_per_address: int,
+    web_threads: int,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -80,10 +84,12 @@ def serve(
     from arena.access.shared_state import SharedState, SharedStateError
     from arena.cli.ladder_common import apply_warm, check_launcher
     from arena.cli.play import parse_rules
+    from arena.cli.web import web_limits
     from arena.referee import TimeControl, TimeControlError
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
-    from arena.service.builds import BuildSlots
+    from arena.service.builds import BuildSlots, call_threads
     from arena.service.core import Service
+    from arena.service.inflight import InFlight
     from arena.service.quota import MIB, UploadGate
 
     if not unix_path and not tcp:
@@ -135,7 +141,8 @@ def serve(
         state=state,
     )
     try:
-        web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None
+        limits = web_limits(web_connections, web_per_address, web_threads) if web_addr else None
+        web_server = _web_server(web_addr, db_url, service, tls, limits) if web_addr else None
         log.info(
             "store %s; %s",
             service.store.engine.url.render_as_string(hide_password=True),
@@ -147,8 +154,21 @@ def serve(
                 "front; use --tls-cert/--tls-key or a reverse proxy (docs/deploy.md)",
                 tcp,
             )
+        calls = InFlight(max_calls or call_threads(), max_calls_per_address)
         plan = Plan(
-            unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls, max_open
+            unix_path or None,
+            tcp,
+            create,
+            seed,
+            rules,
+            tc,
+            replays,
+            token,
+            service,
+            workers,
+            tls,
+            max_open,
+            calls,
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -196,43 +216,40 @@ def is_loopback(tcp: str) -> bool:
     return (mapped or address).is_loopback
 
 
-def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None) -> Any:
+def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None, limits: Any = None) -> Any:
     """Build (not start) a uvicorn server for the web app over the server's own Service (the same
     store, admin token and rate limits as gRPC), failing early on a bad address or store."""
     from arena.extras import MissingExtra, require
 
     require("web", "--web (the web server)")  # else one line naming the extra (arena/cli/__init__.py)
-    import uvicorn
-
     from arena.access.admin import AdminTokenError
     from arena.cli.web import _check_port, _demo_home
     from arena.web.app import create_app
+    from arena.web.server import web_server
 
     host, _, port_text = addr.rpartition(":")
     if not host or not port_text.isdigit():
         raise UserError(f"--web {addr!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
     _check_port(host, int(port_text))
+    if limits is None:
+        from arena.web.server import WebLimits
+
+        limits = WebLimits()
     try:
         app = create_app(db_url, _demo_home(db_url), admin_token=service.admin, service=service)
     except (AdminTokenError, MissingExtra) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None
-    config = uvicorn.Config(
+    server = web_server(
         app,
-        host=host,
-        port=int(port_text),
-        log_level="warning",
+        host,
+        int(port_text),
+        limits,
         ssl_certfile=str(tls.cert) if tls else None,
         ssl_keyfile=str(tls.key) if tls else None,
+        own_signals=False,  # the referee's loop owns SIGINT/SIGTERM
     )
-
-    class WebServer(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            yield  # none of uvicorn's signal handlers: the referee's loop owns SIGINT/SIGTERM
-
-    server = WebServer(config)
     click.echo(f"web: {'https' if tls else 'http'}://{host}:{port_text}/  (API docs at /api/docs)")
     return server
 
@@ -253,6 +270,7 @@ class Plan:
     workers: int
     tls: Tls | None
     max_open: int = 1000
+    calls: InFlight | None = None  # gRPC calls in flight (`--max-calls`, `--max-calls-per-address`)
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -263,6 +281,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     from arena.referee.management import ArenaServicer, UnsafeReplayPath
     from arena.referee.server import RefereeServer
     from arena.service.grpc_servicer import ArenaService, add_arena_service
+    from arena.service.inflight import InFlightLimit
     from arena.workers.daemon import start_players
 
     replays, token = plan.replays, plan.token
@@ -297,6 +316,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         services=services,
         tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
         max_open=plan.max_open,
+        interceptors=[InFlightLimit(plan.calls)] if plan.calls is not None else [],
     )
     await server.start()
     management = (

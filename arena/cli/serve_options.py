@@ -1,5 +1,5 @@
 """The options of `arena serve`, one decorator: where it listens, what it plays, and the bounds it
-puts on its callers (builds, disk, open matches, shared state)."""
+puts on its callers (builds, disk, open matches, shared state, calls and connections)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from arena.cli.ladder_common import SANDBOX_HELP, warm_option
+from arena.cli.web import web_limit_options
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -132,6 +133,24 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="Redis (redis://HOST:PORT/DB) for the counters every replica must share: rate limits, web "
         "sessions, upload, build and live-stream slots (default: ARENA_STATE_URL; none: this process only).",
     ),
+    click.option(
+        "--max-calls",
+        "max_calls",
+        type=click.IntRange(1, 100_000),
+        default=None,
+        help="gRPC calls in flight at once, a bot's Play aside; more get RESOURCE_EXHAUSTED with "
+        "retry-after  [default: the calls' threads, 192]",
+    ),
+    click.option(
+        "--max-calls-per-address",
+        "max_calls_per_address",
+        type=click.IntRange(1, 100_000),
+        default=32,
+        show_default=True,
+        help="gRPC calls in flight at once from one address (streams included); more get "
+        "RESOURCE_EXHAUSTED with retry-after.",
+    ),
+    web_limit_options,
 ]
 
 
