@@ -153,3 +153,12 @@ def test_a_trusted_proxy_and_the_unix_socket_have_no_per_address_bound():
     assert gate.enter("198.51.100.1") is None
     assert "at most 1 at once per address" in (gate.enter("198.51.100.1") or "")
     assert "its limit" in (gate.enter("198.51.100.2") or "")  # 5 of 5 in all, the trusted ones counted
+
+
+def test_max_calls_help_names_the_calls_executors_size() -> None:
+    """`--max-calls` defaults to `call_threads()`; its help names the figure, which must stay true."""
+    from arena.cli.serve import serve
+    from arena.service.builds import call_threads
+
+    option = next(p for p in serve.params if p.name == "max_calls")
+    assert f"the calls' threads, {call_threads()}" in (option.help or "")

@@ -89,3 +89,15 @@ def until(check, limit: float = 20.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "the server's count did not settle"
         time.sleep(0.02)
+
+
+def test_the_cli_shows_the_servers_own_defaults() -> None:
+    """`arena web --help` needs no web extra, so arena/cli/web.py repeats the defaults: they must agree."""
+    from arena.cli import web as cli
+    from arena.web import server
+
+    assert (cli.CONNECTIONS, cli.PER_ADDRESS, cli.THREADS) == (
+        server.CONNECTIONS,
+        server.PER_ADDRESS,
+        server.THREADS,
+    )
