@@ -74,6 +74,10 @@ LEASE_OWNER = Limit("lease_owner", 128)
 #: at most 909,800 bytes plus its page token (66): under 1 MB, a quarter of gRPC's 4 MiB.
 #: tests/security/test_abuse_inputs.py builds that page in a real store and reads it through the server.
 BOTS_PAGE = 100
+#: Seasons in one `ListSeasons` page and owners in one `ListOwners` page (each row is small and
+#: bounded by the text maxima above, so a page stays far under gRPC's limit however many there are).
+SEASONS_PAGE = 100
+OWNERS_PAGE = 100
 VERSIONS_SHOWN = 20
 GRPC_MESSAGE = 4 * 1024 * 1024  # gRPC's default limit on a message, each way
 #: A `GetBotLogs` reply: the newest `VERSIONS_SHOWN` build logs, each its first `BUILD_LOG_SHOWN`

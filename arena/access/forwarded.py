@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 ENV = "FORWARDED_ALLOW_IPS"
@@ -84,6 +84,27 @@ class TrustedProxies:
             if self.everyone or not self.trusts(host):
                 return str(address)
         return peer
+
+
+def trusted_hosts(spec: list[str] | str | None = None) -> Callable[[str], bool]:
+    """`spec` (default: $FORWARDED_ALLOW_IPS, else the default) as a test of a connection's host, for
+    the per-address bounds on connections and calls in flight: a trusted proxy carries many clients,
+    so those bounds do not apply to its own address. `spec` may be uvicorn's already-checked
+    `forwarded_allow_ips`, whose entries that are not addresses (a Unix socket's name) match by name."""
+    if spec is None:
+        return TrustedProxies.from_env().trusts
+    items = [item.strip() for item in (spec.split(",") if isinstance(spec, str) else spec) if item.strip()]
+    names = {item for item in items if item != "*" and not _is_network(item)}
+    proxies = TrustedProxies.parse(",".join(item for item in items if item not in names))
+    return lambda host: host in names or proxies.trusts(host)
+
+
+def _is_network(item: str) -> bool:
+    try:
+        ipaddress.ip_network(item, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _without_port(hop: str) -> str:

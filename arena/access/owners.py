@@ -129,11 +129,22 @@ def revoke_owner(store: Store, name: str) -> None:
             owner.token_hash = "revoked:" + secrets.token_hex(24)
 
 
-def list_owners(store: Store) -> list[OwnerInfo]:
+def list_owners(store: Store, after: str = "", limit: int | None = None) -> list[OwnerInfo]:
+    """Owners in name order, after the name `after`, at most `limit` (None: all), each with its number
+    of bots (counted for these owners only)."""
     with store.read() as s:
+        query = select(Owner).order_by(Owner.name)
+        if after:
+            query = query.where(Owner.name > after)
+        if limit is not None:
+            query = query.limit(limit)
+        rows = list(s.scalars(query))
+        keys = {name_key(o.name) for o in rows}
         counts: dict[str, int] = {}
-        for (owner,) in s.execute(select(Bot.owner)):
-            counts[name_key(owner)] = counts.get(name_key(owner), 0) + 1
+        if keys:
+            owned = select(Bot.owner, func.count()).where(func.lower(Bot.owner).in_(keys)).group_by(Bot.owner)
+            for owner, n in s.execute(owned):
+                counts[name_key(owner)] = counts.get(name_key(owner), 0) + n
         return [
             OwnerInfo(
                 o.name,
@@ -143,7 +154,7 @@ def list_owners(store: Store) -> list[OwnerInfo]:
                 o.revoked_at is not None,
                 counts.get(name_key(o.name), 0),
             )
-            for o in s.scalars(select(Owner).order_by(Owner.name))
+            for o in rows
         ]
 
 

@@ -3,8 +3,9 @@ over loopback (HTTP through httpx, gRPC through grpc.aio) against a real `arena 
 
 Each call is timed and sorted into one of three outcomes:
 - **ok**: the answer a well-behaved caller expects;
-- **refused**: a proper refusal (HTTP 4xx, or a gRPC status that names the caller's mistake or its
-  limit: RESOURCE_EXHAUSTED, PERMISSION_DENIED, UNAUTHENTICATED, ...). Only the hostile owner and the
+- **refused**: a proper refusal (HTTP 4xx, a 503 with Retry-After: the web's bound on connections, or
+  a gRPC status that names the caller's mistake or its limit: RESOURCE_EXHAUSTED, PERMISSION_DENIED,
+  UNAUTHENTICATED, ...). Only the hostile owner and the
   token guesser expect these; for anyone else a refusal is counted as an error;
 - **error**: anything else (HTTP 5xx, a dropped connection, a deadline passed, gRPC UNAVAILABLE,
   INTERNAL, UNKNOWN, DEADLINE_EXCEEDED). The target is none at all.
@@ -121,6 +122,13 @@ class Target:
     running: Callable[[], list[int]]  # ids of the matches playing now
 
 
+def http_outcome(answer: httpx.Response) -> Outcome:
+    """A 4xx, or a 503 with Retry-After (over the web's connection bounds), is a refusal; else an error."""
+    if answer.status_code < 500 or (answer.status_code == 503 and "retry-after" in answer.headers):
+        return Outcome.REFUSED
+    return Outcome.ERROR
+
+
 async def timed(
     tally: Tally,
     role: Role,
@@ -135,7 +143,7 @@ async def timed(
     try:
         answer = await asyncio.wait_for(work, deadline)
         if isinstance(answer, httpx.Response) and answer.status_code >= 400:
-            outcome = Outcome.REFUSED if answer.status_code < 500 else Outcome.ERROR
+            outcome = http_outcome(answer)
             why = f"HTTP {answer.status_code}: {answer.text[:120]}"
     except grpc.aio.AioRpcError as exc:
         outcome = Outcome.REFUSED if exc.code() in REFUSALS else Outcome.ERROR
@@ -207,7 +215,7 @@ async def _sse(web: httpx.AsyncClient, tally: Tally, role: Role, match_id: int, 
         async with asyncio.timeout(seconds + DEADLINE):
             async with web.stream("GET", f"/api/matches/{match_id}/events") as answer:
                 if answer.status_code != 200:
-                    outcome = Outcome.REFUSED if answer.status_code < 500 else Outcome.ERROR
+                    outcome = http_outcome(answer)
                     if role is not Role.HOSTILE:
                         outcome = Outcome.ERROR
                     tally.add(role, "SSE /api/matches/ID/events", outcome, (time.perf_counter() - started) * 1000,

@@ -140,15 +140,8 @@ def list_remote(remote: Remote, include_retired: bool) -> list[dict]:
     """The rows of `arena bots list` from ListBots."""
     from arena.proto import arena_pb2 as pb
 
-    rows, token = [], ""
-    while True:  # every page (a page holds at most 100 bots)
-        answer = remote.call(
-            "ListBots", pb.ListBotsRequest(include_retired=include_retired, page_token=token)
-        )
-        rows += [_state_row(b) for b in answer.bots]
-        token = answer.next_page_token
-        if not token:
-            return rows
+    request = pb.ListBotsRequest(include_retired=include_retired)
+    return [_state_row(b) for b in remote.pages("ListBots", request, "bots")]  # 100 bots a page
 
 
 def _local_time(iso: str) -> str:

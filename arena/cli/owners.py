@@ -90,7 +90,6 @@ def list_(as_json: bool, remote: Remote | None) -> None:
     if remote is not None:
         from arena.proto import arena_pb2 as pb
 
-        answer = remote.call("ListOwners", pb.ListOwnersRequest())
         rows = [
             {
                 "name": o.name,
@@ -100,7 +99,7 @@ def list_(as_json: bool, remote: Remote | None) -> None:
                 "revoked": o.revoked,
                 "bots": o.bots,
             }
-            for o in answer.owners
+            for o in remote.pages("ListOwners", pb.ListOwnersRequest(), "owners")
         ]
     else:
         from arena.access.owners import list_owners

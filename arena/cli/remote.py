@@ -130,6 +130,17 @@ class Remote:
                 return None
             raise self.error(err, method, timeout) from None
 
+    def pages(self, method: str, request: Any, field: str) -> list[Any]:
+        """Every item of `field` over every page of a paged list call (ListBots, ListSeasons,
+        ListOwners): each next request carries the answer's `next_page_token`."""
+        items: list[Any] = []
+        while True:
+            answer = self.call(method, request)
+            items += getattr(answer, field)
+            if not answer.next_page_token:
+                return items
+            request.page_token = answer.next_page_token
+
     def stream(
         self, method: str, request: Any, timeout: float | None = None, allow: tuple = ()
     ) -> Iterator[Any]:

@@ -69,9 +69,8 @@ def seasons(remote: Remote) -> list[dict]:
     """ListSeasons as the rows of the local listing (oldest first; `recorded`: matches done)."""
     from arena.proto import arena_pb2 as pb
 
-    answer = remote.call("ListSeasons", pb.ListSeasonsRequest())
     rows = []
-    for x in reversed(answer.seasons):
+    for x in reversed(remote.pages("ListSeasons", pb.ListSeasonsRequest(), "seasons")):
         tc = x.time_control
         clocks = {"startup": tc.startup_ms, "move": tc.move_ms, "bank": tc.bank_ms}
         rows.append(

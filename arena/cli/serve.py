@@ -11,11 +11,9 @@ and `--tls-key` put TLS on the TCP listener and the web.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
 import signal
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +22,7 @@ import click
 
 from arena.cli import serve_stop
 from arena.cli.errors import UserError
-from arena.cli.ladder_common import SANDBOX_HELP, warm_option
+from arena.cli.serve_options import serve_options
 from arena.cli.serve_tls import Tls, load_tls
 from arena.logs import configure
 
@@ -35,6 +33,7 @@ if TYPE_CHECKING:
     from arena.referee.management import ReplayDir
     from arena.referee.match import MatchRunner
     from arena.service.core import Service
+    from arena.service.inflight import InFlight
 
 log = logging.getLogger("arena.serve")
 WATCH_PLAYERS = 5.0  # seconds between looks at whether the players' process is still alive
@@ -45,120 +44,7 @@ NO_TOKEN = (
 
 
 @click.command()
-@click.option(
-    "--unix",
-    "unix_path",
-    default="var/run/referee.sock",
-    show_default=True,
-    metavar="PATH",
-    help="Unix socket to listen on ('' for none).",
-)
-@click.option(
-    "--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051."
-)
-@click.option("--create", is_flag=True, help="Create one match at start and print its two seat tokens.")
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**64 - 1),
-    default=0,
-    show_default=True,
-    help="Seed of --create's match.",
-)
-@click.option("--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE", help="Rules of --create's match.")
-@click.option(
-    "--time",
-    "time_text",
-    default="move=1s,bank=10s,startup=600s",
-    show_default=True,
-    metavar="SPEC",
-    help="Clocks of --create's match.",
-)
-@click.option(
-    "--replays",
-    "replay_dir",
-    default="var/replays",
-    show_default=True,
-    metavar="DIR",
-    help="Where finished matches' replays are written.",
-)
-@click.option(
-    "--admin-token-file",
-    "admin_token_file",
-    default=None,
-    metavar="PATH",
-    help="File holding the admin token the management calls need (else $ARENA_ADMIN_TOKEN).",
-)
-@click.option(
-    "--web",
-    "web_addr",
-    default=None,
-    metavar="HOST:PORT",
-    is_flag=False,
-    flag_value="127.0.0.1:8000",
-    help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.",
-)
-@click.option(
-    "--db",
-    "db_url",
-    default=None,
-    metavar="URL",
-    help="The store the API, the web and the workers use (default: ARENA_DATABASE_URL, else "
-    "$ARENA_HOME/arena.db, as every other command).",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(0, 256),
-    default=0,
-    show_default=True,
-    help="Matches this server plays at once: queued challenges, then running seasons (0: none; "
-    "then `arena season run` or `arena worker` must play them).",
-)
-@click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP)
-@warm_option
-@click.option(
-    "--tls-cert",
-    "tls_cert",
-    default=None,
-    metavar="FILE",
-    help="PEM certificate (chain) for TLS on --tcp and --web; needs --tls-key.",
-)
-@click.option("--tls-key", "tls_key", default=None, metavar="FILE", help="The PEM private key of --tls-cert.")
-@click.option(
-    "--max-open-matches",
-    "max_open",
-    type=click.IntRange(1, 100_000),
-    default=1000,
-    show_default=True,
-    help="Matches created (CreateMatch, --create) and not yet over; more get RESOURCE_EXHAUSTED.",
-)
-@click.option(
-    "--build-slots",
-    "build_slots",
-    type=click.IntRange(1, 64),
-    default=2,
-    show_default=True,
-    help="Submitted bundles built at once, at most one per owner, on threads of their own; the "
-    "others wait for a slot (SubmitBotLive says so).",
-)
-@click.option(
-    "--disk-quota",
-    "disk_quota",
-    type=click.IntRange(1, 1_000_000),
-    default=512,
-    show_default=True,
-    metavar="MIB",
-    help="Disk per owner for stored bundles, build outputs and uploads in flight, in MiB; an upload "
-    "that would pass it is refused before (or while) its body is written.",
-)
-@click.option(
-    "--shared-state",
-    "state_url",
-    default=None,
-    envvar="ARENA_STATE_URL",
-    metavar="URL",
-    help="Redis (redis://HOST:PORT/DB) for the counters every replica must share: rate limits, web "
-    "sessions, upload, build and live-stream slots (default: ARENA_STATE_URL; none: this process only).",
-)
+@serve_options
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -179,6 +65,11 @@ def serve(
     build_slots: int,
     disk_quota: int,
     state_url: str | None,
+    max_calls: int | None,
+    max_calls_per_address: int,
+    web_connections: int,
+    web_per_address: int,
+    web_threads: int,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -194,10 +85,12 @@ def serve(
     from arena.access.shared_state import SharedState, SharedStateError
     from arena.cli.ladder_common import apply_warm, check_launcher
     from arena.cli.play import parse_rules
+    from arena.cli.web import web_limits
     from arena.referee import TimeControl, TimeControlError
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
-    from arena.service.builds import BuildSlots
+    from arena.service.builds import BuildSlots, call_threads
     from arena.service.core import Service
+    from arena.service.inflight import InFlight
     from arena.service.quota import MIB, UploadGate
 
     if not unix_path and not tcp:
@@ -254,7 +147,8 @@ def serve(
         proxies=proxies,
     )
     try:
-        web_server = _web_server(web_addr, db_url, service, tls) if web_addr else None
+        limits = web_limits(web_connections, web_per_address, web_threads) if web_addr else None
+        web_server = _web_server(web_addr, db_url, service, tls, limits) if web_addr else None
         log.info(
             "store %s; %s",
             service.store.engine.url.render_as_string(hide_password=True),
@@ -266,8 +160,21 @@ def serve(
                 "front; use --tls-cert/--tls-key or a reverse proxy (docs/deploy.md)",
                 tcp,
             )
+        calls = InFlight(max_calls or call_threads(), max_calls_per_address)
         plan = Plan(
-            unix_path or None, tcp, create, seed, rules, tc, replays, token, service, workers, tls, max_open
+            unix_path or None,
+            tcp,
+            create,
+            seed,
+            rules,
+            tc,
+            replays,
+            token,
+            service,
+            workers,
+            tls,
+            max_open,
+            calls,
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -315,43 +222,40 @@ def is_loopback(tcp: str) -> bool:
     return (mapped or address).is_loopback
 
 
-def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None) -> Any:
+def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None, limits: Any = None) -> Any:
     """Build (not start) a uvicorn server for the web app over the server's own Service (the same
     store, admin token and rate limits as gRPC), failing early on a bad address or store."""
     from arena.extras import MissingExtra, require
 
     require("web", "--web (the web server)")  # else one line naming the extra (arena/cli/__init__.py)
-    import uvicorn
-
     from arena.access.admin import AdminTokenError
     from arena.cli.web import _check_port, _demo_home
     from arena.web.app import create_app
+    from arena.web.server import web_server
 
     host, _, port_text = addr.rpartition(":")
     if not host or not port_text.isdigit():
         raise UserError(f"--web {addr!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
     _check_port(host, int(port_text))
+    if limits is None:
+        from arena.web.server import WebLimits
+
+        limits = WebLimits()
     try:
         app = create_app(db_url, _demo_home(db_url), admin_token=service.admin, service=service)
     except (AdminTokenError, MissingExtra) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
         raise UserError(f"cannot open the store ({exc.__class__.__name__}: {exc}); check --db") from None
-    config = uvicorn.Config(
+    server = web_server(
         app,
-        host=host,
-        port=int(port_text),
-        log_level="warning",
+        host,
+        int(port_text),
+        limits,
         ssl_certfile=str(tls.cert) if tls else None,
         ssl_keyfile=str(tls.key) if tls else None,
+        own_signals=False,  # the referee's loop owns SIGINT/SIGTERM
     )
-
-    class WebServer(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            yield  # none of uvicorn's signal handlers: the referee's loop owns SIGINT/SIGTERM
-
-    server = WebServer(config)
     click.echo(f"web: {'https' if tls else 'http'}://{host}:{port_text}/  (API docs at /api/docs)")
     return server
 
@@ -372,6 +276,7 @@ class Plan:
     workers: int
     tls: Tls | None
     max_open: int = 1000
+    calls: InFlight | None = None  # gRPC calls in flight (`--max-calls`, `--max-calls-per-address`)
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -382,6 +287,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     from arena.referee.management import ArenaServicer, UnsafeReplayPath
     from arena.referee.server import RefereeServer
     from arena.service.grpc_servicer import ArenaService, add_arena_service
+    from arena.service.inflight import InFlightLimit
     from arena.workers.daemon import start_players
 
     replays, token = plan.replays, plan.token
@@ -416,6 +322,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         services=services,
         tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
         max_open=plan.max_open,
+        interceptors=[InFlightLimit(plan.calls)] if plan.calls is not None else [],
     )
     await server.start()
     management = (

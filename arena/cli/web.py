@@ -4,13 +4,60 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from arena.cli.errors import UserError
 
 DEMO_HOME = "var"  # where `arena demo` (make demo) keeps its store
+F = TypeVar("F", bound=Callable[..., Any])
+# the defaults of arena.web.server, repeated here so that --help needs no web extra installed
+CONNECTIONS, PER_ADDRESS, THREADS = 512, 32, 32
+
+
+def web_limit_options(fn: F) -> F:
+    """The web's bounds on its callers, on `arena web` and `arena serve --web` alike
+    (arena.web.server.WebLimits; docs/security.md "Resources a caller can spend")."""
+    options = [
+        click.option(
+            "--web-connections",
+            "web_connections",
+            type=click.IntRange(1, 65_536),
+            default=CONNECTIONS,
+            show_default=True,
+            help="Web connections open at once; more are answered 503 with Retry-After.",
+        ),
+        click.option(
+            "--web-connections-per-address",
+            "web_per_address",
+            type=click.IntRange(1, 65_536),
+            default=PER_ADDRESS,
+            show_default=True,
+            help="Web connections open at once from one client address (not for a trusted proxy, "
+            "FORWARDED_ALLOW_IPS); more are answered 503 with Retry-After.",
+        ),
+        click.option(
+            "--web-threads",
+            "web_threads",
+            type=click.IntRange(1, 1024),
+            default=THREADS,
+            show_default=True,
+            help="Threads for the web's sync routes (database reads, pages); more requests wait for one.",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def web_limits(connections: int, per_address: int, threads: int) -> Any:
+    """The options' arena.web.server.WebLimits (imported here: it needs the web extra)."""
+    from arena.web.server import WebLimits
+
+    return WebLimits(connections=connections, per_address=per_address, threads=threads)
 
 
 def _check_port(host: str, port: int) -> None:
@@ -72,7 +119,17 @@ def _demo_home(url: str | None) -> Path | None:
     help="A file holding the organiser's admin token (default: ARENA_ADMIN_TOKEN, else no admin). "
     "With it, every private record and every bot's logs are shown.",
 )
-def web(host: str, port: int, url: str | None, owner: str | None, admin_file: str | None) -> None:
+@web_limit_options
+def web(
+    host: str,
+    port: int,
+    url: str | None,
+    owner: str | None,
+    admin_file: str | None,
+    web_connections: int,
+    web_per_address: int,
+    web_threads: int,
+) -> None:
     """Serve the arena's web pages and JSON API (standings, bots, matches, replay viewer).
 
     Open the printed URL in a browser; the API is documented at /api/docs. The pages read the
@@ -94,10 +151,9 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
 
     require("web", "the web server")  # else one line naming the extra (arena/cli/__init__.py)
     _check_port(host, port)
-    import uvicorn
-
     from arena.access.shared_state import SharedStateError
     from arena.web.app import create_app
+    from arena.web.server import web_server
 
     try:
         app = create_app(url, home, admin_token=admin)
@@ -118,4 +174,4 @@ def web(host: str, port: int, url: str | None, owner: str | None, admin_file: st
     from arena.logs import configure
 
     configure(default="info")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    web_server(app, host, port, web_limits(web_connections, web_per_address, web_threads)).run()

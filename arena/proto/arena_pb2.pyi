@@ -212,14 +212,20 @@ class MatchLogEntry(_message.Message):
     def __init__(self, match_id: _Optional[int] = ..., seat: _Optional[int] = ..., verdict: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class ListSeasonsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("limit", "page_token")
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    page_token: str
+    def __init__(self, limit: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListSeasonsResponse(_message.Message):
-    __slots__ = ("seasons",)
+    __slots__ = ("seasons", "next_page_token")
     SEASONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     seasons: _containers.RepeatedCompositeFieldContainer[SeasonInfo]
-    def __init__(self, seasons: _Optional[_Iterable[_Union[SeasonInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, seasons: _Optional[_Iterable[_Union[SeasonInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class SeasonInfo(_message.Message):
     __slots__ = ("name", "status", "rules", "time_control", "duplicate", "matches_done", "matches_pending", "created_at")
@@ -517,14 +523,20 @@ class SuspendBotRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class ListOwnersRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("limit", "page_token")
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    page_token: str
+    def __init__(self, limit: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListOwnersResponse(_message.Message):
-    __slots__ = ("owners",)
+    __slots__ = ("owners", "next_page_token")
     OWNERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     owners: _containers.RepeatedCompositeFieldContainer[OwnerInfo]
-    def __init__(self, owners: _Optional[_Iterable[_Union[OwnerInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, owners: _Optional[_Iterable[_Union[OwnerInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class OwnerInfo(_message.Message):
     __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at", "rotated_at")

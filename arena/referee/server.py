@@ -185,6 +185,7 @@ class RefereeServer:
         tcp_credentials: grpc.ServerCredentials | None = None,
         max_open: int = MAX_OPEN_MATCHES,
         keep_finished: int = KEEP_FINISHED,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -199,6 +200,7 @@ class RefereeServer:
         self.on_finished = on_finished
         self.services = services  # registers the Arena service instead of add_management (arena serve)
         self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
+        self.interceptors = tuple(interceptors)  # around every call (arena serve: calls in flight)
         self.runners: dict[str, MatchRunner] = {}  # open matches only: released once recorded
         self.finished: OrderedDict[str, Finished] = OrderedDict()  # the newest `keep_finished`
         self.max_open, self.keep_finished = max_open, keep_finished
@@ -231,11 +233,12 @@ class RefereeServer:
         from arena.referee.tooling import HEALTH_SERVICE, add_tooling
 
         server = grpc.aio.server(
+            interceptors=self.interceptors,
             options=[
                 ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP),
                 ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
                 ("grpc.so_reuseport", 0),
-            ]
+            ],
         )
         server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim)),))
         names = [REFEREE_SERVICE]

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from arena.sandbox.bundle import Bundle, cached_build_log, record_build, restore_owner, staged_for_build
 from arena.sandbox.languages import build_limits
@@ -19,6 +21,11 @@ _WATCHER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.Con
     "arena_build_watcher", default=None
 )
 HEARTBEAT = 5.0
+#: Bytes a build's staged copy may hold while the build runs (the room left in its owner's disk
+#: quota, `arena.service.quota`); None: no bound. Looked at every DISK_POLL seconds, so a build can
+#: pass it by at most what it writes in that time before it is stopped.
+_ROOM: contextvars.ContextVar[int | None] = contextvars.ContextVar("arena_build_room", default=None)
+DISK_POLL = 1.0
 
 
 class LiveLines:
@@ -55,6 +62,28 @@ def watching_builds(show: Callable[[str], None]) -> Iterator[None]:
         yield
     finally:
         _WATCHER.reset(token)
+
+
+@contextlib.contextmanager
+def building_within(room: int | None) -> Iterator[None]:
+    """Within this block, a sandboxed build whose staged copy grows past `room` bytes is stopped."""
+    token = _ROOM.set(room)
+    try:
+        yield
+    finally:
+        _ROOM.reset(token)
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes of the files under `root` (links not followed); 0 when it does not exist."""
+    total = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:  # removed meanwhile
+                pass
+    return total
 
 
 def _report(proc: BotProcess, shown: int, last_beat: float) -> tuple[int, float]:
@@ -98,21 +127,28 @@ def await_build(
     files back to us when the build ran under another uid, and explain a failure at the log's end."""
     deadline = time.monotonic() + limits.build_seconds
     shown, beat = 0, time.monotonic()
+    room, look, over = _ROOM.get(), time.monotonic() + DISK_POLL, False
     try:
         while proc.exit_status() is None and time.monotonic() < deadline:
             time.sleep(poll)
             shown, beat = _report(proc, shown, beat)
+            if room is not None and time.monotonic() >= look:
+                look = time.monotonic() + DISK_POLL
+                if over := tree_bytes(bundle.path) > room:
+                    break
     finally:  # Ctrl-C during the build: the build dies with it, and the caller cleans up
-        timed_out = proc.exit_status() is None
+        timed_out = proc.exit_status() is None and not over
         proc.kill()  # which also reads its output to the end
         if restore:
             restore_owner(bundle.path)
     _report(proc, shown, beat)  # the last lines, once the capture has read them all
     log = proc.output()  # type: ignore[attr-defined]  # every sandboxed process keeps its whole capture
     status = proc.exit_status()
-    if timed_out:
+    if over:
+        log += f"\n[arena] build stopped: its output passed {room} bytes, the room left in the disk quota\n"
+    elif timed_out:
         log += f"\n[arena] build timed out after {limits.build_seconds}s\n"
     elif status != 0:
         verdict = proc.failure_verdict()
         log += f"\n[arena] build exited with status {status}" + (f" ({verdict})" if verdict else "") + "\n"
-    return not timed_out and status == 0, log
+    return not timed_out and not over and status == 0, log

@@ -241,7 +241,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     # ---- results ----
     @rpc
     async def ListSeasons(self, principal: Principal, request: pb.ListSeasonsRequest, context: Any) -> Any:
-        return await threaded(ops_results.list_seasons)(self.service)
+        return await threaded(ops_results.list_seasons)(self.service, request.limit, request.page_token)
 
     @rpc
     async def GetStandings(self, principal: Principal, request: pb.GetStandingsRequest, context: Any) -> Any:
@@ -310,7 +310,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     @rpc
     async def ListOwners(self, principal: Principal, request: pb.ListOwnersRequest, context: Any) -> Any:
-        return await threaded(ops_admin.list_owners)(self.service, principal)
+        return await threaded(ops_admin.list_owners)(
+            self.service, principal, request.limit, request.page_token
+        )
 
     @rpc
     async def AddOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:

@@ -127,11 +127,20 @@ def owner_info(o) -> pb.OwnerInfo:  # noqa: ANN001 - arena.access.owners.OwnerIn
     )
 
 
-def list_owners(service: Service, principal: Principal) -> pb.ListOwnersResponse:
+def list_owners(
+    service: Service, principal: Principal, limit: int = 0, page_token: str = ""
+) -> pb.ListOwnersResponse:
+    """A page of owners in name order, at most `OWNERS_PAGE`; `page_token` is the last name of the
+    page before, so pages never overlap."""
     from arena.access.owners import list_owners as owners
+    from arena.limits import OWNERS_PAGE
 
     require_admin(principal, "ListOwners")
-    return pb.ListOwnersResponse(owners=[owner_info(o) for o in owners(service.store)])
+    size = min(limit or OWNERS_PAGE, OWNERS_PAGE)
+    found = owners(service.store, after=page_token, limit=size + 1)
+    page = found[:size]
+    more = page[-1].name if len(found) > size else ""
+    return pb.ListOwnersResponse(owners=[owner_info(o) for o in page], next_page_token=more)
 
 
 def manage_owner(

@@ -119,16 +119,29 @@ def admit(
 
 
 def submit_file(
-    service: Service, principal: Principal, name: str, path: Path, owner: str = ""
+    service: Service,
+    principal: Principal,
+    name: str,
+    path: Path,
+    owner: str = "",
+    admission: Admission | None = None,
 ) -> pb.SubmitBotResponse:
     """Build and register the archive at `path` (blocking: the build runs in the sandbox). Runs on a
-    build slot (`submit`); the upload budget was charged by `admit`."""
+    build slot (`submit`); the upload budget was charged by `admit`, and the build's output is
+    charged to `admission`'s disk quota before the version is registered (`Admission.charge_build`)."""
+    from arena.sandbox.building import building_within
     from arena.workers.submit import submit_bundle
 
     check_name(name)
     who = submitter(service, principal, name, owner)
-    with unpacked(path):  # submit_bundle loads the same unpacked copy
-        done = submit_bundle(service.store, path, name=name, owner=who, launcher=service.launcher)
+    accept, room = None, None
+    if admission is not None:
+        accept = functools.partial(admission.charge_build, service.store)
+        room = admission.build_room(service.store)
+    with unpacked(path), building_within(room):  # submit_bundle loads the same unpacked copy
+        done = submit_bundle(
+            service.store, path, name=name, owner=who, launcher=service.launcher, accept=accept
+        )
     v = done.version
     return pb.SubmitBotResponse(version=version_info(v), new=done.new, build_log=v.build_log or "")
 
@@ -139,7 +152,7 @@ async def submit(
     """`submit_file` on one of the build slots (at most one build per owner at once); waits for a
     slot without holding a thread."""
     return await service.builds.run(
-        admission.owner, functools.partial(submit_file, service, principal, name, path, owner)
+        admission.owner, functools.partial(submit_file, service, principal, name, path, owner, admission)
     )
 
 
@@ -176,7 +189,7 @@ async def submit_live(
     def build() -> pb.SubmitBotResponse:
         try:
             with watching_builds(show):
-                return submit_file(service, principal, name, path, owner)
+                return submit_file(service, principal, name, path, owner, admission)
         finally:
             send(None)  # after every piece of output: the queue is read in order
 

@@ -49,17 +49,37 @@ def season_info(season: m.Season, done: int = 0, pending: int = 0) -> pb.SeasonI
     )
 
 
-def list_seasons(service: Service) -> pb.ListSeasonsResponse:
-    """Every season, newest first, with its finished matches (the `recorded` counter) and its open
-    ones (`arena.ladder.queries.open_counts`): no count over the history."""
+def list_seasons(service: Service, limit: int = 0, page_token: str = "") -> pb.ListSeasonsResponse:
+    """A page of seasons, newest first, at most `SEASONS_PAGE`, each with its finished matches (the
+    `recorded` counter) and its open ones (`arena.ladder.queries.open_counts`): no count over the
+    history. `page_token` is the id of the page before's oldest season (keyset: pages never overlap)."""
     from arena.ladder.queries import open_counts
+    from arena.limits import SEASONS_PAGE
 
+    size = min(limit or SEASONS_PAGE, SEASONS_PAGE)
+    before = _season_token(page_token)
     with service.store.read() as s:
         pending = open_counts(s)
-        seasons = s.scalars(select(m.Season).order_by(m.Season.id.desc()))
+        query = select(m.Season).order_by(m.Season.id.desc()).limit(size + 1)
+        if before is not None:
+            query = query.where(m.Season.id < before)
+        found = list(s.scalars(query))
+        page = found[:size]
         return pb.ListSeasonsResponse(
-            seasons=[season_info(x, x.recorded or 0, pending.get(x.id, 0)) for x in seasons]
+            seasons=[season_info(x, x.recorded or 0, pending.get(x.id, 0)) for x in page],
+            next_page_token=str(page[-1].id) if len(found) > size else "",
         )
+
+
+def _season_token(token: str) -> int | None:
+    if not token:
+        return None
+    if not token.isdigit():
+        raise InvalidArgument(
+            f"page_token {echo(token)} is not one this server gave; pass an earlier answer's "
+            "next_page_token unchanged, or none for the newest page"
+        )
+    return int(token)
 
 
 def default_season_name(service: Service) -> str:

@@ -15,7 +15,6 @@ every replica shares (`UploadGate.share`), so an owner has PER_OWNER uploads acr
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 import threading
@@ -26,6 +25,7 @@ from types import TracebackType
 from sqlalchemy import select
 
 from arena.access.shared_state import Leases, SharedState, leases
+from arena.sandbox.building import tree_bytes
 from arena.service.errors import ResourceExhausted
 from arena.store import Store
 from arena.store import models as m
@@ -42,31 +42,27 @@ def mib(n: int) -> str:
     return f"{n / MIB:g} MiB"
 
 
-def tree_bytes(root: Path) -> int:
-    """Bytes of the files under `root` (links not followed); 0 when it does not exist."""
-    total = 0
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(dirpath, name)).st_size
-            except OSError:  # removed meanwhile
-                pass
-    return total
-
-
-def disk_use(store: Store, owner: str) -> int:
-    """Bytes `owner`'s versions hold on disk: each stored bundle once, with its build's staged copy."""
-    from arena.sandbox.bundle import bundle_cache_dir
-
+def _versions(store: Store, owner: str) -> set[tuple[str, str]]:
+    """(content hash, stored path) of each of `owner`'s versions, once each."""
     with store.read() as s:
         query = (
             select(m.BotVersion.content_hash, m.BotVersion.path)
             .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
             .where(m.Bot.owner == owner)
         )
-        rows = {(digest, path) for digest, path in s.execute(query)}
-    cache = bundle_cache_dir()
-    return sum(tree_bytes(Path(path)) + tree_bytes(cache / f"{BUILT}{digest}") for digest, path in rows)
+        return {(digest, path) for digest, path in s.execute(query)}
+
+
+def version_bytes(digest: str, stored: Path) -> int:
+    """Bytes one version holds on disk: its stored bundle and its build's staged copy."""
+    from arena.sandbox.bundle import bundle_cache_dir
+
+    return tree_bytes(stored) + tree_bytes(bundle_cache_dir() / f"{BUILT}{digest}")
+
+
+def disk_use(store: Store, owner: str) -> int:
+    """Bytes `owner`'s versions hold on disk: each stored bundle once, with its build's staged copy."""
+    return sum(version_bytes(digest, Path(path)) for digest, path in _versions(store, owner))
 
 
 @dataclass
@@ -92,6 +88,40 @@ class Admission:
                 "remove old versions or raise --disk-quota"
             )
         return ResourceExhausted(f"the upload is over the {cap // MIB} MiB cap; make the bundle smaller")
+
+    def build_room(self, store: Store) -> int | None:
+        """Bytes this upload's build may write while it runs (None: no quota, the admin's): the
+        owner's quota less its versions and its other uploads under way. The build is stopped past
+        it (`arena.sandbox.building.building_within`); `charge_build` then has the last word."""
+        if self.quota is None:
+            return None
+        _room, flight = self.gate.leases.reserve(self.owner, self.holder, self.quota, self.reserved)
+        return max(0, self.quota - disk_use(store, self.owner) - flight)
+
+    def charge_build(self, store: Store, digest: str, stored: Path) -> None:
+        """Once the upload's build is over, before its version is registered: the owner's versions,
+        this one (its stored bundle and its build's output, unless the owner holds the same content
+        already) and the room its other uploads under way reserve must fit the quota. Else
+        ResourceExhausted naming what the build wrote; the submit then removes both copies. An
+        owner builds one bundle at a time (`BuildSlots`), so no other build of its can pass this
+        check at once."""
+        if self.quota is None:  # the admin's uploads are not held to the quota
+            return
+        versions = _versions(store, self.owner)
+        if any(known == digest for known, _ in versions):
+            return  # the same files again: nothing new on disk
+        used = sum(version_bytes(known, Path(path)) for known, path in versions)
+        new = version_bytes(digest, stored)
+        # reserving again what this upload holds answers what its other uploads hold (`flight`)
+        _room, flight = self.gate.leases.reserve(self.owner, self.holder, self.quota, self.reserved)
+        if used + new + flight > self.quota:
+            raise ResourceExhausted(
+                f"the build of this version holds {mib(new)} (its bundle and build output); with "
+                f"{mib(used)} of owner {self.owner!r}'s versions and {mib(flight)} in its other uploads "
+                f"under way that passes its {mib(self.quota)} disk quota, so the version is not "
+                "registered and its files are removed; make the build's output smaller, ask the "
+                "organiser to remove old versions, or raise --disk-quota"
+            )
 
     def settle(self, written: int) -> None:
         """The body is in, `written` bytes: only those stay reserved while the upload builds."""

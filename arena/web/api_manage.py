@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.access.roles import Principal
-from arena.limits import ANCHORS, RULES
+from arena.limits import ANCHORS, PAGE_TOKEN, RULES
 from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 from arena.service import ops_admin, ops_bots, ops_challenge, ops_results
@@ -41,6 +41,11 @@ async def _optional(request: Request) -> Principal:
 # resolved before the body is validated: no token is a 401 whatever the body says
 Caller = Annotated[Principal, Depends(_required)]
 Anyone = Annotated[Principal, Depends(_optional)]
+PageSize = Annotated[int, Query(ge=0, le=100, description="rows per page; 0: 100 (at most 100)")]
+PageToken = Annotated[
+    str,
+    Query(max_length=PAGE_TOKEN.most, description="empty: the first page; else an answer's next_page_token"),
+]
 
 UINT32 = 2**32 - 1
 MAX_ID = 2**63 - 1
@@ -103,10 +108,16 @@ async def me(request: Request, principal: Caller) -> dict[str, Any]:
     return {"role": principal.role, "owner": principal.owner, "token": shown(bearer_token(request))}
 
 
-@router.get("/me/bots", summary="Your bots (the admin: every bot), retired ones included", responses=COMMON)
-async def my_bots(request: Request, principal: Caller) -> JSONResponse:
+@router.get(
+    "/me/bots",
+    summary="Your bots (the admin: every bot), retired ones included, a page at a time in name order",
+    responses=COMMON,
+)
+async def my_bots(
+    request: Request, principal: Caller, limit: PageSize = 0, page_token: PageToken = ""
+) -> JSONResponse:
     owner = "" if principal.is_admin else principal.owner or ""
-    return _json(await run(ops_bots.list_bots, service_of(request), owner, True))
+    return _json(await run(ops_bots.list_bots, service_of(request), owner, True, limit, page_token))
 
 
 # ---- bots ------------------------------------------------------------------------------------------
@@ -281,10 +292,14 @@ async def reinstate(
 
 
 @router.get(
-    "/owners", summary="Every owner: name, token prefix, revoked, bot count (admin)", responses=COMMON
+    "/owners",
+    summary="Every owner: name, token prefix, revoked, bot count, a page at a time in name order (admin)",
+    responses=COMMON,
 )
-async def owners(request: Request, principal: Caller) -> JSONResponse:
-    return _json(await run(ops_admin.list_owners, service_of(request), principal))
+async def owners(
+    request: Request, principal: Caller, limit: PageSize = 0, page_token: PageToken = ""
+) -> JSONResponse:
+    return _json(await run(ops_admin.list_owners, service_of(request), principal, limit, page_token))
 
 
 class OwnerIn(BaseModel):

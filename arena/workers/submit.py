@@ -10,6 +10,7 @@ are removed again.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.sandbox.bundle import Bundle, BundleError, is_staged, load_bundle, missing_program
@@ -20,9 +21,19 @@ from arena.store.repo import check_name
 
 
 def submit_bundle(
-    store: Store, path: str | Path, *, name: str, owner: str, launcher: str = "bwrap"
+    store: Store,
+    path: str | Path,
+    *,
+    name: str,
+    owner: str,
+    launcher: str = "bwrap",
+    accept: Callable[[str, Path], None] | None = None,
 ) -> Submitted:
-    """Register the bundle at `path` (a directory or an archive) as a new version of bot `name`."""
+    """Register the bundle at `path` (a directory or an archive) as a new version of bot `name`.
+
+    `accept(digest, stored)`, when given, is called once the build is over and before the version is
+    registered (the server's disk quota: `arena.service.quota`); raising refuses the submit, which
+    then leaves nothing behind, as any refusal."""
     from arena.workers.execute import make_launcher
 
     check_name(name, "bot name")  # before any file is copied: a refused name leaves nothing
@@ -42,6 +53,8 @@ def submit_bundle(
             why = missing_program(built, host_runtime=launcher != "docker")
             if why is not None:
                 raise BundleError(f"{path}: {why}; fix `run` in bot.toml")
+        if accept is not None:
+            accept(digest, stored)
         submitted = store.add_version(
             name,
             owner,

@@ -123,6 +123,85 @@ def test_serve_with_web_answers_http_and_stops_on_sigint(repo_root, tmp_path):
     assert "shutting down" in rest
 
 
+def test_serve_bounds_its_calls_and_web_connections_from_its_options(repo_root, tmp_path):
+    """A real `arena serve --max-calls 2 --web-connections 2`: a third gRPC call while two streams are
+    open is RESOURCE_EXHAUSTED naming --max-calls, a third web connection is answered 503 with
+    Retry-After, and both are served again once the others are gone."""
+    import http.client
+    import socket
+
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from arena.proto import arena_pb2 as pb
+    from arena.proto import arena_pb2_grpc
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+    tcp, web = ports
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", "", "--tcp", f"127.0.0.1:{tcp}", "--web", f"127.0.0.1:{web}",
+        "--db", f"sqlite:///{tmp_path}/a.db", "--max-calls", "2", "--web-connections", "2", "--web-threads", "4",
+    )  # fmt: skip
+    channel = grpc.insecure_channel(f"127.0.0.1:{tcp}")
+    try:
+        assert proc.stdout.readline().startswith(f"web: http://127.0.0.1:{web}/")
+        assert "referee listening" in proc.stdout.readline()
+        watches = [
+            health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest()) for _ in range(2)
+        ]
+        for watch in watches:
+            next(watch)
+        with pytest.raises(grpc.RpcError) as over:
+            arena_pb2_grpc.ArenaStub(channel).ListBots(pb.ListBotsRequest(), timeout=10)
+        assert (
+            over.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "--max-calls" in over.value.details()
+        )
+        for watch in watches:
+            watch.cancel()
+        for _ in range(100):  # the cancelled streams give their places back
+            try:
+                arena_pb2_grpc.ArenaStub(channel).ListBots(pb.ListBotsRequest(), timeout=10)
+                break
+            except grpc.RpcError:
+                threading.Event().wait(0.1)
+        else:
+            raise AssertionError("calls were still refused after the streams ended")
+
+        def connect() -> http.client.HTTPConnection:
+            for _ in range(100):  # uvicorn binds a moment after the referee
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", web, timeout=10)
+                    conn.connect()
+                    return conn
+                except OSError:
+                    threading.Event().wait(0.1)
+            raise AssertionError("the web never listened")
+
+        held = [connect(), connect()]
+        third = connect()
+        third.request("GET", "/healthz")
+        answer = third.getresponse()
+        assert answer.status == 503 and answer.getheader("Retry-After") == "5"
+        assert "the server has 2 connections open, its limit" in answer.read().decode()
+        for conn in held:
+            conn.close()
+        for _ in range(100):
+            again = connect()
+            again.request("GET", "/healthz")
+            if again.getresponse().status == 200:
+                break
+            threading.Event().wait(0.1)
+        else:
+            raise AssertionError("the web still refused once the connections were closed")
+    finally:
+        channel.close()
+        interrupt(proc)
+
+
 # -- the admin token and where it may listen ---------------------------------------------------------
 @pytest.mark.parametrize("tcp", ["0.0.0.0:0", "[::]:0", ":0", "192.0.2.1:0", "example.invalid:0"])
 def test_serve_on_a_public_address_without_a_token_exits_2_with_one_line(repo_root, tmp_path, tcp):

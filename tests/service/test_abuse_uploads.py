@@ -23,6 +23,7 @@ from abuse_support import Both, Held, both_served, code_of, open_limits, tree_by
 from service_support import build_bundle, bundle_archive, serve_in_thread
 
 from arena.access.ratelimit import Budget, RateLimiter
+from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.service.quota import PER_OWNER, UploadGate
 
@@ -211,3 +212,55 @@ def test_every_failure_leaves_no_temporary_file(both: Both, tmp_path) -> None:
     assert code_of(call) != grpc.StatusCode.OK
     until(lambda: _uploads(tmp_path) == [], "the stopped server's upload left its folder")
     assert both.service.uploads.open() == 0
+
+
+def test_a_builds_output_cannot_pass_the_disk_quota(both: Both, tmp_path) -> None:
+    """A small upload whose build writes 2 MiB, against a 1 MiB quota: refused with RESOURCE_EXHAUSTED
+    (429 over HTTP) naming the quota, no version registered, its stored bundle and build output
+    removed; a build that fits is then registered."""
+    from arena.sandbox.bundle import bundle_cache_dir
+    from arena.service.quota import disk_use
+
+    both.service.uploads = UploadGate(disk_quota=MIB)
+    store = both.service.store
+    stored_before = set(store.bundles_dir.iterdir()) if store.bundles_dir.is_dir() else set()
+    bloat = bundle_archive(build_bundle(tmp_path / "bloat", "head -c 2097152 /dev/urandom > out.bin"))
+    assert len(bloat) < MIB  # the upload itself fits: only its build's output does not
+    with pytest.raises(grpc.RpcError) as over:
+        _sent(both, "bloat", bloat, "owner6")
+    assert over.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "passes its 1 MiB disk quota" in over.value.details() and "not registered" in over.value.details()
+    with pytest.raises(grpc.RpcError) as missing:
+        both.stub().GetBot(pb.GetBotRequest(name="bloat"), timeout=30)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert set(store.bundles_dir.iterdir()) == stored_before  # the stored copy is gone
+    assert not list(bundle_cache_dir().glob("d-*"))  # and so is the build's output
+    assert disk_use(store, "owner6") == 0
+    _cleaned(both, tmp_path)
+    web = httpx.post(
+        f"{both.http}/api/bots",
+        headers={"Authorization": f"Bearer {both.grpc.tokens['owner6']}"},
+        data={"name": "bloat"},
+        files={"bundle": ("bot.tar.gz", bloat)},
+        timeout=120,
+    )
+    assert web.status_code == 429 and "disk quota" in web.json()["detail"]
+    _cleaned(both, tmp_path)
+    small = bundle_archive(build_bundle(tmp_path / "small", "head -c 102400 /dev/urandom > out.bin"))
+    assert _sent(both, "small", small, "owner6").version.build_ok
+    assert 100 * 1024 < disk_use(store, "owner6") < MIB
+
+
+def test_a_build_that_never_stops_writing_is_stopped_at_the_quota(both: Both, tmp_path) -> None:
+    """A build that writes without end (within its 300 s) is stopped once its output passes the room
+    left in the quota, not when its time is up; refused as above, its files removed."""
+    from arena.sandbox.bundle import bundle_cache_dir
+
+    both.service.uploads = UploadGate(disk_quota=MIB)
+    script = "i=0; while true; do head -c 262144 /dev/urandom > f$i; i=$((i+1)); sleep 0.05; done"
+    endless = bundle_archive(build_bundle(tmp_path / "endless", script))
+    with pytest.raises(grpc.RpcError) as over:
+        _sent(both, "endless", endless, "owner7")  # the call's 120 s deadline is under the build's 300 s
+    assert over.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "disk quota" in over.value.details()
+    assert not list(bundle_cache_dir().glob("d-*"))
+    _cleaned(both, tmp_path)

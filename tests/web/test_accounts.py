@@ -361,6 +361,25 @@ def test_me_and_my_bots(site: Site) -> None:
     assert [b["name"] for b in every] == ["ann-bot", "ben-bot"]
 
 
+def test_my_bots_and_the_owners_come_a_page_at_a_time(site: Site) -> None:
+    _bots(site)
+    site.service.store.add_version(
+        "amy-bot", "alice", content_hash="c" * 64, path="/nonexistent", language="c"
+    )
+    alice = bearer(site.tokens["alice"])
+    first = site.client.get("/api/me/bots?limit=1", headers=alice).json()
+    assert [b["name"] for b in first["bots"]] == ["amy-bot"] and first["next_page_token"] == "amy-bot"
+    rest = site.client.get(
+        f"/api/me/bots?limit=1&page_token={first['next_page_token']}", headers=alice
+    ).json()
+    assert [b["name"] for b in rest["bots"]] == ["ann-bot"] and not rest.get("next_page_token")  # never bob's
+    owners = site.client.get("/api/owners?limit=1&page_token=alice", headers=bearer(ADMIN)).json()
+    assert [o["name"] for o in owners["owners"]] == ["bob"]
+    assert site.client.get("/api/me/bots?limit=101", headers=alice).status_code == 422
+    assert site.client.get("/api/me/bots?page_token=" + "x" * 513, headers=alice).status_code == 422
+    assert site.client.get("/api/owners?limit=1", headers=alice).status_code == 403
+
+
 def test_the_older_routes_take_owner_api_tokens(site: Site) -> None:
     _bots(site)
     ok = site.client.get("/api/bots/ann-bot/logs", headers=bearer(site.tokens["alice"]))

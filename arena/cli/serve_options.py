@@ -1,0 +1,161 @@
+"""The options of `arena serve`, one decorator: where it listens, what it plays, and the bounds it
+puts on its callers (builds, disk, open matches, shared state, calls and connections)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from arena.cli.ladder_common import SANDBOX_HELP, warm_option
+from arena.cli.web import web_limit_options
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+OPTIONS: list[Callable[[Any], Any]] = [
+    click.option(
+        "--unix",
+        "unix_path",
+        default="var/run/referee.sock",
+        show_default=True,
+        metavar="PATH",
+        help="Unix socket to listen on ('' for none).",
+    ),
+    click.option(
+        "--tcp", default=None, metavar="HOST:PORT", help="Also (or only) listen on TCP, e.g. 127.0.0.1:50051."
+    ),
+    click.option("--create", is_flag=True, help="Create one match at start and print its two seat tokens."),
+    click.option(
+        "--seed",
+        type=click.IntRange(0, 2**64 - 1),
+        default=0,
+        show_default=True,
+        help="Seed of --create's match.",
+    ),
+    click.option(
+        "--rules", "rule_pairs", multiple=True, metavar="KEY=VALUE", help="Rules of --create's match."
+    ),
+    click.option(
+        "--time",
+        "time_text",
+        default="move=1s,bank=10s,startup=600s",
+        show_default=True,
+        metavar="SPEC",
+        help="Clocks of --create's match.",
+    ),
+    click.option(
+        "--replays",
+        "replay_dir",
+        default="var/replays",
+        show_default=True,
+        metavar="DIR",
+        help="Where finished matches' replays are written.",
+    ),
+    click.option(
+        "--admin-token-file",
+        "admin_token_file",
+        default=None,
+        metavar="PATH",
+        help="File holding the admin token the management calls need (else $ARENA_ADMIN_TOKEN).",
+    ),
+    click.option(
+        "--web",
+        "web_addr",
+        default=None,
+        metavar="HOST:PORT",
+        is_flag=False,
+        flag_value="127.0.0.1:8000",
+        help="Also serve the web pages and API (`arena web`) from this process; bare --web means 127.0.0.1:8000.",
+    ),
+    click.option(
+        "--db",
+        "db_url",
+        default=None,
+        metavar="URL",
+        help="The store the API, the web and the workers use (default: ARENA_DATABASE_URL, else "
+        "$ARENA_HOME/arena.db, as every other command).",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(0, 256),
+        default=0,
+        show_default=True,
+        help="Matches this server plays at once: queued challenges, then running seasons (0: none; "
+        "then `arena season run` or `arena worker` must play them).",
+    ),
+    click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP),
+    warm_option,
+    click.option(
+        "--tls-cert",
+        "tls_cert",
+        default=None,
+        metavar="FILE",
+        help="PEM certificate (chain) for TLS on --tcp and --web; needs --tls-key.",
+    ),
+    click.option(
+        "--tls-key", "tls_key", default=None, metavar="FILE", help="The PEM private key of --tls-cert."
+    ),
+    click.option(
+        "--max-open-matches",
+        "max_open",
+        type=click.IntRange(1, 100_000),
+        default=1000,
+        show_default=True,
+        help="Matches created (CreateMatch, --create) and not yet over; more get RESOURCE_EXHAUSTED.",
+    ),
+    click.option(
+        "--build-slots",
+        "build_slots",
+        type=click.IntRange(1, 64),
+        default=2,
+        show_default=True,
+        help="Submitted bundles built at once, at most one per owner, on threads of their own; the "
+        "others wait for a slot (SubmitBotLive says so).",
+    ),
+    click.option(
+        "--disk-quota",
+        "disk_quota",
+        type=click.IntRange(1, 1_000_000),
+        default=512,
+        show_default=True,
+        metavar="MIB",
+        help="Disk per owner for stored bundles, build outputs and uploads in flight, in MiB; an upload "
+        "that would pass it is refused before (or while) its body is written.",
+    ),
+    click.option(
+        "--shared-state",
+        "state_url",
+        default=None,
+        envvar="ARENA_STATE_URL",
+        metavar="URL",
+        help="Redis (redis://HOST:PORT/DB) for the counters every replica must share: rate limits, web "
+        "sessions, upload, build and live-stream slots (default: ARENA_STATE_URL; none: this process only).",
+    ),
+    click.option(
+        "--max-calls",
+        "max_calls",
+        type=click.IntRange(1, 100_000),
+        default=None,
+        help="gRPC calls in flight at once, a bot's Play aside; more get RESOURCE_EXHAUSTED with "
+        "retry-after  [default: the calls' threads, 192]",
+    ),
+    click.option(
+        "--max-calls-per-address",
+        "max_calls_per_address",
+        type=click.IntRange(1, 100_000),
+        default=32,
+        show_default=True,
+        help="gRPC calls in flight at once from one address (streams included); more get "
+        "RESOURCE_EXHAUSTED with retry-after.",
+    ),
+    web_limit_options,
+]
+
+
+def serve_options(fn: F) -> F:
+    """Every option of `arena serve`, in the order `--help` lists them."""
+    for option in reversed(OPTIONS):
+        fn = option(fn)
+    return fn

@@ -1,0 +1,103 @@
+"""The web bounds its own connections, per address and in all, and sizes its thread pool (issue #31):
+a connection over a bound is answered 503 with Retry-After and Connection: close, naming the bound,
+and the other clients are served. Real uvicorn (`arena.web.server.web_server`, as `arena web` and
+`arena serve --web` build it), real sockets from their own loopback addresses."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import socket
+import time
+
+import anyio.to_thread
+
+from arena.web.app import create_app
+from arena.web.server import WebLimits, web_server
+from arena.web.tokens import OwnerTokens
+
+A, B, C, D = "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"
+
+
+def connection(port: int, source: str) -> http.client.HTTPConnection:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    conn.connect()
+    return conn
+
+
+def get(conn: http.client.HTTPConnection, path: str = "/healthz") -> tuple[int, dict[str, str], str]:
+    conn.request("GET", path)
+    answer = conn.getresponse()
+    return answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read().decode()
+
+
+def closed_by_server(conn: http.client.HTTPConnection) -> bool:
+    assert conn.sock is not None
+    return conn.sock.recv(1) == b""  # blocks until the server closes it (the socket's 10 s timeout guards)
+
+
+def test_connections_are_bounded_per_address_and_in_all_and_others_are_served(tmp_path):
+    app = create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=OwnerTokens(b"connections"))
+    server = web_server(
+        app,
+        "127.0.0.1",
+        0,
+        WebLimits(connections=5, per_address=2, threads=3),
+        own_signals=False,
+        timeout_keep_alive=1,
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+
+    def clients() -> None:
+        held = [connection(port, A), connection(port, A)]  # sending nothing: they hold their places
+        until(lambda: server.connections.open == 2)
+        status, headers, body = get(connection(port, A))
+        assert status == 503 and headers["retry-after"] == "5" and headers["connection"] == "close"
+        assert f"2 connections are open from {A}, at most 2 per address" in body
+        status, headers, body = get(connection(port, A), "/api/bots")
+        assert status == 503 and '"detail"' in body  # JSON under /api
+        served = connection(port, B)
+        assert get(served)[0] == 200  # another address is served meanwhile
+        held += [connection(port, C), connection(port, C)]  # 5 of 5 in all (B's kept alive)
+        until(lambda: server.connections.open == 5)
+        status, headers, body = get(connection(port, D))
+        assert status == 503 and "the server has 5 connections open, its limit" in body
+        assert all(closed_by_server(conn) for conn in held)  # a connection that sends nothing is closed
+        until(lambda: server.connections.open <= 1)
+        assert get(connection(port, D))[0] == 200
+        assert server.connections.refused == 3
+
+    async def main() -> None:
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            await asyncio.sleep(0.02)
+        assert anyio.to_thread.current_default_thread_limiter().total_tokens == 3  # not AnyIO's 40
+        try:
+            await asyncio.to_thread(clients)
+        finally:
+            server.should_exit = True
+            await serving
+
+    asyncio.run(main())
+    sock.close()
+
+
+def until(check, limit: float = 20.0) -> None:
+    deadline = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < deadline, "the server's count did not settle"
+        time.sleep(0.02)
+
+
+def test_the_cli_shows_the_servers_own_defaults() -> None:
+    """`arena web --help` needs no web extra, so arena/cli/web.py repeats the defaults: they must agree."""
+    from arena.cli import web as cli
+    from arena.web import server
+
+    assert (cli.CONNECTIONS, cli.PER_ADDRESS, cli.THREADS) == (
+        server.CONNECTIONS,
+        server.PER_ADDRESS,
+        server.THREADS,
+    )
