@@ -208,8 +208,8 @@ def fit_pairs(
     virtual = games * (c[u] + c[v])
     virtual_total = np.bincount(u, virtual, n) + np.bincount(v, virtual, n)
     points = real_points + 0.5 * virtual_total
-    label = components(n, u, v)
     played = real_games > 0
+    label = components(n, u, v, played)
     roots = np.unique(label[played])
     sizes = np.bincount(label[played], minlength=n)[roots]
     order = sorted(range(len(roots)), key=lambda k: (-int(sizes[k]), int(roots[k])))
