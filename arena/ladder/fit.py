@@ -86,6 +86,7 @@ class Fit:
     two_level: dict[int, tuple[np.ndarray, Coarse]] = field(
         default_factory=dict
     )  # large mean-anchored group -> (players, log-odds² covariance: arena.ladder.intervals)
+    refitted: float = 0.0  # games added by `arena.ladder.refit` since the last full fit (0: a full fit)
 
     @property
     def rated(self) -> np.ndarray:

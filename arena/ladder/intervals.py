@@ -43,6 +43,14 @@ class Coarse:
         out = -self.q[j, gi] / self.d[j] - self.q[i, gj] / self.d[i] + self.mc[gi, gj]
         return out + np.where(i == j, 1.0 / self.d[i], 0.0)
 
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """B x (log-odds units² times x's units), O(mK): Pᵀ D⁻¹ P x + Rᵀ L_c⁺ R x, with P x = x − Q R x
+        and Pᵀ y = y − Rᵀ Qᵀ y. An approximate inverse of the information: `arena.ladder.refit`'s step."""
+        k = self.mc.shape[0]
+        rx = np.bincount(self.g, x, k)
+        y = (x - self.q @ rx) / self.d
+        return y - (self.q.T @ y)[self.g] + (self.lc_pinv @ rx)[self.g]
+
     def variances(self) -> np.ndarray:
         """Each rating's variance about the group's mean: B_ii − 2 (B1)_i/m + 1ᵀB1/m²."""
         m = len(self.d)
