@@ -239,12 +239,11 @@ def fit_pairs(
         fixed = {int(local[i]): elo for i, elo in anchors.items() if 0 <= i < n and local[i] >= 0}
         anchored.append(tuple(int(idx[j]) for j in sorted(fixed)))
         start = None if warm is None else warm[idx]
-        theta, h, its = _fit_group(
+        theta, h, d, its = _fit_group(
             graph, points[idx], real_points[idx], real_games[idx], fixed, start, anchor, tol, max_iter
         )
         iterations = its if g == 0 else max(iterations, its)
         ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
-        d = graph.degree(h)
         info[idx], pair_info[on] = d, h
         if graph.m <= EXACT_MAX:
             cov = _exact_cov(graph, h, d, fixed) * ELO_PER_UNIT**2
@@ -335,9 +334,9 @@ def _fit_group(
     anchor: float,
     tol: float,
     max_iter: int,
-) -> tuple[np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Newton's method for one connected group: (theta in log-odds units, the information's pair
-    weights at theta, iterations). `points`: each player's with the virtual draws. Anchored by
+    weights at theta and each player's total of them, iterations). `points`: each player's with the virtual draws. Anchored by
     `fixed` (local index -> Elo) when given, else by a mean of 0."""
     m = graph.m
     free = np.ones(m, dtype=bool)
@@ -353,9 +352,9 @@ def _fit_group(
     biggest = math.inf
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad = information(graph, points, theta)
+        h, grad, d = information(graph, points, theta)
         try:
-            step = newton_step(graph, h, grad, free if fixed else None)
+            step = newton_step(graph, h, d, grad, free if fixed else None)
         except StepError as exc:
             raise FitError(f"the season fit's Newton step failed ({exc})") from None
         biggest = float(np.abs(step).max(initial=0.0))
@@ -374,8 +373,9 @@ def _fit_group(
             f"(last step {biggest * ELO_PER_UNIT:.3g} Elo)"
         )
     if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under √tol since
-        return theta, h, iterations
-    return theta, information(graph, points, theta)[0], iterations
+        return theta, h, d, iterations
+    h, _, d = information(graph, points, theta)
+    return theta, h, d, iterations
 
 
 def _bounds(pairs: Pairs, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.ladder import kernel
 from arena.ladder.newton import Graph
 
 AGGREGATES = 128  # coarse runs at most (a K×K pseudo-inverse and an m×K table)
@@ -76,10 +77,15 @@ def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coa
     # C = L Rᵀ (m×K): d_i on the player's own aggregate, −h toward each neighbour's. Each side is
     # summed with keys that stay near each other as the pairs go by (sorted by u): row u of C for
     # the u side, and row g[u] of Cᵀ for the v side (a scatter into random rows of C costs 5x more).
-    c = np.bincount(np.arange(m) * k + g, d, m * k)
-    c -= np.bincount(u * k + g[v], h, m * k)
-    c = c.reshape(m, k)
-    c -= np.bincount(g[u] * m + v, h, k * m).reshape(k, m).T
+    flat: np.ndarray = np.bincount(np.arange(m) * k + g, d, m * k)
+    ct: np.ndarray = np.zeros(k * m)
+    lib = kernel.library()
+    if lib is not None:
+        lib.fit_coarse(len(u), u, v, h, g, k, m, flat, ct)
+    else:
+        flat -= np.bincount(u * k + g[v], h, m * k)
+        ct -= np.bincount(g[u] * m + v, h, k * m)
+    c = flat.reshape(m, k) + ct.reshape(k, m).T
     lc = np.add.reduceat(c[order], np.searchsorted(g[order], np.arange(k)))  # L_c = R C: runs by rating
     # L_c⁺ = (L_c + J/K)⁻¹ − J/K: the coarse graph is connected (its group is), so its Laplacian's only
     # null vector is the constant one. A K×K inverse instead of an eigendecomposition (which OpenBLAS's

@@ -2,7 +2,7 @@
 information (a weighted graph Laplacian) and its Newton step, solved by conjugate gradients.
 
 Apart from `arena.ladder.fit` because it is the numerical core, while the fit holds the statistics
-around it. Nothing here is an n×n matrix: a group of m players with E pairs that met costs O(m + E)
+around it. The passes over the pairs run compiled where `arena.ladder.kernel` is built, else in NumPy. Nothing here is an n×n matrix: a group of m players with E pairs that met costs O(m + E)
 memory, and one Laplacian product is two gathers and two `bincount`s over the edges.
 """
 
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from arena.ladder import kernel
 
 CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see newton_step)
 CG_MAX = 500
@@ -30,6 +32,11 @@ class Graph:
     u: np.ndarray  # int64
     v: np.ndarray  # int64
     w: np.ndarray  # float64
+
+    def __post_init__(self) -> None:  # the compiled kernel reads them as contiguous int64 and float64
+        object.__setattr__(self, "u", np.ascontiguousarray(self.u, dtype=np.int64))
+        object.__setattr__(self, "v", np.ascontiguousarray(self.v, dtype=np.int64))
+        object.__setattr__(self, "w", np.ascontiguousarray(self.w, dtype=np.float64))
 
     @cached_property
     def games_as_v(self) -> np.ndarray:
@@ -63,6 +70,11 @@ class Graph:
 
     def laplacian(self, h: np.ndarray, diag: np.ndarray, x: np.ndarray) -> np.ndarray:
         """(diag(diag) − H) x for the edge weights h, diag = each player's total of h."""
+        lib = kernel.library()
+        if lib is not None:
+            out = diag * x
+            lib.fit_offdiagonal(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
+            return out
         along = x[self.v]
         along *= h
         out = diag * x
@@ -73,9 +85,19 @@ class Graph:
         return out
 
 
-def information(graph: Graph, points: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), and the gradient of
-    the log-likelihood at theta (points minus each player's expected points)."""
+def information(
+    graph: Graph, points: np.ndarray, theta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), the gradient of the
+    log-likelihood at theta (points minus each player's expected points), and each player's total of
+    h (the information's diagonal)."""
+    lib = kernel.library()
+    if lib is not None:
+        h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
+        lib.fit_information(
+            len(graph.u), graph.u, graph.v, graph.w, np.ascontiguousarray(theta), h, expected, degree
+        )
+        return h, points - expected, degree
     p = theta[graph.v]  # p = 1 / (1 + exp(theta_v − theta_u)), in place: each temporary is E floats
     p -= theta[graph.u]
     np.exp(p, out=p)
@@ -86,20 +108,25 @@ def information(graph: Graph, points: np.ndarray, theta: np.ndarray) -> tuple[np
     grad = points - graph.sum_u(expected) - graph.games_as_v + np.bincount(graph.v, expected, graph.m)
     p *= expected
     np.subtract(expected, p, out=expected)  # h = w·p − w·p² = w·p (1 − p)
-    return expected, grad
+    return expected, grad, graph.degree(expected)
 
 
 def newton_step(
-    graph: Graph, h: np.ndarray, grad: np.ndarray, free: np.ndarray | None, rtol: float = CG_RTOL
+    graph: Graph,
+    h: np.ndarray,
+    diag: np.ndarray,
+    grad: np.ndarray,
+    free: np.ndarray | None,
+    rtol: float = CG_RTOL,
 ) -> np.ndarray:
-    """Solve the Newton system by preconditioned conjugate gradients (Jacobi preconditioner).
+    """Solve the Newton system by preconditioned conjugate gradients (Jacobi preconditioner); `diag`
+    is each player's total of h, the information's diagonal.
 
     `free`: the players not fixed by an anchor (their step is solved, the rest stay 0); None: no
     anchor, the ratings' mean is fixed instead, and the system is solved on the space of steps with
     zero sum, where the Laplacian is definite (the gradient sums to zero there, so CG stays in it).
     The residual goal is `rtol` of the gradient (inexact Newton: far from the answer an exact step is
     wasted work, near it the gradient itself is tiny)."""
-    diag = graph.degree(h)
     mask = np.ones(graph.m, dtype=bool) if free is None else free
     rhs = np.where(mask, grad, 0.0)
     if free is None:
