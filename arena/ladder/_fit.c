@@ -44,3 +44,17 @@ void fit_coarse(int64_t e, const int64_t *u, const int64_t *v, const double *h, 
         ct[g[u[i]] * m + v[i]] -= h[i];
     }
 }
+
+/* Each pair's games with its virtual draws w = games·(1 + c[u] + c[v]), each player's virtual draws
+   (virtual_total, zeroed by the caller) and the pair's key u·n + v. */
+void fit_weights(int64_t e, const int64_t *u, const int64_t *v, const double *games, const double *c,
+                 int64_t n, double *w, double *virtual_total, int64_t *key) {
+    for (int64_t k = 0; k < e; k++) {
+        const int64_t a = u[k], b = v[k];
+        const double x = games[k] * (c[a] + c[b]);
+        w[k] = games[k] + x;
+        virtual_total[a] += x;
+        virtual_total[b] += x;
+        key[k] = a * n + b;
+    }
+}

@@ -40,7 +40,15 @@ from typing import Any
 import numpy as np
 
 from arena.ladder.intervals import Coarse, coarse
-from arena.ladder.newton import CG_RTOL, Graph, StepError, components, information, newton_step
+from arena.ladder.newton import (
+    CG_RTOL,
+    Graph,
+    StepError,
+    components,
+    information,
+    newton_step,
+    weights,
+)
 from arena.ladder.pairs import Pairs, pair_table, virtual_draws  # noqa: F401 - the tables, re-exported
 
 INITIAL = 1500.0
@@ -209,9 +217,7 @@ def fit_pairs(
     # the virtual draws of a pair are games · (c[u] + c[v]), c = prior / (2 · games of each)
     c = np.divide(0.5 * max(prior, 0.0), real_games, out=np.zeros(n), where=real_games > 0)
     u, v, games = pairs.u, pairs.v, pairs.games
-    w = games * (1.0 + c[u] + c[v])
-    virtual = games * (c[u] + c[v])
-    virtual_total = np.bincount(u, virtual, n) + np.bincount(v, virtual, n)
+    w, virtual_total, pair_key = weights(n, u, v, games, c)
     points = real_points + 0.5 * virtual_total
     played = real_games > 0
     label = components(n, u, v, played)
@@ -219,7 +225,7 @@ def fit_pairs(
     sizes = np.bincount(label[played], minlength=n)[roots]
     order = sorted(range(len(roots)), key=lambda k: (-int(sizes[k]), int(roots[k])))
     ratings, var, info = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)
-    pair_info = np.zeros(len(u))
+    pair_info = np.zeros(0)  # each pair's information h_uv, filled group by group
     group = np.full(n, -1, dtype=np.int64)
     anchored: list[tuple[int, ...]] = []
     exact: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -244,7 +250,12 @@ def fit_pairs(
         )
         iterations = its if g == 0 else max(iterations, its)
         ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
-        info[idx], pair_info[on] = d, h
+        info[idx] = d
+        if isinstance(on, slice):  # one group of everyone: its weights are the pairs' own
+            pair_info = h
+        else:
+            pair_info = pair_info if len(pair_info) == len(u) else np.zeros(len(u))
+            pair_info[on] = h
         if graph.m <= EXACT_MAX:
             cov = _exact_cov(graph, h, d, fixed) * ELO_PER_UNIT**2
             exact[g] = (idx, cov)
@@ -255,6 +266,8 @@ def fit_pairs(
             two = coarse(graph, h, d, theta)
             two_level[g] = (idx, two)
             var[idx] = _checked(two.variances()) * ELO_PER_UNIT**2
+    if len(pair_info) != len(u):  # no group (no game played): no information on any pair
+        pair_info = np.zeros(len(u))
     bound = np.where(perfect, 1, np.where(zero, -1, 0)).astype(np.int8)
     bound_elo = _bounds(pairs, ratings, bound)
     return Fit(
@@ -269,7 +282,7 @@ def fit_pairs(
         bound_elo,
         anchor,
         info,
-        u * n + v,
+        pair_key,
         pair_info,
         exact,
         two_level,

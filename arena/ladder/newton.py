@@ -85,6 +85,21 @@ class Graph:
         return out
 
 
+def weights(
+    n: int, u: np.ndarray, v: np.ndarray, games: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pair's games with its virtual draws, w = games · (1 + c[u] + c[v]), each player's total
+    of virtual draws, and each pair's key u·n + v."""
+    lib = kernel.library()
+    if lib is not None:
+        u, v = np.ascontiguousarray(u, dtype=np.int64), np.ascontiguousarray(v, dtype=np.int64)
+        w, total, key = np.empty(len(u)), np.zeros(n), np.empty(len(u), dtype=np.int64)
+        lib.fit_weights(len(u), u, v, np.ascontiguousarray(games, dtype=np.float64), c, n, w, total, key)
+        return w, total, key
+    virtual = games * (c[u] + c[v])
+    return games + virtual, np.bincount(u, virtual, n) + np.bincount(v, virtual, n), u * n + v
+
+
 def information(
     graph: Graph, points: np.ndarray, theta: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
