@@ -175,7 +175,7 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
     rows = [
         ("baseline  MM iteration, plain Python", f"{r['naive_s']} s", f"{r['naive_iterations']} iterations"),
         (
-            "fit       Newton + covariance (numpy)",
+            "fit       Newton + covariance",
             f"{r['fit_s']} s",
             f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
         ),

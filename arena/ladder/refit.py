@@ -13,7 +13,7 @@ What the step leaves out, and so why the full fit comes back: the two-level inve
 off the exact one on what it does not hold exactly, the old pairs' virtual draws are not re-spread
 over the new game counts (the prior's share moves by 1/games² a game), one step is a linearisation,
 and the information's off-diagonal weights are the previous fit's. Measured against the full fit
-(docs/ladder.md, tests/ladder/test_refit.py): about 3% of each rating's move, 0.07 Elo after 1,000
+(docs/ladder.md, tests/ladder/test_refit.py): about 3% of each rating's move, 0.07–0.22 Elo after 1,000
 new results at 2,000 bots / 1M, 0.13 after five such refits. So that the drift cannot build up,
 `refit` falls back to the full (warm-started) fit once the games added since the last full one pass
 REFIT_SHARE of those fitted, below REFIT_MIN_PAIRS pairs (where that fit is cheap), and whenever the

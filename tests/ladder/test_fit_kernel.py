@@ -44,3 +44,22 @@ def test_the_kernel_is_rebuilt_when_older_than_its_source() -> None:
     source_time = kernel.SOURCE.stat().st_mtime
     os.utime(built, (source_time - 10, source_time - 10))
     assert kernel.build().stat().st_mtime >= source_time
+
+
+def test_without_a_compiler_the_fit_runs_in_numpy_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The build's warning goes to the operator's log only and names the compiler's failure, no
+    season data (docs/security.md); the fit then runs its NumPy passes."""
+    monkeypatch.setenv("ARENA_FIT_KERNEL", "1")
+    monkeypatch.setenv("CC", "false")
+    monkeypatch.setattr(kernel, "TARGET", tmp_path / "_arena_fit.so")
+    monkeypatch.setattr(kernel, "_tried", False)
+    monkeypatch.setattr(kernel, "_lib", None)
+    with caplog.at_level("WARNING", logger="arena.ladder.kernel"):
+        assert kernel.library() is None
+    assert "building the fit kernel failed: false" in caplog.text and "using NumPy" in caplog.text
+    assert not (tmp_path / "_arena_fit.so").exists()
+    _, a, b, score = synthetic_season(40, 3000, seed=1)
+    fit = fit_ratings(40, a, b, score)
+    assert np.isfinite(fit.ratings).all()
