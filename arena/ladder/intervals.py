@@ -65,6 +65,33 @@ class Coarse:
         return b_ii - 2.0 * b1 / m + b1.sum() / m**2
 
 
+def _spd_inverse(a: np.ndarray) -> np.ndarray:
+    """The inverse of a small symmetric positive definite matrix by Gauss–Jordan elimination (no
+    pivoting needed), in NumPy's own loops: LAPACK's through OpenBLAS's threads took 100–200 ms for
+    a 128×128 inverse on the loaded machine (an eigendecomposition 0.2–1.5 s), this 17 ms."""
+    out = np.array(a, dtype=np.float64)
+    for k in range(len(out)):
+        pivot = out[k, k]
+        row, col = out[k].copy(), out[:, k].copy()
+        out -= np.multiply.outer(col / pivot, row)
+        out[k, :] = row / pivot
+        out[:, k] = -col / pivot
+        out[k, k] = 1.0 / pivot
+    return out
+
+
+SMALL_PRODUCT = 1 << 24  # multiply-adds: below, a matrix product runs in einsum's loop, not BLAS
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b; a small one (a few hundred bots) without BLAS, whose threads took 50 ms for a 200×100
+    by 100×100 product on the loaded machine, a large one (10,000×128 by 128×128) with it."""
+    if a.shape[0] * a.shape[1] * b.shape[1] >= SMALL_PRODUCT:
+        return np.asarray(a @ b)
+    out: np.ndarray = np.einsum("ij,jk->ik", a, b)
+    return out
+
+
 def _mv(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """a @ x without BLAS: OpenBLAS's threads took 34 ms (median) for a 10,000×128 product on the
     loaded machine, einsum's own loop under a millisecond."""
@@ -95,8 +122,7 @@ def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coa
     c = flat.reshape(m, k) + ct.reshape(k, m).T
     lc = np.add.reduceat(c[order], np.searchsorted(g[order], np.arange(k)))  # L_c = R C: runs by rating
     # L_c⁺ = (L_c + J/K)⁻¹ − J/K: the coarse graph is connected (its group is), so its Laplacian's only
-    # null vector is the constant one. A K×K inverse instead of an eigendecomposition (which OpenBLAS's
-    # threads made take 0.2–1.5 s on a loaded machine, against under a millisecond)
-    lc_pinv = np.linalg.inv(0.5 * (lc + lc.T) + 1.0 / k) - 1.0 / k
-    q = c @ lc_pinv
-    return Coarse(d, g, q, q.T @ (q / d[:, None]) + lc_pinv, lc_pinv)
+    # null vector is the constant one
+    lc_pinv = _spd_inverse(0.5 * (lc + lc.T) + 1.0 / k) - 1.0 / k
+    q = _mm(c, lc_pinv)
+    return Coarse(d, g, q, _mm(q.T, q / d[:, None]) + lc_pinv, lc_pinv)
