@@ -1,8 +1,9 @@
 """`arena bench ratings`, the parts beyond the 200-bot fit against MM (`ladder.run_ratings`):
 
 - the sparse fit against the dense reference at 200, 2,000 and 10,000 bots (100 games each), in the
-  same run: cold, a warm refit after 1,000 more results, and the dense fit where it fits in memory
-  (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
+  same run: cold, a warm full refit after 1,000 more results, the incremental refit of the same
+  (`arena.ladder.refit`, with its distance from the full one), and the dense fit where it fits in
+  memory (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
 - with --coverage, the 95% intervals' coverage of the true ratings at 200 and 2,000 bots, opponents
   from the whole field and from a narrow band of ranks;
 - steadiness: the 200-bot fit repeated, min / median / max (OpenBLAS's default threads made it
@@ -48,6 +49,7 @@ def run_large(
     difference of their ratings and intervals."""
     from arena.bench.dense_fit import dense_fit
     from arena.ladder.fit import Pairs, fit_pairs
+    from arena.ladder.refit import refit
 
     out = []
     for bots, matches in sizes:
@@ -57,6 +59,8 @@ def run_large(
         cold_s, fit = _median_time(partial(fit_pairs, pairs), repeats)
         more = Pairs.from_matches(bots, a, b, score)
         warm_s, warm = _median_time(partial(fit_pairs, more, warm=fit.ratings), repeats)
+        new = Pairs.from_matches(bots, a[matches:], b[matches:], score[matches:])
+        step_s, step = _median_time(partial(refit, fit, more, new), max(repeats, 5))
         row: dict = {
             "bots": bots,
             "matches": matches,
@@ -66,6 +70,9 @@ def run_large(
             "iterations": fit.iterations,
             f"warm_refit_after_{new_results}_s": round(warm_s, 3),
             "warm_iterations": warm.iterations,
+            f"incremental_refit_after_{new_results}_s": round(step_s, 4),
+            "incremental": step.iterations == 0,  # False: refit made the full fit (a small ladder)
+            "incremental_max_diff_elo": float(f"{np.abs(step.ratings - warm.ratings).max():.2g}"),
             "mean_ci95_elo": round(float(np.nanmean(fit.ci95)), 1),
         }
         if bots <= dense_max:

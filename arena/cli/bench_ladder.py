@@ -212,7 +212,7 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
     rows = [
         ("baseline  MM iteration, plain Python", f"{r['naive_s']} s", f"{r['naive_iterations']} iterations"),
         (
-            "fit       Newton + covariance (numpy)",
+            "fit       Newton + covariance",
             f"{r['fit_s']} s",
             f"{r['speedup']}x faster, {r['fit_newton_iterations']} iterations",
         ),
@@ -228,12 +228,15 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
     if "large" in r:
         for g in r["large"]["sizes"]:
             warm = next(v for k, v in g.items() if k.startswith("warm_refit_after"))
+            step = next(v for k, v in g.items() if k.startswith("incremental_refit_after"))
             dense = g["dense_fit_s"]
             rows.append(
                 (
                     f"sparse    {g['bots']:,} bots, {g['matches']:,} matches",
                     f"{g['sparse_fit_s']} s",
-                    f"{g['iterations']} iterations; refit after 1,000 more {warm} s ({g['warm_iterations']} it.); "
+                    f"{g['iterations']} iterations; refit after 1,000 more {warm} s ({g['warm_iterations']} it.), "
+                    + (f"incremental {step} s ({g['incremental_max_diff_elo']} Elo off); " if g["incremental"]
+                       else f"incremental: the full fit ({step} s, under 100,000 pairs); ")
                     + (f"dense {dense} s, max diff {g['max_rating_diff_elo']} Elo, ±95% ratio {g['ci95_ratio_min_max']}"
                        if isinstance(dense, float) else f"dense {dense}"),
                 )

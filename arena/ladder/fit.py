@@ -5,7 +5,11 @@ What it will not do is show a figure the data does not support:
 - **Disconnected groups.** Players who never met, directly or through others, have no common scale.
   The comparison graph's connected groups are fitted apart, each anchored on its own (its anchor
   players, else a mean of `anchor`), and the LOS between groups is NaN: they cannot be compared.
-- **Convergence.** Newton's method must reach a step below `tol`; otherwise `FitError`.
+- **Convergence.** Newton's method stops when the error left after its last step is below `tol`
+  (log-odds units), else `FitError`. That error is estimated from the step s: an inexact Newton step
+  leaves about CG_RTOL·s from its conjugate gradients and, Newton's convergence being quadratic,
+  about 0.4·s² from the model's curvature (measured), so it stops once s·(s + CG_RTOL) < tol. That
+  spares the last iteration, which only confirmed the answer (a third of a warm refit's work).
 - **Perfect and zero scores.** The prior keeps their estimate finite, but the estimate is then the
   prior's, not the data's, so `bound` marks it and `bound_elo` gives an honest one-sided bound: the
   rating at which the perfect (or zero) score would have had a 2.5% chance, against the opponents
@@ -36,7 +40,15 @@ from typing import Any
 import numpy as np
 
 from arena.ladder.intervals import Coarse, coarse
-from arena.ladder.newton import Graph, StepError, components, information, newton_step
+from arena.ladder.newton import (
+    CG_RTOL,
+    Graph,
+    StepError,
+    components,
+    information,
+    newton_step,
+    weights,
+)
 from arena.ladder.pairs import Pairs, pair_table, virtual_draws  # noqa: F401 - the tables, re-exported
 
 INITIAL = 1500.0
@@ -82,6 +94,7 @@ class Fit:
     two_level: dict[int, tuple[np.ndarray, Coarse]] = field(
         default_factory=dict
     )  # large mean-anchored group -> (players, log-odds² covariance: arena.ladder.intervals)
+    refitted: float = 0.0  # games added by `arena.ladder.refit` since the last full fit (0: a full fit)
 
     @property
     def rated(self) -> np.ndarray:
@@ -204,17 +217,15 @@ def fit_pairs(
     # the virtual draws of a pair are games · (c[u] + c[v]), c = prior / (2 · games of each)
     c = np.divide(0.5 * max(prior, 0.0), real_games, out=np.zeros(n), where=real_games > 0)
     u, v, games = pairs.u, pairs.v, pairs.games
-    w = games * (1.0 + c[u] + c[v])
-    virtual = games * (c[u] + c[v])
-    virtual_total = np.bincount(u, virtual, n) + np.bincount(v, virtual, n)
+    w, virtual_total, pair_key = weights(n, u, v, games, c)
     points = real_points + 0.5 * virtual_total
-    label = components(n, u, v)
     played = real_games > 0
+    label = components(n, u, v, played)
     roots = np.unique(label[played])
     sizes = np.bincount(label[played], minlength=n)[roots]
     order = sorted(range(len(roots)), key=lambda k: (-int(sizes[k]), int(roots[k])))
     ratings, var, info = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)
-    pair_info = np.zeros(len(u))
+    pair_info = np.zeros(0)  # each pair's information h_uv, filled group by group
     group = np.full(n, -1, dtype=np.int64)
     anchored: list[tuple[int, ...]] = []
     exact: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -234,13 +245,17 @@ def fit_pairs(
         fixed = {int(local[i]): elo for i, elo in anchors.items() if 0 <= i < n and local[i] >= 0}
         anchored.append(tuple(int(idx[j]) for j in sorted(fixed)))
         start = None if warm is None else warm[idx]
-        theta, h, its = _fit_group(
+        theta, h, d, its = _fit_group(
             graph, points[idx], real_points[idx], real_games[idx], fixed, start, anchor, tol, max_iter
         )
         iterations = its if g == 0 else max(iterations, its)
         ratings[idx] = theta * ELO_PER_UNIT + (0.0 if fixed else anchor)
-        d = graph.degree(h)
-        info[idx], pair_info[on] = d, h
+        info[idx] = d
+        if isinstance(on, slice):  # one group of everyone: its weights are the pairs' own
+            pair_info = h
+        else:
+            pair_info = pair_info if len(pair_info) == len(u) else np.zeros(len(u))
+            pair_info[on] = h
         if graph.m <= EXACT_MAX:
             cov = _exact_cov(graph, h, d, fixed) * ELO_PER_UNIT**2
             exact[g] = (idx, cov)
@@ -251,6 +266,8 @@ def fit_pairs(
             two = coarse(graph, h, d, theta)
             two_level[g] = (idx, two)
             var[idx] = _checked(two.variances()) * ELO_PER_UNIT**2
+    if len(pair_info) != len(u):  # no group (no game played): no information on any pair
+        pair_info = np.zeros(len(u))
     bound = np.where(perfect, 1, np.where(zero, -1, 0)).astype(np.int8)
     bound_elo = _bounds(pairs, ratings, bound)
     return Fit(
@@ -265,7 +282,7 @@ def fit_pairs(
         bound_elo,
         anchor,
         info,
-        u * n + v,
+        pair_key,
         pair_info,
         exact,
         two_level,
@@ -330,9 +347,9 @@ def _fit_group(
     anchor: float,
     tol: float,
     max_iter: int,
-) -> tuple[np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Newton's method for one connected group: (theta in log-odds units, the information's pair
-    weights at theta, iterations). `points`: each player's with the virtual draws. Anchored by
+    weights at theta and each player's total of them, iterations). `points`: each player's with the virtual draws. Anchored by
     `fixed` (local index -> Elo) when given, else by a mean of 0."""
     m = graph.m
     free = np.ones(m, dtype=bool)
@@ -348,9 +365,9 @@ def _fit_group(
     biggest = math.inf
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad = information(graph, points, theta)
+        h, grad, d = information(graph, points, theta)
         try:
-            step = newton_step(graph, h, grad, free if fixed else None)
+            step = newton_step(graph, h, d, grad, free if fixed else None)
         except StepError as exc:
             raise FitError(f"the season fit's Newton step failed ({exc})") from None
         biggest = float(np.abs(step).max(initial=0.0))
@@ -361,16 +378,17 @@ def _fit_group(
         theta += step
         if not fixed:
             theta -= theta.mean()
-        if biggest < tol:
+        if biggest * (biggest + CG_RTOL) < tol:  # the error left: see the module docstring
             break
     else:
         raise FitError(
             f"the season fit did not converge in {max_iter} Newton iterations "
             f"(last step {biggest * ELO_PER_UNIT:.3g} Elo)"
         )
-    if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under `tol` since
-        return theta, h, iterations
-    return theta, information(graph, points, theta)[0], iterations
+    if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under √tol since
+        return theta, h, d, iterations
+    h, _, d = information(graph, points, theta)
+    return theta, h, d, iterations
 
 
 def _bounds(pairs: Pairs, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:

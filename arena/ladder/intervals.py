@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.ladder import kernel
 from arena.ladder.newton import Graph
 
 AGGREGATES = 128  # coarse runs at most (a K×K pseudo-inverse and an m×K table)
@@ -43,6 +44,14 @@ class Coarse:
         out = -self.q[j, gi] / self.d[j] - self.q[i, gj] / self.d[i] + self.mc[gi, gj]
         return out + np.where(i == j, 1.0 / self.d[i], 0.0)
 
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """B x (log-odds units² times x's units), O(mK): Pᵀ D⁻¹ P x + Rᵀ L_c⁺ R x, with P x = x − Q R x
+        and Pᵀ y = y − Rᵀ Qᵀ y. An approximate inverse of the information: `arena.ladder.refit`'s step."""
+        k = self.mc.shape[0]
+        rx = np.bincount(self.g, x, k)
+        y = (x - _mv(self.q, rx)) / self.d
+        return y - _mv(self.q.T, y)[self.g] + _mv(self.lc_pinv, rx)[self.g]
+
     def variances(self) -> np.ndarray:
         """Each rating's variance about the group's mean: B_ii − 2 (B1)_i/m + 1ᵀB1/m²."""
         m = len(self.d)
@@ -50,10 +59,44 @@ class Coarse:
         b_ii = self.cov(every, every)
         sizes = np.bincount(self.g, minlength=self.mc.shape[0]).astype(np.float64)
         # B1 = Pᵀ D⁻¹ P1 + Rᵀ L_c⁺ R1, with P1 = 1 − Q R1, and Pᵀx = x − Rᵀ Qᵀ x
-        lc_pinv_sizes = self.lc_pinv @ sizes
-        y = (1.0 - self.q @ sizes) / self.d
-        b1 = y - (self.q.T @ y)[self.g] + lc_pinv_sizes[self.g]
+        lc_pinv_sizes = _mv(self.lc_pinv, sizes)
+        y = (1.0 - _mv(self.q, sizes)) / self.d
+        b1 = y - _mv(self.q.T, y)[self.g] + lc_pinv_sizes[self.g]
         return b_ii - 2.0 * b1 / m + b1.sum() / m**2
+
+
+def _spd_inverse(a: np.ndarray) -> np.ndarray:
+    """The inverse of a small symmetric positive definite matrix by Gauss–Jordan elimination (no
+    pivoting needed), in NumPy's own loops: LAPACK's through OpenBLAS's threads took 100–200 ms for
+    a 128×128 inverse on the loaded machine (an eigendecomposition 0.2–1.5 s), this 17 ms."""
+    out = np.array(a, dtype=np.float64)
+    for k in range(len(out)):
+        pivot = out[k, k]
+        row, col = out[k].copy(), out[:, k].copy()
+        out -= np.multiply.outer(col / pivot, row)
+        out[k, :] = row / pivot
+        out[:, k] = -col / pivot
+        out[k, k] = 1.0 / pivot
+    return out
+
+
+SMALL_PRODUCT = 1 << 24  # multiply-adds: below, a matrix product runs in einsum's loop, not BLAS
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b; a small one (a few hundred bots) without BLAS, whose threads took 50 ms for a 200×100
+    by 100×100 product on the loaded machine, a large one (10,000×128 by 128×128) with it."""
+    if a.shape[0] * a.shape[1] * b.shape[1] >= SMALL_PRODUCT:
+        return np.asarray(a @ b)
+    out: np.ndarray = np.einsum("ij,jk->ik", a, b)
+    return out
+
+
+def _mv(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """a @ x without BLAS: OpenBLAS's threads took 34 ms (median) for a 10,000×128 product on the
+    loaded machine, einsum's own loop under a millisecond."""
+    out: np.ndarray = np.einsum("ij,j->i", a, x)
+    return out
 
 
 def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coarse:
@@ -61,15 +104,25 @@ def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coa
     weights `h`, each player's total `d`), aggregates being runs of neighbouring ratings."""
     m = graph.m
     k = max(2, min(AGGREGATES, m // RUN))
+    order = np.argsort(theta, kind="stable")
     g = np.empty(m, dtype=np.int64)
-    g[np.argsort(theta, kind="stable")] = np.arange(m) * k // m
+    g[order] = np.arange(m) * k // m
     u, v = graph.u, graph.v
-    # C = L Rᵀ (m×K): d_i on the player's own aggregate, −h toward each neighbour's
-    c = np.bincount(np.arange(m) * k + g, d, m * k)
-    c -= np.bincount(u * k + g[v], h, m * k) + np.bincount(v * k + g[u], h, m * k)
-    c = c.reshape(m, k)
-    lc = np.zeros((k, k))
-    np.add.at(lc, g, c)  # L_c = R C
-    lc_pinv = np.linalg.pinv(0.5 * (lc + lc.T), hermitian=True)
-    q = c @ lc_pinv
-    return Coarse(d, g, q, q.T @ (q / d[:, None]) + lc_pinv, lc_pinv)
+    # C = L Rᵀ (m×K): d_i on the player's own aggregate, −h toward each neighbour's. Each side is
+    # summed with keys that stay near each other as the pairs go by (sorted by u): row u of C for
+    # the u side, and row g[u] of Cᵀ for the v side (a scatter into random rows of C costs 5x more).
+    flat: np.ndarray = np.bincount(np.arange(m) * k + g, d, m * k)
+    ct: np.ndarray = np.zeros(k * m)
+    lib = kernel.library()
+    if lib is not None:
+        lib.fit_coarse(len(u), u, v, h, g, k, m, flat, ct)
+    else:
+        flat -= np.bincount(u * k + g[v], h, m * k)
+        ct -= np.bincount(g[u] * m + v, h, k * m)
+    c = flat.reshape(m, k) + ct.reshape(k, m).T
+    lc = np.add.reduceat(c[order], np.searchsorted(g[order], np.arange(k)))  # L_c = R C: runs by rating
+    # L_c⁺ = (L_c + J/K)⁻¹ − J/K: the coarse graph is connected (its group is), so its Laplacian's only
+    # null vector is the constant one
+    lc_pinv = _spd_inverse(0.5 * (lc + lc.T) + 1.0 / k) - 1.0 / k
+    q = _mm(c, lc_pinv)
+    return Coarse(d, g, q, _mm(q.T, q / d[:, None]) + lc_pinv, lc_pinv)

@@ -2,7 +2,7 @@
 information (a weighted graph Laplacian) and its Newton step, solved by conjugate gradients.
 
 Apart from `arena.ladder.fit` because it is the numerical core, while the fit holds the statistics
-around it. Nothing here is an n×n matrix: a group of m players with E pairs that met costs O(m + E)
+around it. The passes over the pairs run compiled where `arena.ladder.kernel` is built, else in NumPy. Nothing here is an n×n matrix: a group of m players with E pairs that met costs O(m + E)
 memory, and one Laplacian product is two gathers and two `bincount`s over the edges.
 """
 
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from arena.ladder import kernel
 
 CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see newton_step)
 CG_MAX = 500
@@ -31,45 +33,115 @@ class Graph:
     v: np.ndarray  # int64
     w: np.ndarray  # float64
 
+    def __post_init__(self) -> None:  # the compiled kernel reads them as contiguous int64 and float64
+        object.__setattr__(self, "u", np.ascontiguousarray(self.u, dtype=np.int64))
+        object.__setattr__(self, "v", np.ascontiguousarray(self.v, dtype=np.int64))
+        object.__setattr__(self, "w", np.ascontiguousarray(self.w, dtype=np.float64))
+
     @cached_property
     def games_as_v(self) -> np.ndarray:
         """Each player's games and virtual draws on the v side of its pairs (constant over a fit)."""
         return np.bincount(self.v, self.w, self.m)
 
+    @cached_property
+    def u_runs(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(each player that has pairs on the u side, where its run of edges starts) when the edges
+        are sorted by u, as a pair list is (its keys u·n + v sorted); None otherwise. A sum over the u
+        side is then one `add.reduceat` over contiguous runs, several times faster than a `bincount`
+        whose consecutive updates hit the same bin."""
+        u = self.u
+        if len(u) == 0 or not bool((u[1:] >= u[:-1]).all()):
+            return None
+        starts = np.flatnonzero(np.concatenate(([True], u[1:] != u[:-1])))
+        return u[starts], starts
+
+    def sum_u(self, edge_values: np.ndarray) -> np.ndarray:
+        """Each player's sum of an edge quantity over the pairs where it is u."""
+        runs = self.u_runs
+        if runs is None:
+            return np.bincount(self.u, edge_values, self.m)
+        out = np.zeros(self.m)
+        out[runs[0]] = np.add.reduceat(edge_values, runs[1])
+        return out
+
     def degree(self, edge_values: np.ndarray) -> np.ndarray:
         """Each player's sum of an edge quantity (both ends)."""
-        return np.bincount(self.u, edge_values, self.m) + np.bincount(self.v, edge_values, self.m)
+        return self.sum_u(edge_values) + np.bincount(self.v, edge_values, self.m)
 
     def laplacian(self, h: np.ndarray, diag: np.ndarray, x: np.ndarray) -> np.ndarray:
         """(diag(diag) − H) x for the edge weights h, diag = each player's total of h."""
+        lib = kernel.library()
+        if lib is not None:
+            out = diag * x
+            lib.fit_offdiagonal(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
+            return out
+        along = x[self.v]
+        along *= h
         out = diag * x
-        out -= np.bincount(self.u, h * x[self.v], self.m)
-        out -= np.bincount(self.v, h * x[self.u], self.m)
+        out -= self.sum_u(along)
+        along = x[self.u]
+        along *= h
+        out -= np.bincount(self.v, along, self.m)
         return out
 
 
-def information(graph: Graph, points: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), and the gradient of
-    the log-likelihood at theta (points minus each player's expected points)."""
-    p = 1.0 / (1.0 + np.exp(theta[graph.v] - theta[graph.u]))
+def weights(
+    n: int, u: np.ndarray, v: np.ndarray, games: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pair's games with its virtual draws, w = games · (1 + c[u] + c[v]), each player's total
+    of virtual draws, and each pair's key u·n + v."""
+    lib = kernel.library()
+    if lib is not None:
+        u, v = np.ascontiguousarray(u, dtype=np.int64), np.ascontiguousarray(v, dtype=np.int64)
+        w, total, key = np.empty(len(u)), np.zeros(n), np.empty(len(u), dtype=np.int64)
+        lib.fit_weights(len(u), u, v, np.ascontiguousarray(games, dtype=np.float64), c, n, w, total, key)
+        return w, total, key
+    virtual = games * (c[u] + c[v])
+    return games + virtual, np.bincount(u, virtual, n) + np.bincount(v, virtual, n), u * n + v
+
+
+def information(
+    graph: Graph, points: np.ndarray, theta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), the gradient of the
+    log-likelihood at theta (points minus each player's expected points), and each player's total of
+    h (the information's diagonal)."""
+    lib = kernel.library()
+    if lib is not None:
+        h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
+        lib.fit_information(
+            len(graph.u), graph.u, graph.v, graph.w, np.ascontiguousarray(theta), h, expected, degree
+        )
+        return h, points - expected, degree
+    p = theta[graph.v]  # p = 1 / (1 + exp(theta_v − theta_u)), in place: each temporary is E floats
+    p -= theta[graph.u]
+    np.exp(p, out=p)
+    p += 1.0
+    np.reciprocal(p, out=p)
     expected = graph.w * p
-    grad = (
-        points - np.bincount(graph.u, expected, graph.m) - np.bincount(graph.v, graph.w - expected, graph.m)
-    )
-    return expected * (1.0 - p), grad
+    # each player's expected points: as u, Σ w·p; as v, Σ w·(1 − p) = its games as v − Σ w·p
+    grad = points - graph.sum_u(expected) - graph.games_as_v + np.bincount(graph.v, expected, graph.m)
+    p *= expected
+    np.subtract(expected, p, out=expected)  # h = w·p − w·p² = w·p (1 − p)
+    return expected, grad, graph.degree(expected)
 
 
 def newton_step(
-    graph: Graph, h: np.ndarray, grad: np.ndarray, free: np.ndarray | None, rtol: float = CG_RTOL
+    graph: Graph,
+    h: np.ndarray,
+    diag: np.ndarray,
+    grad: np.ndarray,
+    free: np.ndarray | None,
+    rtol: float = CG_RTOL,
 ) -> np.ndarray:
-    """Solve the Newton system by preconditioned conjugate gradients (Jacobi preconditioner).
+    """Solve the Newton system by preconditioned conjugate gradients (Jacobi preconditioner); `diag`
+    is each player's total of h, the information's diagonal.
 
     `free`: the players not fixed by an anchor (their step is solved, the rest stay 0); None: no
     anchor, the ratings' mean is fixed instead, and the system is solved on the space of steps with
     zero sum, where the Laplacian is definite (the gradient sums to zero there, so CG stays in it).
     The residual goal is `rtol` of the gradient (inexact Newton: far from the answer an exact step is
     wasted work, near it the gradient itself is tiny)."""
-    diag = graph.degree(h)
     mask = np.ones(graph.m, dtype=bool) if free is None else free
     rhs = np.where(mask, grad, 0.0)
     if free is None:
@@ -105,10 +177,28 @@ def newton_step(
     raise StepError(f"the conjugate gradients did not reach a residual of {rtol:g} in {CG_MAX} iterations")
 
 
-def components(m: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+def components(m: int, u: np.ndarray, v: np.ndarray, touched: np.ndarray | None = None) -> np.ndarray:
     """Each player's connected group label (the smallest player index in it) for edges u–v; players
     without an edge are their own group. Label propagation with pointer jumping: O(E) a round, and a
-    handful of rounds on a ladder's well-connected graph."""
+    handful of rounds on a ladder's well-connected graph.
+
+    `touched`: which players have an edge, when the caller knows. A large ladder is first tried on
+    a sample of its edges (every k-th, about 8 per player): if that alone joins every touched player
+    into one group, so do all the edges, and the full rounds are skipped (a 10,000-bot ladder's
+    9M pairs cost several rounds of `minimum.at` over all of them otherwise)."""
+    if touched is not None and len(u) > SAMPLE_PER_PLAYER * 4 * m:
+        step = len(u) // (SAMPLE_PER_PLAYER * m)
+        label = _propagate(m, u[::step], v[::step])
+        first = np.flatnonzero(touched)
+        if len(first) and bool((label[first] == first[0]).all()):
+            return label
+    return _propagate(m, u, v)
+
+
+SAMPLE_PER_PLAYER = 8
+
+
+def _propagate(m: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     label = np.arange(m)
     while True:
         low = np.minimum(label[u], label[v])

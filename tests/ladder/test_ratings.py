@@ -63,7 +63,8 @@ def test_fit_two_players_matches_closed_form() -> None:
 def test_unbeaten_bot_gets_a_finite_rating() -> None:
     fit = fit_ratings(2, [0] * 10, [1] * 10, [1.0] * 10)
     # two virtual draws (the default prior): 11 of 12 points, so the difference is 400*log10(11)
-    assert fit.ratings[0] - fit.ratings[1] == pytest.approx(400 * math.log10(11), abs=1e-6)
+    # to the fit's tolerance, 1e-6 log-odds (4e-5 Elo)
+    assert fit.ratings[0] - fit.ratings[1] == pytest.approx(400 * math.log10(11), abs=1e-4)
 
 
 def _generated(n: int, m: int, seed: int = 7):

@@ -152,7 +152,8 @@ def test_the_matchmakings_refit_reads_the_same_tally(store: Store) -> None:
         listening.close()
     _, fit = _old_standings(store, "p")
     assert refitted != fitted
-    assert sorted(refitted.values()) == pytest.approx(sorted(fit.ratings.tolist()), abs=1e-6)
+    # both within the fit's tolerance, 1e-6 log-odds (4e-5 Elo)
+    assert sorted(refitted.values()) == pytest.approx(sorted(fit.ratings.tolist()), abs=1e-4)
 
 
 def test_a_suspension_that_records_no_result_still_shows(store: Store) -> None:

@@ -1,0 +1,60 @@
+/* The season fit's passes over the pair list, fused (arena/ladder/kernel.py loads this with ctypes).
+
+Each function is one pass over the E pairs (u, v, w or h), doing in one loop what NumPy does in
+eight to ten (gathers, exp, products, two scatter sums), with the same sums in the same order of
+pairs. Plain C11, no Python headers. */
+#include <math.h>
+#include <stdint.h>
+
+/* The information's pair weights h = w·p(1−p), p = 1 / (1 + exp(theta[v] − theta[u])), each
+   player's expected points (expected, zeroed by the caller: w·p to u, w·(1 − p) to v) and its total
+   of h (degree, zeroed by the caller). */
+void fit_information(int64_t e, const int64_t *u, const int64_t *v, const double *w,
+                     const double *theta, double *h, double *expected, double *degree) {
+    for (int64_t k = 0; k < e; k++) {
+        const int64_t a = u[k], b = v[k];
+        const double p = 1.0 / (1.0 + exp(theta[b] - theta[a]));
+        const double x = w[k] * p;
+        const double y = x - x * p;
+        expected[a] += x;
+        expected[b] += w[k] - x;
+        h[k] = y;
+        degree[a] += y;
+        degree[b] += y;
+    }
+}
+
+/* out −= H x over the pairs (out holds diag·x from the caller): out[u] −= h·x[v], out[v] −= h·x[u]. */
+void fit_offdiagonal(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
+                     double *out) {
+    for (int64_t k = 0; k < e; k++) {
+        const int64_t a = u[k], b = v[k];
+        out[a] -= h[k] * x[b];
+        out[b] -= h[k] * x[a];
+    }
+}
+
+
+/* The two-level covariance's C = L Rᵀ, off-diagonal part: c[u·k + g[v]] −= h and, for the v side,
+   its transpose ct[g[u]·m + v] −= h (rows of Cᵀ stay near each other as the pairs go by u). */
+void fit_coarse(int64_t e, const int64_t *u, const int64_t *v, const double *h, const int64_t *g,
+                int64_t k, int64_t m, double *c, double *ct) {
+    for (int64_t i = 0; i < e; i++) {
+        c[u[i] * k + g[v[i]]] -= h[i];
+        ct[g[u[i]] * m + v[i]] -= h[i];
+    }
+}
+
+/* Each pair's games with its virtual draws w = games·(1 + c[u] + c[v]), each player's virtual draws
+   (virtual_total, zeroed by the caller) and the pair's key u·n + v. */
+void fit_weights(int64_t e, const int64_t *u, const int64_t *v, const double *games, const double *c,
+                 int64_t n, double *w, double *virtual_total, int64_t *key) {
+    for (int64_t k = 0; k < e; k++) {
+        const int64_t a = u[k], b = v[k];
+        const double x = games[k] * (c[a] + c[b]);
+        w[k] = games[k] + x;
+        virtual_total[a] += x;
+        virtual_total[b] += x;
+        key[k] = a * n + b;
+    }
+}
