@@ -1,21 +1,21 @@
 """The matchmaking's rule (`arena.ladder.matchmaking.pick_pairing`) as one SQL query, so a pairing
-reads two rows, not every entry of the season (issue #30).
+brings back one row (its two entries), not every entry of the season, and reads no history (issue
+#30). The database still reads the season's active entries: O(entries) per pairing, in SQL.
 
 The candidates are the season's active entries with what `pick_pairing` looks at: the owner, the
 rating paired on (the stored pairing fit, `entries.pairing_elo`, else live Elo), the matches so far
 (the entry's own counters plus its queued, running and failed matches: those are found by
 `ix_matches_claim`, whatever the history), when it was last paired, and whether it is busy (in a
-queued or running match). The first is the longest-waiting entry that has an opponent it may meet;
-the second the nearest in rating to the first's plus the random offset, idle ones before busy ones.
+queued or running match). The first is the longest-waiting entry; the second the nearest in rating to the first's plus the random offset, idle ones before busy ones.
 Ties fall as in Python: every ordering ends on the entry id. tests/ladder/test_pairing_pick.py
 checks the query against `pick_pairing` on random fields.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import and_, case, func, select, true, union_all
+from sqlalchemy import CTE, Select, and_, case, func, select, true, union_all
 from sqlalchemy.orm import Session
 
 from arena.ladder.queries import MatchKind
@@ -72,19 +72,24 @@ def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) 
         .where(e.c.season_id == season_id, e.c.active.is_(True))
         .cte("cand")
     )
-    total = select(func.count()).select_from(cand).scalar_subquery()
-    if same_owner:
-        first_query = select(cand).where(total > 1)
-    else:  # an entry may go first when some entry of another owner is there to meet it
-        owners = select(cand.c.owner, func.count().label("n")).group_by(cand.c.owner).subquery("owners")
-        first_query = select(cand).join(owners, owners.c.owner == cand.c.owner).where(total > owners.c.n)
+    # the longest-waiting entry goes first: when it has nobody to meet, all are of one owner (or
+    # it is alone), so nobody has, and `pick_pairing`'s search for a first that has one finds none
+    row = s.execute(_pairing(cand, offset, same_owner)).first()
+    if row is None:
+        return None
+    return Seat(row[0], row[1]), Seat(row[2], row[3])
+
+
+def _pairing(cand: CTE, offset: float, same_owner: bool) -> Select[Any]:
+    """The first of the candidates `cand` by waiting order, and its opponent among them."""
     first = (
-        first_query.order_by(cand.c.busy, cand.c.games > 0, cand.c.last_scheduled, cand.c.id)
+        select(cand)
+        .order_by(cand.c.busy, cand.c.games > 0, cand.c.last_scheduled, cand.c.id)
         .limit(1)
         .cte("first")
     )
     other = cand.alias("other")
-    row = s.execute(
+    return (
         select(first.c.id, first.c.version_id, other.c.id, other.c.version_id)
         .join_from(
             first,
@@ -98,7 +103,4 @@ def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) 
             other.c.id,
         )
         .limit(1)
-    ).first()
-    if row is None:
-        return None
-    return Seat(row[0], row[1]), Seat(row[2], row[3])
+    )
