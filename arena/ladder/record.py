@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified, set_committed_value
 
 from arena.ladder.matchmaking import RECENT, suspension_reason
 from arena.ladder.ratings import count_change, elo_update
@@ -27,23 +28,26 @@ class Recorded:
 
 
 def record_result(store: Store, owner: str, match_id: int, result: MatchResult) -> Recorded:
-    """Write `result` for a match this runner holds; False if the lease was lost (someone else records)."""
+    """Write `result` for a match this runner holds; False if the lease was lost (someone else records).
+
+    The season's row is locked, its status checked and its count of recorded results taken (the
+    match's `record_seq`) by one UPDATE ... RETURNING, and the entries' new figures go out in one
+    batched UPDATE: seven statements however long the history."""
     with store.tx() as s:
         m = lock_for_record(s, owner, match_id)
         if m is None:
             return Recorded(False)
-        season = s.get(Season, m.season_id, with_for_update=True) if m.season_id is not None else None
-        if season is not None and season.status == "frozen":
-            s.delete(m)  # the season stopped while this match was being played
-            return Recorded(False)
+        if m.season_id is not None:
+            seq = _next_seq(s, m.season_id)
+            if seq is None:
+                s.delete(m)  # the season was frozen while this match was being played
+                return Recorded(False)
+            m.record_seq = seq
         m.status, m.lease_owner, m.lease_expires = "done", None, None
         m.finished_at = utcnow()
         m.winner, m.void = result.winner, result.void
         m.verdicts, m.verdict_details = list(result.verdicts), list(result.verdict_details)
         m.lines, m.deals_played, m.duration = list(result.lines), result.deals_played, result.duration
-        if season is not None:
-            m.record_seq = season.recorded
-            season.recorded += 1
         s.add(Replay(match_id=m.id, data=result.replay))
         for seat, text in enumerate(result.logs):
             if text:
@@ -58,6 +62,27 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
                         suspended.append(name)
         s.flush()
         return Recorded(True, tuple(suspended))
+
+
+def _next_seq(s: Session, season_id: int) -> int | None:
+    """Lock the season's row and take its next recording number (`Season.recorded`, then one more);
+    None when the season is frozen (or gone). One statement where a locking read and an UPDATE were."""
+    taken = s.execute(
+        update(Season)
+        .where(Season.id == season_id, Season.status != "frozen")
+        .values(recorded=Season.recorded + 1)
+        .returning(Season.recorded)
+        .execution_options(synchronize_session=False)
+    ).scalar()
+    if taken is None:
+        return None
+    season = s.identity_map.get(s.identity_key(Season, season_id))  # none in a fresh transaction
+    if season is not None:
+        set_committed_value(season, "recorded", taken)
+    return int(taken) - 1
+
+
+_FIGURES = ("rating", "rated", "wins", "draws", "losses")  # what `count_change` may change
 
 
 def _rate(s: Session, m: Match, score0: float | None) -> None:
@@ -79,6 +104,8 @@ def _rate(s: Session, m: Match, score0: float | None) -> None:
     c0, c1 = elo_update(e0.rating, e0.rated, e1.rating, e1.rated, score0)
     for entry, change in ((e0, c0), (e1, c1)):
         count_change(entry, change)
+        for figure in _FIGURES:  # both rows with the same columns: one batched UPDATE, not two
+            flag_modified(entry, figure)
         s.add(
             RatingChange(
                 match_id=m.id,

@@ -19,16 +19,19 @@ import random
 import secrets
 from collections import Counter
 from itertools import combinations
+from typing import cast
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import Table, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.engine.rng import GOLDEN, MASK64, mix64
-from arena.ladder.matchmaking import Candidate, pick_pairing
-from arena.ladder.pairing_fit import pairing_ratings
+from arena.ladder.matchmaking import SPREAD
+from arena.ladder.pairing_fit import FitState, fit_state, fit_state_query, refresh_pairing_fit
+from arena.ladder.pairing_pick import Seat, pick_in_sql
+from arena.ladder.season_entries import _out_of_sync, _sync_all, sync_entries
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
-from arena.store.models import Bot, BotVersion, Entry, Match, Season, utcnow
+from arena.store.models import BotVersion, Entry, Match, Season, utcnow
 from arena.store.repo import BadName, check_name
 
 log = logging.getLogger(__name__)
@@ -163,7 +166,15 @@ def close_season(store: Store, name: str) -> int:
             for a, b in combinations(entries, 2):
                 if a.version.bot.owner == b.version.bot.owner and not same_owner:
                     continue
-                _queue_pair(s, season, a, b, kind="final", duplicate=True)
+                _queue_pair(
+                    s,
+                    season,
+                    Seat(a.id, a.version_id),
+                    Seat(b.id, b.version_id),
+                    kind="final",
+                    duplicate=True,
+                )
+                a.last_scheduled = b.last_scheduled = season.scheduled - 1
             season.status = "closing"
         return pending(s, season.id, kinds=("final",))
 
@@ -180,97 +191,15 @@ def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "fin
     )
 
 
-def sync_entries(s: Session, season: Season) -> None:
-    """Enter each eligible bot's newest built ladder version; deactivate older versions, retired and
-    suspended bots. Versions registered by `arena compare` (ladder=False) enter only once an
-    organiser adds them (`add_version`). A new entry's live Elo starts from the season fit of the
-    bot's previous version, else from the pool's mean (zero-sum updates keep it), provisional.
-
-    The matchmaking calls it before every pairing; `entries_in_sync` tells first, from one narrow
-    query, whether anything would change, so the ORM's load of every bot and entry is skipped then."""
-    if not entries_in_sync(s, season):
-        _sync_all(s, season)
-
-
-def _may_enter(build_ok: bool | None, ladder: bool, entered: bool) -> bool:
-    """Whether a version may hold its bot's entry (the newest such one does, unless the bot is retired
-    or suspended): built, and on the ladder or already entered by an organiser (`add_version`)."""
-    return bool(build_ok) and (ladder or entered)
-
-
-def _sync_all(s: Session, season: Season) -> None:
-    """`sync_entries` on the ORM objects: every bot, its versions and the season's entries."""
-    entries = {e.version_id: e for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
-    starts: dict[int, float] | None = None
-    for bot in s.scalars(select(Bot).order_by(Bot.id)):
-        built = [v for v in bot.versions if _may_enter(v.build_ok, v.ladder, v.id in entries)]
-        latest = built[-1] if built and not bot.retired and not bot.suspended else None
-        for v in bot.versions:
-            entry = entries.get(v.id)
-            if entry is None and v is latest:
-                if starts is None:
-                    starts = _start_ratings(s, season, list(entries.values()))
-                start = _start_for(bot, entries, starts)
-                entry = Entry(season_id=season.id, version_id=v.id, rating=start, start_rating=start)
-                s.add(entry)
-                entries[v.id] = entry
-            elif entry is not None:
-                entry.active = v is latest
-    s.flush()
-
-
-def entries_in_sync(s: Session, season: Season) -> bool:
-    """True when `sync_entries` would change nothing: every bot's newest playable version has an
-    active entry and no other entry is active. The same rule, on plain rows of one query (versions,
-    their bot's flags and their entry in this season), so the answer is exact, with no cache to go
-    stale: a bot registered, built, retired or suspended since is seen at once."""
-    rows = s.execute(
-        select(
-            BotVersion.id,
-            BotVersion.bot_id,
-            BotVersion.build_ok,
-            BotVersion.ladder,
-            Bot.retired,
-            Bot.suspended,
-            Entry.active,
-        )
-        .join(Bot, BotVersion.bot_id == Bot.id)
-        .outerjoin(Entry, and_(Entry.version_id == BotVersion.id, Entry.season_id == season.id))
-        .order_by(Bot.id, BotVersion.number)
-    ).all()
-    latest: dict[int, int] = {}  # bot id -> its newest playable version (rows go oldest first)
-    for vid, bot_id, build_ok, ladder, retired, suspended, active in rows:
-        if _may_enter(build_ok, ladder, active is not None) and not retired and not suspended:
-            latest[bot_id] = vid
-    for vid, bot_id, _, _, _, _, active in rows:
-        wanted = latest.get(bot_id) == vid
-        if (active is None and wanted) or (active is not None and bool(active) != wanted):
-            return False
-    return True
-
-
-def _start_ratings(s: Session, season: Season, entries: list[Entry]) -> dict[int, float]:
-    """Entry id -> its season-fit rating (rated entries only), and -1 -> the pool's mean live Elo."""
-    from arena.ladder.ratings import INITIAL, FitError
-    from arena.ladder.standings import season_fit
-
-    active = [e.rating for e in entries if e.active]
-    out = {-1: sum(active) / len(active) if active else INITIAL}
-    if any(e.rated for e in entries):
-        try:
-            fitted, fit = season_fit(s, season)
-        except FitError as exc:
-            log.warning(
-                "season %s: no fit for new entries' start (%s); they start at the mean", season.name, exc
-            )
-            return out
-        out.update({e.id: float(fit.ratings[i]) for i, e in enumerate(fitted) if fit.rated[i]})
-    return out
-
-
-def _start_for(bot: Bot, entries: dict[int, Entry], starts: dict[int, float]) -> float:
-    previous = [entries[v.id] for v in bot.versions if v.id in entries and entries[v.id].id in starts]
-    return starts[previous[-1].id] if previous else starts[-1]
+def _pairing_state(s: Session, season: Season) -> FitState:
+    """Before a pairing: the entries synced (`sync_entries`) and the pairing fit's state, asked
+    together in one query (the usual answer: in sync, and nothing to refit)."""
+    counts = fit_state_query(season).subquery()
+    in_sync, *row = s.execute(select(~exists(_out_of_sync(season)), *counts.c)).one()
+    if in_sync:
+        return fit_state(season, row)
+    _sync_all(s, season)
+    return fit_state(season, s.execute(fit_state_query(season)).one())
 
 
 def add_version(store: Store, name: str, version_id: int) -> None:
@@ -286,84 +215,61 @@ def add_version(store: Store, name: str, version_id: int) -> None:
 
 
 def _queue_pair(
-    s: Session, season: Season, a: Entry, b: Entry, *, kind: str, duplicate: bool, swap: bool = False
+    s: Session, season: Season, a: Seat, b: Seat, *, kind: str, duplicate: bool, swap: bool = False
 ) -> list[Match]:
+    """Queue the match of `a` and `b` (twins with seats swapped when `duplicate`) with one new seed,
+    and advance the season's schedule index; the caller marks the entries' `last_scheduled`."""
     index = season.scheduled
     seed = new_seed()  # both twins of a duplicate pair hold the same decks
     seats = [(b, a), (a, b)] if swap else [(a, b), (b, a)]
-    out = []
-    for x, y in seats[: 2 if duplicate else 1]:
-        m = Match(
+    out = [
+        Match(
             season_id=season.id,
             kind=kind,
             pair=index,
             version0_id=x.version_id,
             version1_id=y.version_id,
-            entry0_id=x.id,
-            entry1_id=y.id,
+            entry0_id=x.entry_id,
+            entry1_id=y.entry_id,
             rules=list(season.rules),
             time_control=dict(season.time_control),
             seed=seed,
         )
-        s.add(m)
+        for x, y in seats[: 2 if duplicate else 1]
+    ]
+    s.add_all(out)
+    s.flush()  # both twins in one INSERT: their ids go into the commitments
+    for m in out:
         commit_decks(s, m)
-        out.append(m)
-    a.last_scheduled = b.last_scheduled = index
     season.scheduled = index + 1  # flushed with the claim that follows (one UPDATE of the match, not two)
     return out
 
 
 def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
-    """Queue up to `pairings` new ladder pairings chosen by matchmaking (fewer if no two bots may meet)."""
+    """Queue up to `pairings` new ladder pairings chosen by matchmaking (fewer if no two bots may meet).
+
+    Each pairing is `pick_pairing`'s rule run in SQL (`pick_in_sql`): two rows come back, whatever
+    the number of entries and matches. The pairing ratings are refitted first when due."""
     if season.status != "running":
         return []
-    sync_entries(s, season)
-    entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id, Entry.active.is_(True))))
-    by_id = {e.id: e for e in entries}
-    busy: Counter[int | None] = Counter()
-    failed: Counter[int | None] = Counter()
-    for status, *seats in s.execute(
-        select(Match.status, Match.entry0_id, Match.entry1_id).where(
-            Match.season_id == season.id, Match.status.in_((*OPEN, "failed"))
-        )
-    ).all():
-        (failed if status == "failed" else busy).update(seats)
-    # matches so far = recorded (the entry's own counters) + open + failed, without scanning all history;
-    # failed ones count so that a bot whose matches keep breaking is not "new" forever
-    rating = pairing_ratings(s, season, entries)
+    refresh_pairing_fit(s, season, _pairing_state(s, season))
     same_owner = bool(season_options(season)["pair_same_owner"])
-    cands = {
-        e.id: Candidate(
-            e.id,
-            e.version.bot.owner,
-            rating[e.id],
-            e.wins + e.draws + e.losses + e.voids + busy[e.id] + failed[e.id],
-            e.last_scheduled,
-            e.id in busy,
-        )
-        for e in entries
-    }
     created: list[Match] = []
     for _ in range(pairings):
         rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
-        pick = pick_pairing(list(cands.values()), rng, same_owner=same_owner)
+        offset = rng.gauss(0.0, SPREAD)  # `pick_pairing`'s draw: the first's rating + offset is the target
+        pick = pick_in_sql(s, season.id, offset, same_owner=same_owner)
         if pick is None:
             break
         first, second = pick
         swap = rng.random() < 0.5
-        created += _queue_pair(
-            s,
-            season,
-            by_id[first.entry_id],
-            by_id[second.entry_id],
-            kind="ladder",
-            duplicate=season.duplicate,
-            swap=swap,
+        created += _queue_pair(s, season, first, second, kind="ladder", duplicate=season.duplicate, swap=swap)
+        table = cast(Table, Entry.__table__)  # the next pick reads it: flushed now, one statement for both
+        s.execute(
+            update(table)
+            .where(table.c.id.in_((first.entry_id, second.entry_id)))
+            .values(last_scheduled=season.scheduled - 1)
         )
-        for c in (first, second):
-            cands[c.entry_id] = Candidate(
-                c.entry_id, c.owner, c.rating, c.games + 1, season.scheduled - 1, True
-            )
     return created
 
 

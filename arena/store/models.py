@@ -152,6 +152,8 @@ class Season(Base):
     standings: Mapped[list | None] = mapped_column(JSON, nullable=True)  # frozen standings
     # {"anchors": {"random": 1000.0}, "pair_same_owner": false}; None: the defaults
     options: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    # `recorded` when the matchmaking last fitted the season for pairing (entries' pairing_elo); None: never
+    pairing_fitted: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Entry(Base):
@@ -173,6 +175,8 @@ class Entry(Base):
     losses: Mapped[int] = mapped_column(Integer, default=0)
     voids: Mapped[int] = mapped_column(Integer, default=0)
     last_scheduled: Mapped[int] = mapped_column(Integer, default=-1)  # season.scheduled when last paired
+    # the season fit's rating the matchmaking pairs it on (arena.ladder.pairing_fit); None: its live Elo
+    pairing_elo: Mapped[float | None] = mapped_column(Float, nullable=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     version: Mapped[BotVersion] = relationship(lazy="joined")
 
@@ -181,6 +185,8 @@ class Match(Base):
     __tablename__ = "matches"
     __table_args__ = (
         Index("ix_matches_queue", "status", "lease_expires"),
+        # migration 0010: the claim of a season's (or a kind's) oldest queued match, in id order
+        Index("ix_matches_claim", "status", "kind", "season_id", "id"),
         # migration 0006: the reveal test (deck-mates by seed, by season and pair), a season's and a
         # bot's lists in id order (keyset pages), an entry's recent matches (the suspension check)
         Index("ix_matches_seed", "seed"),

@@ -7,10 +7,11 @@ from __future__ import annotations
 import engine_play
 from sqlalchemy import select
 
-from arena.ladder.pairing_fit import _FIT_CACHE, _PairingFit, fit_key, pairing_ratings, refit_due
+from arena.ladder.pairing_fit import FitState, pairing_ratings, refit_due
 from arena.ladder.ratings import PROVISIONAL_GAMES
 from arena.ladder.runner import SeasonRun
-from arena.ladder.seasons import _sync_all, create_season, entries_in_sync, start_season
+from arena.ladder.season_entries import _sync_all, entries_in_sync
+from arena.ladder.seasons import create_season, start_season
 from arena.ladder.standings import season_fit
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Entry, Match, Season
@@ -88,16 +89,18 @@ def test_sync_is_skipped_until_the_registry_changes_and_picks_up_every_change(st
 
 
 def test_refit_due_only_when_the_fit_is_used_and_results_arrived() -> None:
-    nobody: frozenset[int] = frozenset()
-    assert not refit_due(None, 50, 3, nobody)  # nobody past provisional: the fit would not be used
-    assert refit_due(None, 50, 3, frozenset({1}))  # the first one past it: fit now
-    cached = _PairingFit(40, {1: 1500.0, 2: 1500.0}, frozenset({1, 2}))
-    assert not refit_due(cached, 40, 3, frozenset({1, 2}))  # no new result: no refit
-    assert not refit_due(cached, 41, 3, frozenset({1, 2}))  # one new result of 40 fitted: not yet
-    assert refit_due(cached, 42, 3, frozenset({1, 2}))  # a twentieth of them
-    assert refit_due(cached, 40, 3, frozenset({1, 2, 3}))  # a bot just past provisional
-    assert refit_due(cached, 3, 3, frozenset({1, 2}))  # fewer than fitted: another season, refit
-    assert not refit_due(cached, 41, 30, frozenset({1, 2})) and refit_due(cached, 43, 30, frozenset({1, 2}))
+    assert not refit_due(FitState(None, 3, 0, 0), 50)  # nobody past provisional: the fit would not be used
+    assert refit_due(FitState(None, 3, 1, 1), 50)  # the first one past it: fit now
+    fitted = FitState(40, 3, 2, 0)  # fitted on 40 results, both established entries rated
+    assert not refit_due(fitted, 40)  # no new result: no refit
+    assert not refit_due(fitted, 41)  # one new result of 40 fitted: not yet
+    assert refit_due(fitted, 42)  # a twentieth of them
+    assert refit_due(FitState(40, 3, 3, 1), 40)  # a bot just past provisional, not in the fit
+    assert refit_due(fitted, 3)  # fewer than fitted: the season was rewound, refit
+    assert not refit_due(FitState(40, 30, 2, 0), 41) and refit_due(FitState(40, 30, 2, 0), 43)
+    # an established entry the last refit of this process could not rate waits for the cadence
+    assert not refit_due(FitState(40, 3, 3, 1), 41, left_unrated=(40, 1))
+    assert refit_due(FitState(40, 3, 3, 2), 41, left_unrated=(40, 1))  # another one since: refit
 
 
 def _run(store: Store, name: str, matches: int) -> None:
@@ -118,29 +121,31 @@ def test_the_pairing_fit_is_refreshed_when_results_arrive_and_not_otherwise(stor
     start_season(store, "f")
     _run(store, "f", 40)  # 3 bots, 40 matches: each past its 20 provisional ones
 
-    def fit_now() -> tuple[_PairingFit, dict[int, float], dict[int, float]]:
+    def fit_now() -> tuple[int | None, dict[int, float], dict[int, float]]:
         with store.tx() as s:
             season = s.scalar(select(Season).where(Season.name == "f"))
             entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id)))
             assert all(e.rated >= PROVISIONAL_GAMES for e in entries)
-            paired = pairing_ratings(s, season, entries)
+            paired = pairing_ratings(s, season)
             fitted, fit = season_fit(s, season)
             return (
-                _FIT_CACHE[fit_key(s, season)],
+                season.pairing_fitted,
                 paired,
                 {e.id: float(fit.ratings[i]) for i, e in enumerate(fitted)},
             )
 
-    with store.tx() as s:
-        _FIT_CACHE.pop(fit_key(s, s.scalar(select(Season).where(Season.name == "f"))), None)
+    with store.tx() as s:  # as if no process had fitted it yet
+        s.scalar(select(Season).where(Season.name == "f")).pairing_fitted = None
     first, paired, fitted = fit_now()
-    assert first.recorded == 40 and paired == fitted  # fitted on all 40 results, paired on it
-    assert fit_now()[0] is first  # asked again with no new result: the same fit
+    assert (
+        first == 40 and paired == fitted
+    )  # fitted on all 40 results, paired on it (stored with the entries)
+    assert fit_now()[:2] == (40, paired)  # asked again with no new result: the same stored fit
     _run(store, "f", 41)  # one more result: under a twentieth of 40, the fit stays
-    assert fit_now()[0] is first
+    assert fit_now()[:2] == (40, paired)
     _run(store, "f", 42)  # the second one: refitted on all 42
     second, paired, fitted = fit_now()
-    assert second is not first and second.recorded == 42 and paired == fitted
+    assert second == 42 and paired == fitted
     with store.tx() as s:
         assert s.scalar(select(Season).where(Season.name == "f")).recorded == 42
         assert len(list(s.scalars(select(Match).where(Match.status == "done")))) == 42

@@ -128,25 +128,20 @@ def test_a_count_that_went_back_is_a_fresh_tally(store: Store) -> None:
 def test_the_matchmakings_refit_reads_the_same_tally(store: Store) -> None:
     """A process's first pairing fit aggregates in SQL (no match row per result reaches Python), and a
     refit after new results reads only those; its ratings are the standings' fit."""
-    from arena.ladder.pairing_fit import _FIT_CACHE, pairing_ratings
+    from arena.ladder.pairing_fit import pairing_ratings
 
     ids = make_season(store, 12, "p")
     record(store, "p", random_results(ids, 400, seed=4))  # everyone past provisional
-    _FIT_CACHE.clear()
     listening = Statements(store)
     try:
-        with store.read() as s:
-            season = s.scalars(select(Season).where(Season.name == "p")).one()
-            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
-            fitted = pairing_ratings(s, season, entries)
+        with store.tx() as s:
+            fitted = pairing_ratings(s, s.scalars(select(Season).where(Season.name == "p")).one())
         matches = listening.reading("matches")
         assert matches and all("group by" in q or "row_number" in q for q, _ in matches)
         record(store, "p", random_results(ids, 60, seed=5))  # over a twentieth of 400: a refit is due
         listening.seen.clear()
-        with store.read() as s:
-            season = s.scalars(select(Season).where(Season.name == "p")).one()
-            entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
-            refitted = pairing_ratings(s, season, entries)
+        with store.tx() as s:
+            refitted = pairing_ratings(s, s.scalars(select(Season).where(Season.name == "p")).one())
         assert all("record_seq >=" in q for q, _ in listening.reading("matches"))
     finally:
         listening.close()

@@ -15,11 +15,14 @@ from sqlalchemy import event, text
 from sqlalchemy.orm import Session
 
 from arena.ladder import queries
+from arena.ladder.pairing_pick import pick_in_sql
 from arena.ladder.record import _check_suspension
 from arena.ladder.runner import SeasonRun
+from arena.ladder.seasons import _pairing_state
 from arena.ladder.visibility import unrevealed_ids
 from arena.store import Store
-from arena.store.models import Match
+from arena.store.models import Match, Season
+from arena.store.queue import claim, lease_owner
 from arena.web.data import WebData
 from tests.conftest import _pg_drop, _pg_schema_url
 from tests.store.scale_support import Ladder, fill
@@ -99,6 +102,13 @@ def _reads(store: Store, ladder: Ladder) -> dict[str, Callable[[Session], object
         "open matches per season": lambda s: queries.open_counts(s),
         "the claim's open counts": lambda s: SeasonRun(store, ladder.season)._open_ladder_counts(s),
         "suspension check": lambda s: _check_suspension(s, ladder.entries[3]),
+        "the claim of a season's next match": lambda s: claim(
+            s, lease_owner(), season_id=ladder.season_id, kinds=("ladder",)
+        ),
+        "the pairing's registry and fit check": lambda s: _pairing_state(
+            s, s.get_one(Season, ladder.season_id)
+        ),
+        "the pairing": lambda s: pick_in_sql(s, ladder.season_id, 0.0, same_owner=False),
         "bot page (rating history)": history,
     }
 

@@ -1,0 +1,106 @@
+"""The matchmaking's rule (`arena.ladder.matchmaking.pick_pairing`) as one SQL query, so a pairing
+brings back one row (its two entries), not every entry of the season, and reads no history (issue
+#30). The database still reads the season's active entries: O(entries) per pairing, in SQL.
+
+The candidates are the season's active entries with what `pick_pairing` looks at: the owner, the
+rating paired on (the stored pairing fit, `entries.pairing_elo`, else live Elo), the matches so far
+(the entry's own counters plus its queued, running and failed matches: those are found by
+`ix_matches_claim`, whatever the history), when it was last paired, and whether it is busy (in a
+queued or running match). The first is the longest-waiting entry; the second the nearest in rating to the first's plus the random offset, idle ones before busy ones.
+Ties fall as in Python: every ordering ends on the entry id. tests/ladder/test_pairing_pick.py
+checks the query against `pick_pairing` on random fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from sqlalchemy import CTE, Select, and_, case, func, select, true, union_all
+from sqlalchemy.orm import Session
+
+from arena.ladder.queries import MatchKind
+from arena.store.models import Bot, BotVersion, Entry, Match
+
+HELD = ("queued", "running", "failed")  # the matches an entry has, beyond its recorded counters
+BUSY = ("queued", "running")
+# every kind (a closed set): named so that `ix_matches_claim` (status, kind, season_id) serves the
+# held matches on SQLite too, whose planner otherwise reads the season's history by its season_id index
+KINDS = tuple(k.value for k in MatchKind)
+
+
+class Seat(NamedTuple):
+    """One side of a new pairing: the entry and its bot version."""
+
+    entry_id: int
+    version_id: int
+
+
+def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) -> tuple[Seat, Seat] | None:
+    """The next pairing of the season's active entries as `pick_pairing` makes it when its random
+    draw is `offset` (first = the longest-waiting entry), or None when no two entries may meet."""
+    m, e, v, b = Match.__table__, Entry.__table__, BotVersion.__table__, Bot.__table__
+    held = union_all(
+        *(
+            select(seat.label("entry_id"), m.c.status).where(
+                m.c.status.in_(HELD), m.c.kind.in_(KINDS), m.c.season_id == season_id
+            )
+            for seat in (m.c.entry0_id, m.c.entry1_id)
+        )
+    ).subquery("held")
+    load = (
+        select(
+            held.c.entry_id,
+            func.count().label("n"),
+            func.max(case((held.c.status.in_(BUSY), 1), else_=0)).label("busy"),
+        )
+        .group_by(held.c.entry_id)
+        .subquery("load")
+    )
+    cand = (
+        select(
+            e.c.id,
+            e.c.version_id,
+            b.c.owner,
+            func.coalesce(e.c.pairing_elo, e.c.rating).label("rating"),
+            (e.c.wins + e.c.draws + e.c.losses + e.c.voids + func.coalesce(load.c.n, 0)).label("games"),
+            e.c.last_scheduled,
+            func.coalesce(load.c.busy, 0).label("busy"),
+        )
+        .join_from(e, v, v.c.id == e.c.version_id)
+        .join(b, b.c.id == v.c.bot_id)
+        .outerjoin(load, load.c.entry_id == e.c.id)
+        .where(e.c.season_id == season_id, e.c.active.is_(True))
+        .cte("cand")
+    )
+    # the longest-waiting entry goes first: when it has nobody to meet, all are of one owner (or
+    # it is alone), so nobody has, and `pick_pairing`'s search for a first that has one finds none
+    row = s.execute(_pairing(cand, offset, same_owner)).first()
+    if row is None:
+        return None
+    return Seat(row[0], row[1]), Seat(row[2], row[3])
+
+
+def _pairing(cand: CTE, offset: float, same_owner: bool) -> Select[Any]:
+    """The first of the candidates `cand` by waiting order, and its opponent among them."""
+    first = (
+        select(cand)
+        .order_by(cand.c.busy, cand.c.games > 0, cand.c.last_scheduled, cand.c.id)
+        .limit(1)
+        .cte("first")
+    )
+    other = cand.alias("other")
+    return (
+        select(first.c.id, first.c.version_id, other.c.id, other.c.version_id)
+        .join_from(
+            first,
+            other,
+            and_(other.c.id != first.c.id, true() if same_owner else other.c.owner != first.c.owner),
+        )
+        .order_by(
+            other.c.busy,
+            func.abs(other.c.rating - (first.c.rating + offset)),
+            other.c.last_scheduled,
+            other.c.id,
+        )
+        .limit(1)
+    )
