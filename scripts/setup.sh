@@ -81,6 +81,11 @@ fi
 if ! .venv/bin/python -c "from arena.sandbox import launch_helper; launch_helper.build()"; then
   echo "setup: the launch helper did not build; bwrap launches will use setpriv, sh and prlimit" >&2
 fi
+# The season fit's compiled passes (arena/ladder/_fit.c -> _arena_fit.so, in place; gcc only), built here
+# rather than by the first fit of a server or test. Without it the fit runs its NumPy passes (same figures).
+if ! .venv/bin/python -c "from arena.ladder import kernel; kernel.build()"; then
+  echo "setup: the fit kernel did not build; the ratings fit will use NumPy" >&2
+fi
 # The Node.js sample bot's dependencies (pinned by its package-lock.json). Its build step runs
 # `npm ci --offline` in the sandbox, which has no network, so fill its npm cache here.
 if ! command -v npm >/dev/null && [ "$(id -u)" -eq 0 ]; then
