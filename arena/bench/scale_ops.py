@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import Engine, event, func, select
 
+from arena.store.hints import likely
 from arena.store.models import Match
 
 
@@ -52,7 +53,7 @@ class Sample:
     bot: str
     revealed: int  # a finished match whose twin is finished too
     sealed: int  # a finished match whose twin is still queued
-    deep_offset: int  # an offset near the end of the finished history
+    deep_after: int  # a page token near the end of the finished history (the 101st oldest finished match)
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,9 @@ def sample_of(store: Any, season: str, bot: str) -> Sample:
                 .exists(),
             )
         )
-        done = s.scalar(select(func.count()).select_from(Match).where(Match.status == "done")) or 0
-    return Sample(season, bot, revealed, sealed or revealed, max(0, done - 100))
+        done = likely(Match.status == "done")
+        deep = s.scalar(select(Match.id).where(done).order_by(Match.id).offset(100).limit(1))
+    return Sample(season, bot, revealed, sealed or revealed, deep or revealed + 1)
 
 
 def web_ops(x: Sample) -> list[Op]:
@@ -87,7 +89,7 @@ def web_ops(x: Sample) -> list[Op]:
         Op("bot page /bots/NAME", Kind.PAGE, f"/bots/{x.bot}"),
         Op("matches page /matches", Kind.PAGE, "/matches"),
         Op("matches page, one bot", Kind.PAGE, f"/matches?bot={x.bot}"),
-        Op("matches page, last page", Kind.PAGE, f"/matches?page={x.deep_offset // 50 + 1}"),
+        Op("matches page, last page", Kind.PAGE, f"/matches?after={x.deep_after}"),
         Op("match page (revealed)", Kind.PAGE, f"/matches/{x.revealed}", match_page=True),
         Op("match page (sealed)", Kind.PAGE, f"/matches/{x.sealed}", match_page=True),
         Op("replay.json download", Kind.PAGE, f"/matches/{x.revealed}/replay.json"),
@@ -97,7 +99,7 @@ def web_ops(x: Sample) -> list[Op]:
         Op("GET /api/bots/NAME", Kind.JSON, f"{api}/bots/{x.bot}"),
         Op("GET /api/matches", Kind.JSON, f"{api}/matches"),
         Op("GET /api/matches?bot=NAME", Kind.JSON, f"{api}/matches?bot={x.bot}"),
-        Op("GET /api/matches?offset=deep", Kind.JSON, f"{api}/matches?offset={x.deep_offset}"),
+        Op("GET /api/matches?after=deep", Kind.JSON, f"{api}/matches?after={x.deep_after}"),
         Op("GET /api/matches/ID", Kind.JSON, f"{api}/matches/{x.revealed}"),
         Op("GET /api/matches/ID/record", Kind.JSON, f"{api}/matches/{x.revealed}/record"),
         Op("GET /api/matches/ID/record.bin", Kind.JSON, f"{api}/matches/{x.revealed}/record.bin"),

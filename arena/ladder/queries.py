@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func
 from sqlalchemy.orm import Session
 
 from arena.ladder.visibility import OPEN, sealed_clause
+from arena.store.hints import likely, unlikely
 from arena.store.models import Bot, BotVersion, Match, Season
 from arena.verdicts import Verdict
 
@@ -129,7 +130,7 @@ def _filtered(s: Session, f: MatchFilter) -> tuple[Select[Match] | None, list[in
     q = select(Match)
     ids: list[int] = []
     if f.status:
-        q = q.where(Match.status == f.status)
+        q = q.where(status_is(f.status))
     q = q.where(Match.kind == f.kind) if f.kind else q.where(Match.kind != MatchKind.CHALLENGE)
     if f.season:
         sid = s.scalar(select(Season.id).where(Season.name == f.season))
@@ -143,12 +144,22 @@ def _filtered(s: Session, f: MatchFilter) -> tuple[Select[Match] | None, list[in
         q = q.where(_played_by(ids))
     if f.verdict:  # a sealed match's verdicts are part of its withheld result
         name = check_verdict(f.verdict)
-        q = q.where(Match.status == MatchStatus.DONE, not_(sealed_clause()))
+        q = q.where(status_is(MatchStatus.DONE))
         if name == VOID:
             q = q.where(Match.void.is_(True))
         else:
             q = q.where(cast(Match.verdicts, String).like(f'%"{name}"%'))
+        q = q.where(not_(sealed_clause()))  # last: its probes run only for the rows that fit the rest
     return q, ids
+
+
+def status_is(status: MatchStatus) -> ColumnElement[bool]:
+    """`Match.status == status`, with how many rows it keeps told to SQLite's planner
+    (`arena.store.hints`): finished matches are nearly all of them, so a list of them walks the id
+    order (or a bot's version index) rather than the status index; the other statuses are the few
+    open or failed ones, which the status index finds."""
+    condition = Match.status == status
+    return likely(condition) if status == MatchStatus.DONE else unlikely(condition)
 
 
 def _played_by(version_ids: list[int]) -> ColumnElement[bool]:
