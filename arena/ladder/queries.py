@@ -11,19 +11,22 @@ query per match.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func, not_, or_, select, union_all
 from sqlalchemy.orm import Session
 
-from arena.ladder.visibility import OPEN, sealed_clause
-from arena.store.models import Bot, BotVersion, Match, Season
+from arena.ladder.visibility import OPEN, sealed_clause, sealed_done
+from arena.store.models import Bot, BotTally, BotVersion, Match, RatingChange, Season
+from arena.store.tallies import share_rows
 from arena.verdicts import Verdict
 
 MAX_LIMIT = 500  # matches per page
+OPPONENTS_SHOWN = 50  # a bot's head-to-head rows, most games first
+HISTORY_SHOWN = 100  # rating changes per entry on a bot's page, newest
 COUNT_CAP = 1000  # a list's total is counted up to this; beyond it the total says "at least"
 VOID = "VOID"  # the verdict filter's name for a void match (no seat's verdict)
 
@@ -224,44 +227,100 @@ def recent_matches(
     return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
 
 
+@dataclass(frozen=True)
+class RatingStep:
+    """An entry's live Elo after one of its rated matches."""
+
+    entry_id: int
+    match_id: int
+    seq: int | None  # the match's place in its season's record order
+    at: datetime | None  # when the match finished
+    season_id: int | None
+    rating: float
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A bot's revealed results against one opponent bot (void matches are not games)."""
+
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
 @dataclass
 class BotRecord:
-    """A bot's revealed results: its own seat's verdicts (OK for a record without verdicts) and,
-    per opponent bot, games, wins, draws and losses (void matches are not games)."""
+    """A bot's revealed results: its own seat's verdicts over its finished matches (OK for a record
+    without verdicts) and its head-to-head, most games first, cut to the `shown` first of its
+    `opponents` opponents."""
 
     verdicts: Counter[str]
-    head_to_head: dict[str, Counter[str]]
+    head_to_head: list[Opponent]
+    opponents: int
 
 
-def bot_record(s: Session, version_ids: list[int]) -> BotRecord:
-    """`BotRecord` of the bot with these versions, in two statements: its revealed finished matches
-    grouped by seats, result and verdicts (a few light columns; sealed ones left out in SQL), and
-    its opponents' names."""
+def bot_record(s: Session, bot_id: int, version_ids: list[int], shown: int = OPPONENTS_SHOWN) -> BotRecord:
+    """`BotRecord` of a bot from its tallies (`arena.store.tallies`, one row per opponent and
+    verdict, kept by the recorder) less its finished matches that are still sealed, which only the
+    open matches' deck-mates can be (`visibility.sealed_done`): three statements (two when none is
+    sealed), none reading the bot's matches, whatever its history."""
+    tallied = s.execute(
+        select(BotTally.opponent_id, Bot.name, BotTally.verdict, BotTally.matches, BotTally.wins,
+               BotTally.draws, BotTally.losses)
+        .join(Bot, Bot.id == BotTally.opponent_id)
+        .where(BotTally.bot_id == bot_id)
+    ).all()  # fmt: skip
+    hidden = sealed_done(s, version_ids) if tallied else []
+    sealed = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
     verdicts: Counter[str] = Counter()
-    h2h: dict[str, Counter[str]] = defaultdict(Counter)
-    if not version_ids:
-        return BotRecord(verdicts, h2h)
-    keys = (Match.version0_id, Match.version1_id, Match.winner, Match.void, cast(Match.verdicts, String))
-    grouped = (
-        select(*keys, func.count())
-        .where(_played_by(version_ids), Match.status == MatchStatus.DONE, not_(sealed_clause()))
-        .group_by(*keys)
+    games: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
+    for opponent, name, verdict, n, wins, draws, losses in tallied:
+        verdicts[verdict] += n
+        names[opponent] = name
+        row = games.setdefault(opponent, [0, 0, 0])
+        row[0], row[1], row[2] = row[0] + wins, row[1] + draws, row[2] + losses
+    for _, opponent, verdict, n, wins, draws, losses in sealed:  # counted, but not to be shown yet
+        verdicts[verdict] -= n
+        row = games[opponent]
+        row[0], row[1], row[2] = row[0] - wins, row[1] - draws, row[2] - losses
+    h2h = sorted(
+        (Opponent(names[o], w + d + lo, w, d, lo) for o, (w, d, lo) in games.items() if w + d + lo),
+        key=lambda h: (-h.games, h.name),
     )
-    rows = s.execute(grouped).all()
-    mine = set(version_ids)
-    opponents = {v1 if v0 in mine else v0 for v0, v1, *_ in rows}
-    names = (
-        dict(s.execute(select(BotVersion.id, Bot.name).join(Bot).where(BotVersion.id.in_(opponents))).all())
-        if opponents
-        else {}
-    )
-    for v0, v1, winner, void, verdicts_json, n in rows:
-        seat = 0 if v0 in mine else 1
-        seat_verdicts = json.loads(verdicts_json or "[]") or []
-        verdicts[str(seat_verdicts[seat]) if len(seat_verdicts) == 2 else Verdict.OK.value] += n
-        if void:
-            continue
-        row = h2h[names.get(v1 if seat == 0 else v0, "?")]
-        row["games"] += n
-        row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
-    return BotRecord(verdicts, h2h)
+    return BotRecord(+verdicts, h2h[: max(0, shown)], len(h2h))
+
+
+def rating_history(s: Session, entry_ids: list[int], points: int = HISTORY_SHOWN) -> list[RatingStep]:
+    """The rating changes of each of these entries (a bot's, one per season it entered) in its
+    newest `points` recorded matches, oldest first, in one statement: per entry and seat the newest
+    `points` ids from `ix_matches_entry0`/`ix_matches_entry1` (record order), so it costs the same
+    whatever the history. A sealed match's change is left out (it would tell the result), as is a
+    void match (no change)."""
+    if not entry_ids:
+        return []
+    halves = []
+    for entry_id in entry_ids:
+        for column in (Match.entry0_id, Match.entry1_id):
+            newest = (
+                select(Match.id)
+                .where(column == entry_id, Match.record_seq.is_not(None))
+                .order_by(Match.record_seq.desc())
+                .limit(points)
+                .subquery()
+            )
+            halves.append(
+                select(RatingChange.entry_id, Match.id, Match.record_seq, Match.finished_at, Match.season_id,
+                       RatingChange.after)
+                .join(RatingChange, (RatingChange.match_id == Match.id) & (RatingChange.entry_id == entry_id))
+                .where(Match.id.in_(select(newest.c.id)), not_(sealed_clause()))
+            )  # fmt: skip
+    rows = s.execute(union_all(*halves)).all()
+    kept: dict[int, list[RatingStep]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: (r.record_seq or 0, r.id)):
+        kept[row.entry_id].append(RatingStep(row.entry_id, row.id, row.record_seq, row.finished_at,
+                                             row.season_id, row.after))  # fmt: skip
+    shown = [step for steps in kept.values() for step in steps[-points:]]  # its two seats' newest
+    return sorted(shown, key=lambda x: (x.seq or 0, x.match_id))
