@@ -294,11 +294,11 @@ def bot_record(s: Session, bot_id: int, version_ids: list[int], shown: int = OPP
 
 
 def rating_history(s: Session, entry_ids: list[int], points: int = HISTORY_SHOWN) -> list[RatingStep]:
-    """The rating changes of each of these entries (a bot's, one per season it entered) in its
-    newest `points` recorded matches, oldest first, in one statement: per entry and seat the newest
-    `points` ids from `ix_matches_entry0`/`ix_matches_entry1` (record order), so it costs the same
-    whatever the history. A sealed match's change is left out (it would tell the result), as is a
-    void match (no change)."""
+    """The newest `points` revealed rating changes of each of these entries (a bot's, one per season
+    it entered), oldest first, in one statement: they are looked for among each seat's newest
+    `points` recorded matches, read from `ix_matches_entry0`/`ix_matches_entry1` in record order, so
+    it costs the same whatever the history. A sealed match's change is left out (it would tell the
+    result), and a void match has none."""
     if not entry_ids:
         return []
     halves = []
