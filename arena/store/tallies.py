@@ -89,10 +89,13 @@ def share_rows(*where: ColumnElement[bool], bot_id: int | None = None) -> Select
 
 def add_match(s: Session, m: Match) -> None:
     """Count the finished match `m` in the recorder's transaction: one upsert of its rows (two, or one
-    against itself), read from the row just written."""
+    against itself), read from the row just written, in key order, so that two recorders on
+    PostgreSQL lock the rows they share in the same order (no deadlock between a ladder match and a
+    challenge of the same two bots)."""
     s.flush()
     dialect = s.get_bind().dialect.name
     rows = share_rows(Match.id == m.id)
+    rows = rows.order_by(*list(rows.selected_columns)[: len(KEY)])
     upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(BotTally).from_select(
         [*KEY, *COUNTED], rows
     )
