@@ -12,6 +12,7 @@ query per match.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -261,18 +262,24 @@ class BotRecord:
     opponents: int
 
 
-def bot_record(s: Session, bot_id: int, version_ids: list[int], shown: int = OPPONENTS_SHOWN) -> BotRecord:
+def bot_record(
+    s: Session,
+    bot_id: int,
+    version_ids: list[int],
+    shown: int = OPPONENTS_SHOWN,
+    sealed: list[int] | None = None,
+) -> BotRecord:
     """`BotRecord` of a bot from its tallies (`arena.store.tallies`, one row per opponent and
     verdict, kept by the recorder) less its finished matches that are still sealed, which only the
-    open matches' deck-mates can be (`visibility.sealed_done`): three statements (two when none is
-    sealed), none reading the bot's matches, whatever its history."""
+    open matches' deck-mates can be (`visibility.sealed_done`, or `sealed` when the caller has them):
+    at most three statements, none reading the bot's matches, whatever its history."""
     tallied = s.execute(
         select(BotTally.opponent_id, Bot.name, BotTally.verdict, BotTally.matches, BotTally.wins,
                BotTally.draws, BotTally.losses)
         .join(Bot, Bot.id == BotTally.opponent_id)
         .where(BotTally.bot_id == bot_id)
     ).all()  # fmt: skip
-    hidden = sealed_done(s, version_ids) if tallied else []
+    hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
     sealed = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
     verdicts: Counter[str] = Counter()
     games: dict[int, list[int]] = {}
@@ -293,34 +300,34 @@ def bot_record(s: Session, bot_id: int, version_ids: list[int], shown: int = OPP
     return BotRecord(+verdicts, h2h[: max(0, shown)], len(h2h))
 
 
-def rating_history(s: Session, entry_ids: list[int], points: int = HISTORY_SHOWN) -> list[RatingStep]:
-    """The newest `points` revealed rating changes of each of these entries (a bot's, one per season
-    it entered), oldest first, in one statement: they are looked for among each seat's newest
-    `points` recorded matches, read from `ix_matches_entry0`/`ix_matches_entry1` in record order, so
-    it costs the same whatever the history. A sealed match's change is left out (it would tell the
-    result), and a void match has none."""
+def rating_history(
+    s: Session, entry_ids: list[int], sealed: Collection[int], points: int = HISTORY_SHOWN
+) -> list[RatingStep]:
+    """Each of these entries' rating changes (a bot's, one entry per season it entered) in its
+    newest `points` rated matches, oldest first, less those of the `sealed` matches (a change tells
+    the result; `visibility.sealed_done` gives them): one statement, each entry's seat-0 and seat-1
+    halves read newest first from `ix_matches_entry0`/`ix_matches_entry1` up to `points` rows, so
+    it costs the same whatever the history."""
     if not entry_ids:
         return []
     halves = []
     for entry_id in entry_ids:
         for column in (Match.entry0_id, Match.entry1_id):
-            newest = (
-                select(Match.id)
+            half = (
+                select(RatingChange.entry_id, Match.id, Match.record_seq, Match.finished_at, Match.season_id,
+                       RatingChange.after)
+                .join(RatingChange, (RatingChange.match_id == Match.id) & (RatingChange.entry_id == entry_id))
                 .where(column == entry_id, Match.record_seq.is_not(None))
                 .order_by(Match.record_seq.desc())
                 .limit(points)
                 .subquery()
-            )
-            halves.append(
-                select(RatingChange.entry_id, Match.id, Match.record_seq, Match.finished_at, Match.season_id,
-                       RatingChange.after)
-                .join(RatingChange, (RatingChange.match_id == Match.id) & (RatingChange.entry_id == entry_id))
-                .where(Match.id.in_(select(newest.c.id)), not_(sealed_clause()))
             )  # fmt: skip
+            halves.append(select(*half.c))
     rows = s.execute(union_all(*halves)).all()
     kept: dict[int, list[RatingStep]] = defaultdict(list)
     for row in sorted(rows, key=lambda r: (r.record_seq or 0, r.id)):
         kept[row.entry_id].append(RatingStep(row.entry_id, row.id, row.record_seq, row.finished_at,
                                              row.season_id, row.after))  # fmt: skip
-    shown = [step for steps in kept.values() for step in steps[-points:]]  # its two seats' newest
+    hidden = set(sealed)
+    shown = [x for steps in kept.values() for x in steps[-points:] if x.match_id not in hidden]
     return sorted(shown, key=lambda x: (x.seq or 0, x.match_id))

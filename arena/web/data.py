@@ -16,7 +16,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import joinedload
 
 from arena.ladder.queries import MatchStatus, bot_record, rating_history, recent_matches
-from arena.ladder.visibility import unrevealed_ids
+from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
 from arena.web.match_data import MatchQueries, summaries
@@ -171,6 +171,7 @@ class WebData(MatchQueries):
             )
             entries = [e for e, _ in rows]
             season_names: dict[int | None, str] = {e.season_id: name for e, name in rows}
+            sealed = sealed_done(s, version_ids)  # its finished matches not revealed yet
             ratings = [
                 BotRating(
                     season=season_names.get(e.season_id, "?"),
@@ -188,10 +189,10 @@ class WebData(MatchQueries):
                     at=step.at,
                     rating=round(step.rating, 1),
                 )
-                for step in rating_history(s, [e.id for e in entries])
+                for step in rating_history(s, [e.id for e in entries], sealed)
             ]
             latest = recent_matches(s, version_ids, recent, MatchStatus.DONE)
-            record = bot_record(s, bot.id, version_ids)  # head-to-head and verdicts over revealed matches
+            record = bot_record(s, bot.id, version_ids, sealed=sealed)  # over revealed matches only
             return BotOut(
                 name=bot.name,
                 owner=bot.owner,

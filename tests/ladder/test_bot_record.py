@@ -12,7 +12,7 @@ from sqlalchemy import select
 from arena.ladder.queries import bot_record, rating_history
 from arena.ladder.record import record_result
 from arena.ladder.seasons import create_season, schedule, start_season
-from arena.ladder.visibility import unrevealed_ids
+from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import MatchResult, Store
 from arena.store.models import Bot, BotTally, BotVersion, Entry, Match, RatingChange, Season
 from arena.store.queue import claim
@@ -118,7 +118,7 @@ def test_the_rating_history_is_each_entrys_newest_revealed_changes(store: Store)
     ladder = fill(store, matches=300, bots=12)
     entry, points = ladder.entries[0], 5
     with store.read() as s:
-        steps = rating_history(s, [entry], points=points)
+        steps = rating_history(s, [entry], sealed_done(s, [ladder.versions[0]]), points=points)
         played = list(
             s.execute(
                 select(Match.id, Match.record_seq)
@@ -130,5 +130,5 @@ def test_the_rating_history_is_each_entrys_newest_revealed_changes(store: Store)
         hidden = unrevealed_ids(s, s.scalars(select(Match).where(Match.id.in_([m for m, _ in played]))))
         season = s.scalar(select(Entry.season_id).where(Entry.id == entry))
     assert hidden & {m for m, _ in played[-points:]}, "the entry needs a sealed match among its newest"
-    assert [x.match_id for x in steps] == [m for m, _ in played if m not in hidden][-points:]
+    assert [x.match_id for x in steps] == [m for m, _ in played[-points:] if m not in hidden]
     assert {x.season_id for x in steps} == {season} and all(x.entry_id == entry for x in steps)
