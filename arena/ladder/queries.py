@@ -27,7 +27,7 @@ from arena.verdicts import Verdict
 
 MAX_LIMIT = 500  # matches per page
 OPPONENTS_SHOWN = 50  # a bot's head-to-head rows, most games first
-HISTORY_SHOWN = 100  # rating changes per entry on a bot's page, newest
+HISTORY_SHOWN = 50  # rating changes per entry on a bot's page, newest
 COUNT_CAP = 1000  # a list's total is counted up to this; beyond it the total says "at least"
 VOID = "VOID"  # the verdict filter's name for a void match (no seat's verdict)
 
@@ -191,12 +191,15 @@ def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit:
 
 
 def _by_seat(q: Select[Match], version_ids: list[int], n: int) -> CompoundSelect:
-    """The ids of the newest `n` matches of `q` with the bot in seat 0, and of those with it in seat 1
-    (`q` filters on `_played_by`; a match against itself is in both)."""
+    """The ids of the newest `n` matches of `q` per version of the bot and seat (`q` filters on
+    `_played_by`; a match against itself is in two halves): each half one walk back along a
+    `(version, id)` index that stops after `n` rows, where an IN list of versions would read and
+    sort all of the bot's matches."""
     halves = []
     for column in (Match.version0_id, Match.version1_id):
-        seated = q.with_only_columns(Match.id).where(column.in_(version_ids))
-        halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
+        for version_id in version_ids:
+            seated = q.with_only_columns(Match.id).where(column == version_id)
+            halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
     return union_all(*halves)
 
 
@@ -217,14 +220,16 @@ def recent_matches(
     s: Session, version_ids: list[int], limit: int, status: MatchStatus | None = None
 ) -> list[Match]:
     """A bot's newest matches (any of `version_ids` in either seat), newest first: `ix_matches_version0`
-    and `ix_matches_version1` give them without reading the rest of its history."""
+    and `ix_matches_version1` give them without reading the rest of its history. The halves carry
+    no `_played_by`: beside `version0_id = v` it made PostgreSQL expect one row and read and sort
+    all of the version's matches instead of walking its index back."""
     if not version_ids:
         return []
     limit = max(1, min(limit, MAX_LIMIT))
-    q = select(Match).where(_played_by(version_ids))
+    q = select(Match)
     if status:
         q = q.where(Match.status == status)
-    q = q.where(Match.id.in_(_by_seat(q, version_ids, limit)))
+    q = select(Match).where(Match.id.in_(_by_seat(q, version_ids, limit)))
     return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
 
 
