@@ -285,7 +285,7 @@ def bot_record(
         .where(BotTally.bot_id == bot_id)
     ).all()  # fmt: skip
     hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
-    sealed = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
+    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
     verdicts: Counter[str] = Counter()
     games: dict[int, list[int]] = {}
     names: dict[int, str] = {}
@@ -294,7 +294,7 @@ def bot_record(
         names[opponent] = name
         row = games.setdefault(opponent, [0, 0, 0])
         row[0], row[1], row[2] = row[0] + wins, row[1] + draws, row[2] + losses
-    for _, opponent, verdict, n, wins, draws, losses in sealed:  # counted, but not to be shown yet
+    for _, opponent, verdict, n, wins, draws, losses in withheld:  # counted, but not to be shown yet
         verdicts[verdict] -= n
         row = games[opponent]
         row[0], row[1], row[2] = row[0] - wins, row[1] - draws, row[2] - losses
