@@ -190,15 +190,17 @@ def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit:
     )
 
 
-def _by_seat(q: Select[Match], version_ids: list[int], n: int) -> CompoundSelect:
-    """The ids of the newest `n` matches of `q` per version of the bot and seat (`q` filters on
-    `_played_by`; a match against itself is in two halves): each half one walk back along a
-    `(version, id)` index that stops after `n` rows, where an IN list of versions would read and
-    sort all of the bot's matches."""
+def _by_seat(q: Select[Match], version_ids: list[int], n: int, per_version: bool = False) -> CompoundSelect:
+    """The ids of the newest `n` matches of `q` with the bot in seat 0, and of those with it in seat 1
+    (a match against itself is in both; `q` need not test `_played_by`). `per_version` splits each seat
+    by version: each half is then one walk back along a `(version, id)` index that stops after `n`
+    rows (an IN list of versions reads and sorts all of the bot's matches), at the price of up to
+    `n` rows per version, so for small `n` only."""
     halves = []
     for column in (Match.version0_id, Match.version1_id):
-        for version_id in version_ids:
-            seated = q.with_only_columns(Match.id).where(column == version_id)
+        tests = [column == v for v in version_ids] if per_version else [column.in_(version_ids)]
+        for test in tests:
+            seated = q.with_only_columns(Match.id).where(test)
             halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
     return union_all(*halves)
 
@@ -229,7 +231,7 @@ def recent_matches(
     q = select(Match)
     if status:
         q = q.where(Match.status == status)
-    q = select(Match).where(Match.id.in_(_by_seat(q, version_ids, limit)))
+    q = select(Match).where(Match.id.in_(_by_seat(q, version_ids, limit, per_version=True)))
     return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
 
 
@@ -309,25 +311,28 @@ def rating_history(
     s: Session, entry_ids: list[int], sealed: Collection[int], points: int = HISTORY_SHOWN
 ) -> list[RatingStep]:
     """Each of these entries' rating changes (a bot's, one entry per season it entered) in its
-    newest `points` rated matches, oldest first, less those of the `sealed` matches (a change tells
-    the result; `visibility.sealed_done` gives them): one statement, each entry's seat-0 and seat-1
-    halves read newest first from `ix_matches_entry0`/`ix_matches_entry1` up to `points` rows, so
-    it costs the same whatever the history."""
+    newest `points` recorded matches (a void one has none), oldest first, less those of the
+    `sealed` matches (a change tells the result; `visibility.sealed_done` gives them): one
+    statement, each entry's seat-0 and seat-1 halves read newest first from
+    `ix_matches_entry0`/`ix_matches_entry1` up to `points` rows, so it costs the same whatever the
+    history."""
     if not entry_ids:
         return []
     halves = []
     for entry_id in entry_ids:
         for column in (Match.entry0_id, Match.entry1_id):
-            half = (
-                select(RatingChange.entry_id, Match.id, Match.record_seq, Match.finished_at, Match.season_id,
-                       RatingChange.after)
-                .join(RatingChange, (RatingChange.match_id == Match.id) & (RatingChange.entry_id == entry_id))
+            newest = (
+                select(Match.id, Match.record_seq, Match.finished_at, Match.season_id)
                 .where(column == entry_id, Match.record_seq.is_not(None))
                 .order_by(Match.record_seq.desc())
                 .limit(points)
                 .subquery()
+            )  # the index walk first: joined to the changes, PostgreSQL read all of the entry's rows
+            halves.append(
+                select(RatingChange.entry_id, newest.c.id, newest.c.record_seq, newest.c.finished_at,
+                       newest.c.season_id, RatingChange.after)
+                .join(RatingChange, (RatingChange.match_id == newest.c.id) & (RatingChange.entry_id == entry_id))
             )  # fmt: skip
-            halves.append(select(*half.c))
     rows = s.execute(union_all(*halves)).all()
     kept: dict[int, list[RatingStep]] = defaultdict(list)
     for row in sorted(rows, key=lambda r: (r.record_seq or 0, r.id)):
