@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from sqlalchemy import ColumnElement, exists, or_, select, union_all
+from sqlalchemy import ColumnElement, exists, or_, select, tuple_
 from sqlalchemy.orm import Session, aliased
 
 from arena.store.decks import MATE, deck_mates
@@ -60,23 +60,21 @@ def sealed_clause(match: type[Match] = Match) -> ColumnElement[bool]:
 
 def sealed_done(s: Session, version_ids: Sequence[int]) -> list[int]:
     """The ids of the finished matches played by any of `version_ids` that are not revealed: those
-    that share their decks with an open match (by seed, or by season and pair). Read from the open
-    matches (`ix_matches_queue`) outwards, each probing its deck-mates by index, so its cost follows
-    the queue, never the history: how a bot's page finds its sealed results without testing each of
-    its matches (`queries.bot_record`)."""
+    sharing a seed, or a season and pair, with an open match (the test of `sealed_clause`; an open
+    match is never the finished one itself). One pass over the bot's finished matches against the
+    open ones' seeds and pairs, hashed once (`ix_matches_queue`), instead of two index probes per
+    match: how a bot's page finds its sealed results (`queries.bot_record`)."""
     if not version_ids:
         return []
-    live, mate = aliased(Match, name="live"), aliased(Match, name="live_mate")
-    mine = (
-        mate.status == "done",
-        or_(mate.version0_id.in_(version_ids), mate.version1_id.in_(version_ids)),
-        live.status.in_(OPEN),
+    live = aliased(Match, name="live")
+    open_seeds = select(live.seed).where(live.status.in_(OPEN))
+    open_pairs = select(live.season_id, live.pair).where(live.status.in_(OPEN))
+    q = select(Match.id).where(
+        Match.status == "done",
+        or_(Match.version0_id.in_(version_ids), Match.version1_id.in_(version_ids)),
+        or_(Match.seed.in_(open_seeds), tuple_(Match.season_id, Match.pair).in_(open_pairs)),
     )
-    by_seed = select(mate.id).join(live, (live.seed == mate.seed) & (live.id != mate.id)).where(*mine)
-    by_pair = select(mate.id).join(
-        live, (live.season_id == mate.season_id) & (live.pair == mate.pair) & (live.id != mate.id)
-    )
-    return sorted(set(s.scalars(union_all(by_seed, by_pair.where(*mine)))))
+    return sorted(s.scalars(q))
 
 
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:
