@@ -279,7 +279,8 @@ def bot_record(
     """`BotRecord` of a bot from its tallies (`arena.store.tallies`, one row per opponent and
     verdict, kept by the recorder) less its finished matches that are still sealed, which only the
     open matches' deck-mates can be (`visibility.sealed_done`, or `sealed` when the caller has them):
-    at most three statements, none reading the bot's matches, whatever its history."""
+    at most three statements; none counts or probes the bot's matches one by one (`sealed_done`
+    reads their rows once, against the open matches' seeds and pairs)."""
     tallied = s.execute(
         select(BotTally.opponent_id, Bot.name, BotTally.verdict, BotTally.matches, BotTally.wins,
                BotTally.draws, BotTally.losses)
