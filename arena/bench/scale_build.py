@@ -31,6 +31,7 @@ from arena.bench.scale_replays import replay_pool
 from arena.bench.scale_rows import SEASON, SEASON_ID, History, Plan, entry_updates, people
 from arena.store.migrate import MIGRATIONS
 from arena.store.models import Base, Season
+from arena.store.tallies import recount
 
 log = logging.getLogger("arena.bench.scale")
 Progress = Callable[[float], None]
@@ -251,13 +252,14 @@ class _Writer:
         self.conn.begin()
 
     def finish(self, entries: list[dict], recorded: int) -> None:
-        """The entries' live figures, the season's counters, the id sequences and the planner's statistics."""
+        """The entries' live figures, the season's counters, the bots' tallies, the id sequences and the planner's statistics."""
         t = Base.metadata.tables["entries"]
         fields = [k for k in entries[0] if k != "id"] if entries else []
         stmt = update(t).where(t.c.id == bindparam("e_id")).values({k: bindparam(f"e_{k}") for k in fields})
         if entries:
             self.conn.execute(stmt, [{f"e_{k}": v for k, v in e.items()} for e in entries])
         self.conn.execute(update(Season).where(Season.id == SEASON_ID).values(recorded=recorded))
+        recount(self.conn)  # the bots' tallies, as the recorder would have kept them
         if self.pg:
             for table in Base.metadata.sorted_tables:
                 if "id" in table.columns and table.columns["id"].primary_key:

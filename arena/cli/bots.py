@@ -14,6 +14,9 @@ from arena.cli.errors import UserError
 from arena.cli.ladder_common import SANDBOX_HELP, open_store, user_errors
 from arena.cli.remote import Remote, remote_options
 
+LIST_DEFAULT = 100  # bots `arena bots list` prints unless --limit says otherwise
+LIST_MOST = 10_000
+
 
 @click.group()
 def bots() -> None:
@@ -120,35 +123,27 @@ class BuildEcho:
 @bots.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--all", "show_all", is_flag=True, help="Include retired bots.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, LIST_MOST),
+    default=LIST_DEFAULT,
+    show_default=True,
+    help="At most this many bots, in name order.",
+)
+@click.option("--after", default="", help="Start after this bot name (the next page of a longer list).")
 @remote_options
-def list_(as_json: bool, show_all: bool, remote: Remote | None) -> None:
-    """Registered bots with their newest version and state."""
-    if remote is not None:
-        from arena.cli.bots_remote import list_remote
+def list_(as_json: bool, show_all: bool, limit: int, after: str, remote: Remote | None) -> None:
+    """Registered bots with their newest version and state, in name order, a page at a time.
 
-        print_bots(list_remote(remote, show_all), as_json)
-        return
-    rows = []
-    for bot in open_store().bots(include_retired=show_all):
-        latest = bot.versions[-1] if bot.versions else None
-        state = (
-            "retired"
-            if bot.retired
-            else "suspended"
-            if bot.suspended
-            else ("build failed" if latest and not latest.build_ok else "active")
-        )
-        rows.append(
-            {
-                "name": bot.name,
-                "owner": bot.owner,
-                "version": latest.number if latest else None,
-                "language": latest.language if latest else "",
-                "state": state,
-                "hash": latest.content_hash[:12] if latest else "",
-            }
-        )
+    When more bots follow, the line `more: arena bots list --after NAME` on stderr says how to
+    list them (stdout stays the rows, or the JSON list with --json)."""
+    from arena.cli.bots_remote import list_remote
+    from arena.cli.remote import client_for
+
+    rows, more = list_remote(client_for(remote), show_all, limit, after)
     print_bots(rows, as_json)
+    if more:
+        click.echo(f"more: arena bots list --after {more}" + (" --all" if show_all else ""), err=True)
 
 
 def print_bots(rows: list[dict], as_json: bool) -> None:

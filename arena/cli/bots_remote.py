@@ -136,12 +136,25 @@ def _state_row(b: Any) -> dict:
     }
 
 
-def list_remote(remote: Remote, include_retired: bool) -> list[dict]:
-    """The rows of `arena bots list` from ListBots."""
+def list_remote(
+    client: Remote | LocalClient, include_retired: bool, limit: int, after: str = ""
+) -> tuple[list[dict], str]:
+    """The rows of `arena bots list` from ListBots: at most `limit` bots after the name `after`, a
+    server page (at most 100 bots) at a time; and the name to list on from ("" when none follow)."""
     from arena.proto import arena_pb2 as pb
 
-    request = pb.ListBotsRequest(include_retired=include_retired)
-    return [_state_row(b) for b in remote.pages("ListBots", request, "bots")]  # 100 bots a page
+    rows: list[dict] = []
+    token = after
+    while len(rows) < limit:
+        answer = client.call(
+            "ListBots",
+            pb.ListBotsRequest(include_retired=include_retired, limit=limit - len(rows), page_token=token),
+        )
+        rows += [_state_row(b) for b in answer.bots]
+        token = answer.next_page_token
+        if not token:
+            return rows, ""
+    return rows, token
 
 
 def _local_time(iso: str) -> str:

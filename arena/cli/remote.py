@@ -333,6 +333,9 @@ class LocalClient:
 
         ops: dict[str, Callable[[Any], Any]] = {
             "ListMatches": lambda r: ops_results.list_matches(self.service, r),
+            "ListBots": lambda r: ops_bots.list_bots(
+                self.service, r.owner, r.include_retired, r.limit, r.page_token
+            ),
             "Challenge": lambda r: ops_challenge.challenge(self.service, self.principal, r),
             "GetBotLogs": lambda r: ops_bots.bot_logs(
                 self.service, self.principal, r.name, r.match_id, r.limit

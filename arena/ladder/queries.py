@@ -11,20 +11,24 @@ query per match.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func, not_, or_, select, union_all
 from sqlalchemy.orm import Session
 
-from arena.ladder.visibility import OPEN, sealed_clause
+from arena.ladder.visibility import OPEN, sealed_clause, sealed_done
 from arena.store.hints import likely, unlikely
-from arena.store.models import Bot, BotVersion, Match, Season
+from arena.store.models import Bot, BotTally, BotVersion, Match, RatingChange, Season
+from arena.store.tallies import share_rows
 from arena.verdicts import Verdict
 
 MAX_LIMIT = 500  # matches per page
+OPPONENTS_SHOWN = 50  # a bot's head-to-head rows, most games first
+HISTORY_SHOWN = 50  # rating changes per entry on a bot's page, newest
 COUNT_CAP = 1000  # a list's total is counted up to this; beyond it the total says "at least"
 VOID = "VOID"  # the verdict filter's name for a void match (no seat's verdict)
 
@@ -197,13 +201,18 @@ def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit:
     )
 
 
-def _by_seat(q: Select[Match], version_ids: list[int], n: int) -> CompoundSelect:
+def _by_seat(q: Select[Match], version_ids: list[int], n: int, per_version: bool = False) -> CompoundSelect:
     """The ids of the newest `n` matches of `q` with the bot in seat 0, and of those with it in seat 1
-    (`q` filters on `_played_by`; a match against itself is in both)."""
+    (a match against itself is in both; `q` need not test `_played_by`). `per_version` splits each seat
+    by version: each half is then one walk back along a `(version, id)` index that stops after `n`
+    rows (an IN list of versions reads and sorts all of the bot's matches), at the price of up to
+    `n` rows per version, so for small `n` only."""
     halves = []
     for column in (Match.version0_id, Match.version1_id):
-        seated = q.with_only_columns(Match.id).where(column.in_(version_ids))
-        halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
+        tests = [column == v for v in version_ids] if per_version else [column.in_(version_ids)]
+        for test in tests:
+            seated = q.with_only_columns(Match.id).where(test)
+            halves.append(select(seated.order_by(Match.id.desc()).limit(n).subquery().c.id))
     return union_all(*halves)
 
 
@@ -224,55 +233,123 @@ def recent_matches(
     s: Session, version_ids: list[int], limit: int, status: MatchStatus | None = None
 ) -> list[Match]:
     """A bot's newest matches (any of `version_ids` in either seat), newest first: `ix_matches_version0`
-    and `ix_matches_version1` give them without reading the rest of its history."""
+    and `ix_matches_version1` give them without reading the rest of its history. The halves carry
+    no `_played_by`: beside `version0_id = v` it made PostgreSQL expect one row and read and sort
+    all of the version's matches instead of walking its index back."""
     if not version_ids:
         return []
     limit = max(1, min(limit, MAX_LIMIT))
-    q = select(Match).where(_played_by(version_ids))
+    q = select(Match)
     if status:
-        q = q.where(Match.status == status)
-    q = q.where(Match.id.in_(_by_seat(q, version_ids, limit)))
+        q = q.where(status_is(status))
+    q = select(Match).where(Match.id.in_(_by_seat(q, version_ids, limit, per_version=True)))
     return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
+
+
+@dataclass(frozen=True)
+class RatingStep:
+    """An entry's live Elo after one of its rated matches."""
+
+    entry_id: int
+    match_id: int
+    seq: int | None  # the match's place in its season's record order
+    at: datetime | None  # when the match finished
+    season_id: int | None
+    rating: float
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A bot's revealed results against one opponent bot (void matches are not games)."""
+
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
 
 
 @dataclass
 class BotRecord:
-    """A bot's revealed results: its own seat's verdicts (OK for a record without verdicts) and,
-    per opponent bot, games, wins, draws and losses (void matches are not games)."""
+    """A bot's revealed results: its own seat's verdicts over its finished matches (OK for a record
+    without verdicts) and its head-to-head, most games first, cut to the `shown` first of its
+    `opponents` opponents."""
 
     verdicts: Counter[str]
-    head_to_head: dict[str, Counter[str]]
+    head_to_head: list[Opponent]
+    opponents: int
 
 
-def bot_record(s: Session, version_ids: list[int]) -> BotRecord:
-    """`BotRecord` of the bot with these versions, in two statements: its revealed finished matches
-    grouped by seats, result and verdicts (a few light columns; sealed ones left out in SQL), and
-    its opponents' names."""
+def bot_record(
+    s: Session,
+    bot_id: int,
+    version_ids: list[int],
+    shown: int = OPPONENTS_SHOWN,
+    sealed: list[int] | None = None,
+) -> BotRecord:
+    """`BotRecord` of a bot from its tallies (`arena.store.tallies`, one row per opponent and
+    verdict, kept by the recorder) less its finished matches that are still sealed, which only the
+    open matches' deck-mates can be (`visibility.sealed_done`, or `sealed` when the caller has them):
+    at most three statements; none counts or probes the bot's matches one by one (`sealed_done`
+    reads their rows once, against the open matches' seeds and pairs)."""
+    tallied = s.execute(
+        select(BotTally.opponent_id, Bot.name, BotTally.verdict, BotTally.matches, BotTally.wins,
+               BotTally.draws, BotTally.losses)
+        .join(Bot, Bot.id == BotTally.opponent_id)
+        .where(BotTally.bot_id == bot_id)
+    ).all()  # fmt: skip
+    hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
+    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
     verdicts: Counter[str] = Counter()
-    h2h: dict[str, Counter[str]] = defaultdict(Counter)
-    if not version_ids:
-        return BotRecord(verdicts, h2h)
-    keys = (Match.version0_id, Match.version1_id, Match.winner, Match.void, cast(Match.verdicts, String))
-    grouped = (
-        select(*keys, func.count())
-        .where(_played_by(version_ids), Match.status == MatchStatus.DONE, not_(sealed_clause()))
-        .group_by(*keys)
+    games: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
+    for opponent, name, verdict, n, wins, draws, losses in tallied:
+        verdicts[verdict] += n
+        names[opponent] = name
+        row = games.setdefault(opponent, [0, 0, 0])
+        row[0], row[1], row[2] = row[0] + wins, row[1] + draws, row[2] + losses
+    for _, opponent, verdict, n, wins, draws, losses in withheld:  # counted, but not to be shown yet
+        verdicts[verdict] -= n
+        row = games[opponent]
+        row[0], row[1], row[2] = row[0] - wins, row[1] - draws, row[2] - losses
+    h2h = sorted(
+        (Opponent(names[o], w + d + lo, w, d, lo) for o, (w, d, lo) in games.items() if w + d + lo),
+        key=lambda h: (-h.games, h.name),
     )
-    rows = s.execute(grouped).all()
-    mine = set(version_ids)
-    opponents = {v1 if v0 in mine else v0 for v0, v1, *_ in rows}
-    names = (
-        dict(s.execute(select(BotVersion.id, Bot.name).join(Bot).where(BotVersion.id.in_(opponents))).all())
-        if opponents
-        else {}
-    )
-    for v0, v1, winner, void, verdicts_json, n in rows:
-        seat = 0 if v0 in mine else 1
-        seat_verdicts = json.loads(verdicts_json or "[]") or []
-        verdicts[str(seat_verdicts[seat]) if len(seat_verdicts) == 2 else Verdict.OK.value] += n
-        if void:
-            continue
-        row = h2h[names.get(v1 if seat == 0 else v0, "?")]
-        row["games"] += n
-        row["wins" if winner == seat else "draws" if winner is None else "losses"] += n
-    return BotRecord(verdicts, h2h)
+    return BotRecord(+verdicts, h2h[: max(0, shown)], len(h2h))
+
+
+def rating_history(
+    s: Session, entry_ids: list[int], sealed: Collection[int], points: int = HISTORY_SHOWN
+) -> list[RatingStep]:
+    """Each of these entries' rating changes (a bot's, one entry per season it entered) in its
+    newest `points` recorded matches (a void one has none), oldest first, less those of the
+    `sealed` matches (a change tells the result; `visibility.sealed_done` gives them): one
+    statement, each entry's seat-0 and seat-1 halves read newest first from
+    `ix_matches_entry0`/`ix_matches_entry1` up to `points` rows, so it costs the same whatever the
+    history."""
+    if not entry_ids:
+        return []
+    halves = []
+    for entry_id in entry_ids:
+        for column in (Match.entry0_id, Match.entry1_id):
+            newest = (
+                select(Match.id, Match.record_seq, Match.finished_at, Match.season_id)
+                .where(column == entry_id, Match.record_seq.is_not(None))
+                .order_by(Match.record_seq.desc())
+                .limit(points)
+                .subquery()
+            )  # the index walk first: joined to the changes, PostgreSQL read all of the entry's rows
+            halves.append(
+                select(RatingChange.entry_id, newest.c.id, newest.c.record_seq, newest.c.finished_at,
+                       newest.c.season_id, RatingChange.after)
+                .join(RatingChange, (RatingChange.match_id == newest.c.id) & (RatingChange.entry_id == entry_id))
+            )  # fmt: skip
+    rows = s.execute(union_all(*halves)).all()
+    kept: dict[int, list[RatingStep]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: (r.record_seq or 0, r.id)):
+        kept[row.entry_id].append(RatingStep(row.entry_id, row.id, row.record_seq, row.finished_at,
+                                             row.season_id, row.after))  # fmt: skip
+    hidden = set(sealed)
+    shown = [x for steps in kept.values() for x in steps[-points:] if x.match_id not in hidden]
+    return sorted(shown, key=lambda x: (x.seq or 0, x.match_id))

@@ -1,4 +1,5 @@
-"""Recording a played match: result, replay, rating changes and suspension in ONE transaction.
+"""Recording a played match: result, replay, rating changes, the bots' tallies and suspension in ONE
+transaction.
 
 Only the runner holding the match's lease may record it, so a match interrupted by a killed worker
 and played again is recorded exactly once.
@@ -18,6 +19,7 @@ from arena.store import MatchResult, Store
 from arena.store.models import Entry, Match, MatchLog, RatingChange, Replay, Season, SuspensionKind, utcnow
 from arena.store.queue import lock_for_record
 from arena.store.repo import suspend_bot
+from arena.store.tallies import add_match
 from arena.verdicts import is_fault
 
 
@@ -60,6 +62,7 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
                     name = _check_suspension(s, entry_id)
                     if name:
                         suspended.append(name)
+        add_match(s, m)  # after the entries' locks (`_rate`): one lock order for every recorder
         s.flush()
         return Recorded(True, tuple(suspended))
 

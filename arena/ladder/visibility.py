@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from sqlalchemy import ColumnElement, exists, or_, select
+from sqlalchemy import ColumnElement, exists, or_, select, tuple_
 from sqlalchemy.orm import Session, aliased
 
 from arena.store.decks import MATE, deck_mates
+from arena.store.hints import likely
 from arena.store.models import Match
 
 OPEN = ("queued", "running")
@@ -56,6 +57,25 @@ def sealed_clause(match: type[Match] = Match) -> ColumnElement[bool]:
     by_seed = exists().where(mate.seed == match.seed, *still_open)
     by_pair = exists().where(mate.season_id == match.season_id, mate.pair == match.pair, *still_open)
     return or_(match.status != "done", by_seed, by_pair)
+
+
+def sealed_done(s: Session, version_ids: Sequence[int]) -> list[int]:
+    """The ids of the finished matches played by any of `version_ids` that are not revealed: those
+    sharing a seed, or a season and pair, with an open match (the test of `sealed_clause`; an open
+    match is never the finished one itself). One pass over the bot's finished matches against the
+    open ones' seeds and pairs, hashed once (`ix_matches_queue`), instead of two index probes per
+    match: how a bot's page finds its sealed results (`queries.bot_record`)."""
+    if not version_ids:
+        return []
+    live = aliased(Match, name="live")
+    open_seeds = select(live.seed).where(live.status.in_(OPEN))
+    open_pairs = select(live.season_id, live.pair).where(live.status.in_(OPEN))
+    q = select(Match.id).where(
+        likely(Match.status == "done"),  # most rows are done: SQLite's sampled statistics say otherwise
+        or_(Match.version0_id.in_(version_ids), Match.version1_id.in_(version_ids)),
+        or_(Match.seed.in_(open_seeds), tuple_(Match.season_id, Match.pair).in_(open_pairs)),
+    )
+    return sorted(s.scalars(q))
 
 
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:

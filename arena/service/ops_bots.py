@@ -290,7 +290,7 @@ def get_bot(service: Service, name: str, recent: int = RECENT) -> pb.BotInfo:
         bot = _bot(s, name)
         out = bot_info(bot)
         ids = [v.id for v in bot.versions]
-        counts = bot_record(s, ids).verdicts
+        counts = bot_record(s, bot.id, ids, shown=0).verdicts
         out.verdicts.extend(pb.VerdictCount(verdict=k, count=n) for k, n in sorted(counts.items()) if n)
         shown = recent_matches(s, ids, recent)
         hidden = unrevealed_ids(s, shown)

@@ -252,6 +252,21 @@ class RatingChange(Base):
     score: Mapped[float] = mapped_column(Float)
 
 
+class BotTally(Base):
+    """A bot's finished matches against one opponent bot that ended with one verdict for it, and of
+    those its wins, draws and losses (a void match is in `matches` only). Kept by the recorder
+    (`arena.store.tallies`), so that a bot's page counts its results without reading its matches."""
+
+    __tablename__ = "bot_tallies"
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    opponent_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    verdict: Mapped[str] = mapped_column(String(limits.VERDICT.most), primary_key=True)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class MatchLog(Base):
     """A seat's captured output for one match; shown only to that bot's owner."""
 

@@ -8,6 +8,7 @@ output. `/private-record.bin` and `/logs` need an owner's or the admin's token (
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -31,6 +32,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 View = Literal["omni", "0", "1"]
 MatchId = Annotated[int, Path(ge=0, le=2**63 - 1, description="the match's number")]  # a store integer
+NAMES_PAGE = 1000  # names per page of /api/bots (about 12 KB)
 WHOLE_DEALS = 50  # a whole timeline beyond this many deals would pass 1 MB (a deal's is up to ~16 KB)
 
 
@@ -58,9 +60,26 @@ def standings(request: Request, season: str | None = None) -> StandingsOut:
     return out
 
 
-@router.get("/bots", response_model=list[str], summary="The names of all bots")
-def bots(request: Request) -> list[str]:
-    return _data(request).bot_names()
+@router.get(
+    "/bots",
+    response_model=list[str],
+    summary="Bot names in name order, a page at a time",
+    description=f"At most `limit` names (default and most {NAMES_PAGE}) after the name `after`. When more "
+    'follow, the `Link` header gives the next page (`</api/bots?after=NAME&limit=N>; rel="next"`).',
+)
+def bots(
+    request: Request,
+    response: Response,
+    after: Annotated[str, Query(max_length=64, description="the last name of the page before")] = "",
+    limit: Annotated[int, Query(ge=1, le=NAMES_PAGE)] = NAMES_PAGE,
+) -> list[str]:
+    names = _data(request).bot_names(after=after, limit=limit + 1)
+    if len(names) > limit:
+        names = names[:limit]
+        response.headers["Link"] = (
+            f'</api/bots?{urlencode({"after": names[-1], "limit": limit})}>; rel="next"'
+        )
+    return names
 
 
 @router.get(

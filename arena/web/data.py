@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import not_, or_, select
+from sqlalchemy import or_, select
+from sqlalchemy.orm import joinedload
 
-from arena.ladder.queries import MatchStatus, bot_record, recent_matches
-from arena.ladder.visibility import sealed_clause, unrevealed_ids
+from arena.ladder.queries import MatchStatus, bot_record, rating_history, recent_matches
+from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
 from arena.web.match_data import MatchQueries, summaries
@@ -135,51 +136,63 @@ class WebData(MatchQueries):
         return rows, source
 
     # ---- bots -----------------------------------------------------------------------------
-    def bot_names(self) -> list[str]:
+    def bot_names(self, after: str = "", limit: int | None = None) -> list[str]:
+        """Bot names in name order after `after`, at most `limit` (None: all), from the names' index."""
         with self.session() as s:
-            return list(s.scalars(select(m.Bot.name).order_by(m.Bot.name)))
+            q = select(m.Bot.name).order_by(m.Bot.name)
+            if after:
+                q = q.where(m.Bot.name > after)
+            return list(s.scalars(q.limit(limit) if limit is not None else q))
 
     def bot(self, name: str, recent: int = 20) -> BotOut | None:
+        """A bot's page: its versions, live Elo per season entry, the newest `HISTORY_SHOWN` revealed
+        rating changes of each entry, its newest finished matches, its verdict counts and the
+        `OPPONENTS_SHOWN` opponents it played most (`arena.ladder.queries`: a fixed number of
+        statements, each reading a bounded number of rows whatever the bot's history)."""
         with self.session() as s:
-            bot = s.scalars(select(m.Bot).where(m.Bot.name == name)).one_or_none()
+            bot = (
+                s.scalars(select(m.Bot).options(joinedload(m.Bot.versions)).where(m.Bot.name == name))
+                .unique()
+                .one_or_none()
+            )
             if bot is None:
                 return None
             version_ids = [v.id for v in bot.versions]
-            entries = (
-                s.scalars(select(m.Entry).where(m.Entry.version_id.in_(version_ids))).all()
+            numbers = {v.id: v.number for v in bot.versions}
+            rows = (
+                s.execute(
+                    select(m.Entry, m.Season.name)
+                    .join(m.Season, m.Season.id == m.Entry.season_id)
+                    .where(m.Entry.version_id.in_(version_ids))
+                    .order_by(m.Entry.id)
+                ).all()
                 if version_ids
                 else []
             )
-            season_names: dict[int | None, str] = dict(s.execute(select(m.Season.id, m.Season.name)).all())
+            entries = [e for e, _ in rows]
+            season_names: dict[int | None, str] = {e.season_id: name for e, name in rows}
+            sealed = sealed_done(s, version_ids)  # its finished matches not revealed yet
             ratings = [
                 BotRating(
                     season=season_names.get(e.season_id, "?"),
-                    version=e.version.number,
+                    version=numbers[e.version_id],
                     rating=round(e.rating, 1),
                     games=e.wins + e.draws + e.losses,
                     provisional=e.rated < PROVISIONAL_BELOW,
                 )
                 for e in entries
             ]
-            history = []
-            if entries:
-                q = (
-                    select(m.RatingChange, m.Match.finished_at, m.Match.season_id)
-                    .join(m.Match, m.Match.id == m.RatingChange.match_id)
-                    .where(m.RatingChange.entry_id.in_([e.id for e in entries]), not_(sealed_clause()))
-                    .order_by(m.Match.record_seq, m.RatingChange.id)
+            history = [
+                RatingPoint(
+                    match_id=step.match_id,
+                    season=season_names.get(step.season_id, "?"),
+                    at=step.at,
+                    rating=round(step.rating, 1),
                 )
-                for change, at, season_id in s.execute(q):
-                    history.append(
-                        RatingPoint(
-                            match_id=change.match_id,
-                            season=season_names.get(season_id, "?"),
-                            at=at,
-                            rating=round(change.after, 1),
-                        )
-                    )
+                for step in rating_history(s, [e.id for e in entries], sealed)
+            ]
             latest = recent_matches(s, version_ids, recent, MatchStatus.DONE)
-            record = bot_record(s, version_ids)  # head-to-head and verdicts over revealed matches
+            record = bot_record(s, bot.id, version_ids, sealed=sealed)  # over revealed matches only
             return BotOut(
                 name=bot.name,
                 owner=bot.owner,
@@ -200,14 +213,12 @@ class WebData(MatchQueries):
                 ratings=ratings,
                 history=history,
                 recent=summaries(s, latest),
-                head_to_head=sorted(
-                    (
-                        HeadToHead(opponent=o, **{k: c[k] for k in ("games", "wins", "draws", "losses")})
-                        for o, c in record.head_to_head.items()
-                    ),
-                    key=lambda h: (-h.games, h.opponent),
-                ),
-                verdicts={k: v for k, v in sorted(record.verdicts.items()) if v},
+                head_to_head=[
+                    HeadToHead(opponent=h.name, games=h.games, wins=h.wins, draws=h.draws, losses=h.losses)
+                    for h in record.head_to_head
+                ],
+                opponents=record.opponents,
+                verdicts=dict(sorted(record.verdicts.items())),
             )
 
     def bot_owner(self, name: str) -> str | None:

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
+from arena.ladder.queries import HISTORY_SHOWN
 from arena.web.access import charge_token, is_admin, owner_key, owns
 from arena.web.analysis import stored_analysis
 from arena.web.api import MatchId, match_list, perspective_of, public_deal, public_json
@@ -45,7 +46,14 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
     bot = _data(request).bot(name)
     if bot is None:
         raise HTTPException(404, f"There is no bot named {name!r}.")
-    return _render(request, "bot.html", bot=bot, chart=Markup(rating_chart(bot.history)), title=bot.name)
+    return _render(
+        request,
+        "bot.html",
+        bot=bot,
+        chart=Markup(rating_chart(bot.history)),
+        history_shown=HISTORY_SHOWN,
+        title=bot.name,
+    )
 
 
 @router.post("/bots/{name}/logs", response_class=HTMLResponse)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field
 
+from arena.ladder.queries import HISTORY_SHOWN, OPPONENTS_SHOWN
 from arena.limits import request_limit
 
 
@@ -137,9 +138,17 @@ class BotOut(BaseModel):
     suspension_reason: str | None = None
     versions: list[VersionOut]
     ratings: list[BotRating]
-    history: list[RatingPoint]
+    history: list[RatingPoint] = Field(
+        description=f"Live Elo after each of the newest {HISTORY_SHOWN} revealed rated matches of each season entry"
+    )
     recent: list[MatchSummary]
-    head_to_head: list[HeadToHead]
+    head_to_head: list[HeadToHead] = Field(
+        description=f"Revealed results against the {OPPONENTS_SHOWN} opponents it played most, most games first"
+    )
+    opponents: int = Field(
+        0,
+        description=f"How many opponents it has revealed games against (head_to_head: the first {OPPONENTS_SHOWN})",
+    )
     verdicts: dict[str, int] = Field(description="How this bot's matches ended for it, by verdict")
 
 

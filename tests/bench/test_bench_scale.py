@@ -21,7 +21,18 @@ from arena.proto.codec import decode_record
 from arena.replay.export import record_to_json
 from arena.replay.verify import replay_json
 from arena.store import Store
-from arena.store.models import Bot, BotVersion, Entry, Match, MatchLog, Owner, RatingChange, Replay, Season
+from arena.store.models import (
+    Bot,
+    BotTally,
+    BotVersion,
+    Entry,
+    Match,
+    MatchLog,
+    Owner,
+    RatingChange,
+    Replay,
+    Season,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,6 +50,7 @@ def test_the_built_store_holds_a_ladder_with_pairs_ratings_and_real_replays(data
             entries = s.scalars(select(Entry)).all()
             changes = s.scalar(select(func.count()).select_from(RatingChange))
             sample = s.scalars(select(Replay).order_by(Replay.match_id).limit(10)).all()
+            tallied = s.scalar(select(func.sum(BotTally.matches)))
             data = [(r.match_id, r.data) for r in sample]
     finally:
         store.close()
@@ -55,6 +67,7 @@ def test_the_built_store_holds_a_ladder_with_pairs_ratings_and_real_replays(data
     assert sum(e.rated for e in entries) == 2 * len(rated)
     assert sum(e.wins for e in entries) == sum(e.losses for e in entries)
     assert any(v != "OK" for m in done for v in m.verdicts)  # some faults
+    assert tallied == 2 * len(done)  # the bots' tallies, as the recorder keeps them: each seat once
     pairs: dict[int, list[Match]] = {}
     for m in matches:
         assert m.pair is not None

@@ -37,6 +37,11 @@ def test_bots_submit_list_show_retire(arena, tmp_path) -> None:
     ]
     shown = json.loads(arena("bots", "show", "grd", "--json").output)
     assert shown["versions"][0]["language"] == "python" and len(shown["versions"][0]["hash"]) == 64
+    page = arena("bots", "list", "--json", "--limit", "1")
+    assert [r["name"] for r in json.loads(page.stdout)] == ["grd"]
+    assert page.stderr.strip() == "more: arena bots list --after grd"
+    rest = arena("bots", "list", "--json", "--after", "grd")
+    assert [r["name"] for r in json.loads(rest.stdout)] == ["rnd"] and not rest.stderr
     arena("bots", "retire", "grd")
     assert [r["name"] for r in json.loads(arena("bots", "list", "--json").output)] == ["rnd"]
 

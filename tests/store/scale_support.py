@@ -1,7 +1,7 @@
 """A synthetic ladder written in bulk, for the tests of query counts, plans and keyset pages.
 
 `fill` writes one season of `matches` finished ladder matches between `bots` bots (duplicate pairs:
-twins share seed and pair, seats swapped), with rating changes, plus `open_pairs` pairs whose first
+twins share seed and pair, seats swapped), with rating changes and the bots' tallies, plus `open_pairs` pairs whose first
 twin is done and whose second is still queued (so the reveal test has sealed matches to find). Rows
 go in with one executemany per table: thousands of rows in well under a second on either database.
 """
@@ -15,6 +15,7 @@ from sqlalchemy import insert, select
 
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Season
+from arena.store.tallies import recount
 
 
 @dataclass
@@ -101,6 +102,7 @@ def fill(store: Store, *, matches: int, bots: int = 12, open_pairs: int = 3, nam
                 )
             )
         )
+        recount(s)  # the bots' tallies, as the recorder keeps them
         return Ladder(season.id, name, names, versions, entries, sealed)
 
 

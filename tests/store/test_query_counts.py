@@ -18,7 +18,7 @@ from arena.proto import arena_pb2 as pb
 from arena.service import ops_bots, ops_results
 from arena.service.core import Service
 from arena.store import Store
-from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Season
+from arena.store.models import Bot, BotTally, BotVersion, Entry, Match, RatingChange, Season
 from arena.web.data import WebData
 from tests.store.scale_support import fill
 
@@ -82,7 +82,7 @@ def test_reads_run_a_fixed_number_of_statements_whatever_the_history(database_ur
     small = Store.open(database_url, home=tmp_path / "a")
     counts_small = _count_all(small, tmp_path / "a", SMALL)
     with small.tx() as s:  # the same store, five times the history
-        for table in (RatingChange, Match, Entry, BotVersion, Bot, Season):
+        for table in (BotTally, RatingChange, Match, Entry, BotVersion, Bot, Season):
             s.execute(delete(table))
     counts_large = _count_all(small, tmp_path / "b", LARGE)
     assert counts_small == counts_large

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session
 
 from arena.ladder import queries
@@ -21,9 +21,9 @@ from arena.ladder.pairing_pick import pick_in_sql
 from arena.ladder.record import _check_suspension
 from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import _pairing_state
-from arena.ladder.visibility import unrevealed_ids
+from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store, db
-from arena.store.models import Match, Season
+from arena.store.models import Bot, Match, Season
 from arena.store.queue import claim, lease_owner
 from arena.web.data import WebData
 from tests.conftest import _pg_drop, _pg_schema_url
@@ -135,7 +135,10 @@ def _reads(store: Store, ladder: Ladder) -> dict[str, Callable[[Session], object
         "bot filter": lambda s: queries.list_matches(s, queries.MatchFilter(bot=bot), limit=50),
         "bot filter, later page": lambda s: queries.list_matches(s, queries.MatchFilter(bot=bot), after=3000),
         "bot's recent matches": lambda s: queries.recent_matches(s, versions, 20, queries.MatchStatus.DONE),
-        "head-to-head and verdicts": lambda s: queries.bot_record(s, versions),
+        "head-to-head and verdicts": lambda s: queries.bot_record(
+            s, s.scalar(select(Bot.id).where(Bot.name == bot)), versions
+        ),
+        "a bot's sealed matches": lambda s: sealed_done(s, [ladder.versions[0]]),
         "open matches per season": lambda s: queries.open_counts(s),
         "the claim's open counts": lambda s: SeasonRun(store, ladder.season)._open_ladder_counts(s),
         "suspension check": lambda s: _check_suspension(s, ladder.entries[3]),

@@ -50,7 +50,18 @@ def test_bot(client, arena):
     carol = client.get("/api/bots/carol").json()
     assert [v["number"] for v in carol["versions"]] == [1, 2]
     assert carol["verdicts"].get("CRASH") == 1
+    assert bob["opponents"] == len(bob["head_to_head"]) == 2
     assert client.get("/api/bots/zed").status_code == 404
+
+
+def test_bot_names_page_by_name_with_a_link_to_the_next(client, arena):
+    first = client.get("/api/bots", params={"limit": 2})
+    assert first.json() == ["alice", "bob"]
+    assert first.headers["link"] == '</api/bots?after=bob&limit=2>; rel="next"'
+    last = client.get("/api/bots", params={"after": "bob", "limit": 2})
+    assert last.json() == ["carol"] and "link" not in last.headers
+    assert client.get("/api/bots").headers.get("link") is None
+    assert client.get("/api/bots", params={"limit": 1001}).status_code == 422
 
 
 def test_match_list_filters(client, arena):
