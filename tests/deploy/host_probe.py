@@ -12,8 +12,8 @@ for) and opens one `WatchMatch` stream per match it sees, printing each event as
 below a later poll's N that still listed its match as running reached the spectator while the match
 was being played. It runs until SIGTERM.
 
-`store` prints one JSON object: every match of SEASON (id, status, attempts, record_seq, lease_owner, replay rows,
-the public events of its record) and `verify_ratings`' disagreements.
+`store` prints one JSON object: every match of SEASON (id, status, attempts, record_seq, lease_owner,
+lease_expires, replay rows, the public events of its record) and `verify_ratings`' disagreements.
 
 `upload` sends the tar.gz ARCHIVE as bot NAME with `SubmitBot` (owner TOKEN) in 64 KiB chunks; with
 GATE (a file path) it stops after the first 192 KiB until that file exists, so the test can kill the
@@ -113,7 +113,7 @@ def store_view(season: str) -> None:
                 events = public_events(decode_record(replay.data)) if replay is not None else []
                 matches.append(
                     {"id": m.id, "status": m.status, "attempts": m.attempts, "record_seq": m.record_seq,
-                     "lease_owner": m.lease_owner, "replays": counts.get(m.id, 0), "events": events}
+                     "lease_owner": m.lease_owner, "lease_expires": m.lease_expires, "replays": counts.get(m.id, 0), "events": events}
                 )  # fmt: skip
         print(json.dumps({"matches": matches, "verify": [str(x) for x in verify_ratings(store, season)]}))
     finally:
