@@ -333,6 +333,7 @@ def test_lost_hosts_and_a_cut_link_lose_no_match_half_store_no_upload_and_hide_n
     cut_off = {x["match"] for x in errors if "match" in x}
     assert cut_off and not cut_off & first_ids and len(cut_off) == len(errors), errors  # r2's streams only
     print(f"streams cut with r2 and watched again through the proxy: {errors}")
+    assert not [x for x in lines if "poll_error" in x]  # every ListMatches answered: the proxy retries reads
 
     # No path in common: the workers never saw a server's home, and fetched the bundles into their own
     # (carol's too, if a match it joined the season for was played on w3).
