@@ -2,6 +2,8 @@
 
     python host_probe.py watch ADDRESS SEASON   # a spectator: watches every match of SEASON live
     python host_probe.py store SEASON           # the store's view of SEASON (ARENA_DATABASE_URL)
+    python host_probe.py upload ADDRESS TOKEN ARCHIVE NAME [GATE]   # an owner uploads a bundle
+    python host_probe.py uploads NAME           # the store's rows of bot NAME and its bundles
 
 `watch` is an anonymous spectator of the server at ADDRESS (gRPC): it lists the season's matches once a
 second (`{"poll": N, "running": [ids]}`, N the number of events received before the list was asked
@@ -10,8 +12,14 @@ for) and opens one `WatchMatch` stream per match it sees, printing each event as
 below a later poll's N that still listed its match as running reached the spectator while the match
 was being played. It runs until SIGTERM.
 
-`store` prints one JSON object: every match of SEASON (id, status, attempts, record_seq, replay rows,
-the public events of its record) and `verify_ratings`' disagreements.
+`store` prints one JSON object: every match of SEASON (id, status, attempts, record_seq, lease_owner,
+lease_expires, replay rows, the public events of its record) and `verify_ratings`' disagreements.
+
+`upload` sends the tar.gz ARCHIVE as bot NAME with `SubmitBot` (owner TOKEN) in 64 KiB chunks; with
+GATE (a file path) it stops after the first 192 KiB until that file exists, so the test can kill the
+replica holding a part of it. It prints `{"code": "OK", "number": N, "new": bool, "build_ok": bool}`
+or `{"code": CODE, "details": ...}`. `uploads` prints `{"bots": n, "versions": n, "blobs": n}`: the
+rows of bot NAME, of its versions, and of every stored bundle.
 """
 
 from __future__ import annotations
@@ -105,9 +113,57 @@ def store_view(season: str) -> None:
                 events = public_events(decode_record(replay.data)) if replay is not None else []
                 matches.append(
                     {"id": m.id, "status": m.status, "attempts": m.attempts, "record_seq": m.record_seq,
-                     "replays": counts.get(m.id, 0), "events": events}
+                     "lease_owner": m.lease_owner, "lease_expires": m.lease_expires, "replays": counts.get(m.id, 0), "events": events}
                 )  # fmt: skip
         print(json.dumps({"matches": matches, "verify": [str(x) for x in verify_ratings(store, season)]}))
+    finally:
+        store.close()
+
+
+CHUNK = 65536
+
+
+def upload(address: str, token: str, archive: str, name: str, gate: str | None) -> None:
+    import grpc
+
+    from arena.proto import arena_pb2 as pb
+    from arena.proto.arena_pb2_grpc import ArenaStub
+
+    data = Path(archive).read_bytes()
+
+    def chunks():  # noqa: ANN202
+        yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=name, format="tar.gz", size=len(data)))
+        for i in range(0, len(data), CHUNK):
+            if gate is not None and i == 3 * CHUNK:
+                deadline = time.monotonic() + 120
+                while not Path(gate).exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            yield pb.SubmitBotChunk(data=data[i : i + CHUNK])
+
+    api = ArenaStub(grpc.insecure_channel(address))
+    try:
+        got = api.SubmitBot(chunks(), metadata=(("authorization", f"Bearer {token}"),), timeout=240)
+    except grpc.RpcError as exc:
+        _print({"code": exc.code().name, "details": exc.details()})
+    else:
+        _print({"code": "OK", "number": got.version.number, "new": got.new, "build_ok": got.version.build_ok})
+
+
+def uploads(name: str) -> None:
+    from sqlalchemy import func, select
+
+    from arena.store import Store
+    from arena.store.models import Bot, BotVersion, BundleBlob
+
+    store = Store.open(os.environ["ARENA_DATABASE_URL"], home=os.environ["ARENA_HOME"])
+    try:
+        with store.read() as s:
+            count = select(func.count())
+            _print(
+                {"bots": s.scalar(count.select_from(Bot).where(Bot.name == name)),
+                 "versions": s.scalar(count.select_from(BotVersion).join(Bot).where(Bot.name == name)),
+                 "blobs": s.scalar(count.select_from(BundleBlob))}
+            )  # fmt: skip
     finally:
         store.close()
 
@@ -117,5 +173,11 @@ if __name__ == "__main__":
         watch(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "store":
         store_view(sys.argv[2])
+    elif sys.argv[1] == "upload":
+        upload(*sys.argv[2:6], sys.argv[6] if len(sys.argv) > 6 else None)
+    elif sys.argv[1] == "uploads":
+        uploads(sys.argv[2])
     else:
-        sys.exit(f"unknown probe {sys.argv[1]!r}: watch ADDRESS SEASON | store SEASON")
+        sys.exit(
+            f"unknown probe {sys.argv[1]!r}: watch ADDRESS SEASON | store SEASON | upload ... | uploads NAME"
+        )
