@@ -124,6 +124,27 @@ class SeasonRun:
                 return None
             return job_for(s, m, self.launcher) if m is not None else None
 
+    def waiting(self) -> bool:
+        """Whether the run is short of its goal while matches of the season are held by other
+        runners' leases (another runner's, or one that died with its host): the pool then waits for
+        them to finish, or for a dead runner's leases to run out and `next_job` to requeue and claim
+        them, instead of ending the run short of `--matches` (a restarted runner on another host
+        would otherwise stop at once, its goal counted in matches nobody plays)."""
+        with self.store.tx() as s:
+            season = s.get_one(Season, self.season_id)
+            if season.status not in ("running", "closing"):
+                return False
+            if (
+                self.matches is not None
+                and season.status == "running"
+                and (season.recorded or 0) >= self.matches
+            ):
+                return False
+            held = select(Match.id).where(
+                Match.status == "running", Match.season_id == self.season_id, Match.lease_owner != self.owner
+            )
+            return s.scalar(select(held.exists())) or False
+
     def renew(self, match_ids: list[int]) -> None:
         with self.store.tx() as s:
             renew(s, self.owner, match_ids, ttl=self.ttl)

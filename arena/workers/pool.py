@@ -36,6 +36,7 @@ from arena.store.jobs import MatchJob, MatchResult
 
 log = logging.getLogger("arena.workers")
 RENEW_EVERY = 10.0  # seconds between lease renewals (leases last LEASE_SECONDS)
+WAIT_POLL = 1.0  # seconds between asking a waiting source again (it requeues lost leases itself)
 
 
 class JobSource(Protocol):
@@ -54,6 +55,13 @@ class JobSource(Protocol):
     def release(self, match_ids: list[int]) -> None:
         """Put claimed matches back in the queue (interrupted, or lost with another job's worker):
         through no fault of their own, so the attempt is not counted against them."""
+
+
+def _waits(source: JobSource) -> bool:
+    """Whether `source`, with no job to start now and none in flight here, still expects work: a
+    source may say so with a `waiting()` method (a season whose matches other runners hold)."""
+    waiting = getattr(source, "waiting", None)
+    return bool(waiting and waiting())
 
 
 class ServiceLost(RuntimeError):
@@ -225,6 +233,9 @@ def run_pool(
                 if on_progress:
                     on_progress(progress)
                 if not inflight:
+                    if _waits(source):  # others hold what is left: wait for it, or for their leases to end
+                        time.sleep(WAIT_POLL)
+                        continue
                     return progress
                 processes = dict(getattr(executor, "_processes", None) or {})  # pid -> child, for _culprits
                 finished, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)

@@ -289,3 +289,31 @@ def test_a_run_whose_every_match_breaks_stops_instead_of_looping(store: Store, t
     source = _run(store, "broken", matches=10)
     assert MAX_FAILED <= len(source.errors) <= MAX_FAILED + 1  # + the one still in flight (concurrency 2)
     assert source.counts() == (0, 0)
+
+
+def test_a_runner_waits_for_a_lost_hosts_lease_instead_of_ending_short(store: Store, tmp_path) -> None:
+    """A match leased by a runner on another host that died counts toward the goal while its lease
+    lasts: a new runner waits for the lease to run out, requeues and plays it, and reaches --matches
+    (it used to end at once, one match short, reporting success)."""
+
+    from arena.ladder.seasons import schedule
+    from arena.store.models import Season
+    from arena.store.queue import take
+
+    for name, owner, strategy in (("a", "1", "high"), ("b", "2", "low"), ("c", "3", "random")):
+        _submit(store, tmp_path, name, owner, strategy)
+    create_season(store, "lost", seed=5, duplicate=True)
+    start_season(store, "lost")
+    _run(store, "lost", matches=4)
+    with store.tx() as s:
+        season = s.scalars(select(Season).where(Season.name == "lost")).one()
+        first, _twin = schedule(s, season, 1)  # a new pair: one match held elsewhere, its twin queued
+        take(s, "gone-host:4242:dead", first, ttl=2.0)  # another host's runner, which then died
+        held = first.id
+    run = _run(store, "lost", matches=6)
+    with store.tx() as s:
+        done = list(s.scalars(select(Match).where(Match.season_id == run.season_id, Match.status == "done")))
+        lost = s.get_one(Match, held)
+    assert len(done) == 6 and lost.status == "done" and lost.lease_owner is None
+    assert sorted(m.record_seq for m in done) == list(range(6))
+    assert verify_ratings(store, "lost") == []
