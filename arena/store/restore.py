@@ -1,0 +1,186 @@
+"""`arena admin restore`: a backup folder (arena.store.backup) put back into the configured store.
+
+The folder is checked before anything is touched: its manifest is one of ours, its schema revision is
+one this code knows (a newer one is refused, naming both revisions), and the database copy and each
+bundle folder hash to what the manifest says. The store must be empty unless the caller forces it;
+the servers and workers must be stopped (docs/deploy.md "Backups and restore"). After the copy the
+store is migrated to this code's schema (a backup from an older release) and its row counts are
+checked against the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from sqlalchemy import Engine, inspect, text
+
+from arena.bundlehash import tree_hash
+from arena.store.backup import (
+    BUNDLES,
+    FORMAT,
+    MANIFEST,
+    Backend,
+    BackupError,
+    Manifest,
+    Progress,
+    count_rows,
+    file_sha256,
+    first_line,
+    libpq_target,
+    no_progress,
+)
+from arena.store.bundles import store_copy
+from arena.store.db import make_private
+from arena.store.migrate import check_known, upgrade
+
+#: Tables whose rows make a store "in use": restoring over them needs --force.
+USED_TABLES = ("owners", "bots", "seasons", "matches")
+
+
+class BackupTampered(BackupError):
+    """A backup whose files do not hash to its manifest: changed or damaged since it was taken."""
+
+
+def read_manifest(src: Path) -> Manifest:
+    path = src / MANIFEST
+    if not path.is_file():
+        raise BackupError(f"{src} holds no {MANIFEST}; give a folder written by `arena admin backup`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise BackupError(f"{path}: format {data.get('format')!r}, not {FORMAT}; not an arena backup")
+        return Manifest.from_json(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        if isinstance(exc, BackupError):
+            raise
+        raise BackupError(
+            f"{path} is not a backup manifest ({exc}); give a folder written by `arena admin backup`"
+        ) from None
+
+
+def check_backup(src: Path, progress: Progress = no_progress) -> Manifest:
+    """The manifest of the backup in `src` once every file hashes to it; BackupTampered naming the
+    first file that does not, StoreTooNew for a backup newer than this code."""
+    src = src.resolve()
+    manifest = read_manifest(src)
+    check_known(manifest.schema_revision, f"the backup {src}")
+    db = src / manifest.database_file
+    progress("check database", 0, 1)
+    if not db.is_file():
+        raise BackupTampered(f"{db} is missing; the backup is incomplete: take a new one")
+    if file_sha256(db) != manifest.database_sha256:
+        raise BackupTampered(
+            f"{db} does not match the sha256 in {MANIFEST}: changed since the backup; do not restore it"
+        )
+    progress("check database", 1, 1)
+    for i, digest in enumerate(manifest.bundles):
+        progress("check bundles", i, len(manifest.bundles))
+        folder = src / BUNDLES / digest
+        if not folder.is_dir() or tree_hash(folder) != digest:
+            raise BackupTampered(
+                f"bundle {folder} does not hash to its name: changed since the backup; do not restore it"
+            )
+    progress("check bundles", len(manifest.bundles), len(manifest.bundles))
+    return manifest
+
+
+def store_in_use(engine: Engine) -> dict[str, int]:
+    """Rows in the tables that make a store in use (empty: nothing there to lose)."""
+    with engine.connect() as conn:
+        present = set(inspect(conn).get_table_names())
+        found = {
+            name: int(conn.scalar(text(f"SELECT count(*) FROM {name}")) or 0)
+            for name in USED_TABLES
+            if name in present
+        }  # noqa: S608 - names from USED_TABLES
+    return {k: v for k, v in found.items() if v}
+
+
+def restore_backup(engine: Engine, bundles_dir: Path, src: Path, *, force: bool = False,
+                   progress: Progress = no_progress) -> Manifest:  # fmt: skip
+    """Put the backup in `src` into the store behind `engine` and its bundles under `bundles_dir`."""
+    src = src.resolve()
+    manifest = check_backup(src, progress)
+    if manifest.backend != engine.dialect.name:
+        raise BackupError(
+            f"the backup {src} is of a {manifest.backend} store, the configured one is {engine.dialect.name}; "
+            f"set ARENA_DATABASE_URL to a {manifest.backend} database"
+        )
+    used = store_in_use(engine)
+    if used and not force:
+        rows = ", ".join(f"{n} {t}" for t, n in used.items())
+        raise BackupError(
+            f"the store {engine.url.render_as_string(hide_password=True)!r} is not empty ({rows}); "
+            "restore into an empty store, or --force to replace it (stop its servers and workers first)"
+        )
+    progress("restore database", 0, 1)
+    if manifest.backend == Backend.SQLITE:
+        _sqlite_restore(engine, src / manifest.database_file)
+    else:
+        _pg_restore(engine, src / manifest.database_file, manifest)
+    progress("restore database", 1, 1)
+    upgrade(engine)  # a backup of an older release is brought to this code's schema
+    for i, digest in enumerate(manifest.bundles):
+        progress("restore bundles", i, len(manifest.bundles))
+        bundles_dir.mkdir(parents=True, exist_ok=True)
+        store_copy(src / BUNDLES / digest, bundles_dir, digest)
+    progress("restore bundles", len(manifest.bundles), len(manifest.bundles))
+    with engine.connect() as conn:
+        counts = count_rows(conn)
+    differ = {t: (n, counts.get(t)) for t, n in manifest.counts.items() if counts.get(t) != n}
+    if differ:
+        raise BackupError(
+            f"the restored store's row counts differ from the manifest: {differ}; restore again with --force"
+        )
+    return manifest
+
+
+def _sqlite_restore(engine: Engine, copy: Path) -> None:
+    """The copy written over the configured SQLite file through the backup API (its WAL handled)."""
+    target = engine.url.database
+    if not target or target == ":memory:":
+        raise BackupError("cannot restore into an in-memory SQLite store; name a file in ARENA_DATABASE_URL")
+    engine.dispose()
+    src = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    dst = sqlite3.connect(target, timeout=60)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+    make_private(engine)
+
+
+def _pg_restore(engine: Engine, dump: Path, manifest: Manifest) -> None:
+    """pg_restore into the schema the dump was taken from, in one transaction (all or nothing)."""
+    with engine.connect() as conn:
+        schema = str(conn.scalar(text("SELECT current_schema()")))
+    if manifest.pg_schema and schema != manifest.pg_schema:
+        raise BackupError(
+            f"the backup holds schema {manifest.pg_schema!r}, the configured store uses {schema!r}; "
+            f"restore into a database whose search_path is {manifest.pg_schema!r}"
+        )
+    engine.dispose()
+    target, env = libpq_target(engine.url)
+    with engine.begin() as conn:  # the dump creates the schema (but public) and every table itself
+        for name in inspect(conn).get_table_names():  # the store replaced (--force) or empty tables
+            conn.execute(text(f'DROP TABLE IF EXISTS "{schema}"."{name}" CASCADE'))
+        if schema != "public":
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
+    cmd = ["pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
+           f"--dbname={target}", str(dump)]  # fmt: skip
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise BackupError(
+            "pg_restore is not installed; install the PostgreSQL client of the server's version "
+            "(apt install postgresql-client)"
+        ) from None
+    if done.returncode != 0:
+        raise BackupError(
+            f"pg_restore failed: {first_line(done.stderr)}; the store is unchanged (one transaction)"
+        )
