@@ -201,7 +201,7 @@ def libpq_target(url: URL) -> tuple[str, dict[str, str]]:
     env = dict(os.environ)
     if url.password:
         env["PGPASSWORD"] = str(url.password)
-    plain = url.set(drivername="postgresql", password=None)
+    plain = URL.create("postgresql", url.username, None, url.host, url.port, url.database, url.query)
     return plain.render_as_string(hide_password=False), env
 
 
