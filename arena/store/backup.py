@@ -213,24 +213,43 @@ def _pg_dump(engine: Engine, dest: Path, progress: Progress) -> Manifest:
         snapshot = conn.scalar(text("SELECT pg_export_snapshot()"))
         schema = str(conn.scalar(text("SELECT current_schema()")))
         revision, counts, bundles = stored_revision(conn), count_rows(conn), version_bundles(conn)
-        progress("database", 0, 1)
         cmd = ["pg_dump", "--format=custom", f"--snapshot={snapshot}", f"--schema={schema}", "--no-owner",
                "--no-privileges", f"--file={out}", f"--dbname={target}"]  # fmt: skip
-        try:
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            raise BackupError(
-                "pg_dump is not installed; install the PostgreSQL client of the server's version "
-                "(apt install postgresql-client)"
-            ) from None
-        if done.returncode != 0:
-            raise BackupError(
-                f"pg_dump failed: {first_line(done.stderr)}; check that pg_dump matches the server"
-            )
+        run_pg_tool(cmd, env, "database", "dumping contents of table", len(counts), progress,
+                    fix="check that pg_dump's major version is the server's")  # fmt: skip
     out.chmod(0o600)
-    progress("database", 1, 1)
     return Manifest(Backend.POSTGRESQL, revision, PG_DUMP_FILE, file_sha256(out), out.stat().st_size, counts,
                     [f"{d}\t{p}" for d, p in bundles], pg_schema=schema)  # fmt: skip
+
+
+def run_pg_tool(cmd: list[str], env: dict[str, str], stage: str, marker: str, total: int, progress: Progress,
+                *, fix: str) -> None:  # fmt: skip
+    """Run pg_dump or pg_restore `--verbose`, advancing `stage` for each of its lines holding `marker`
+    (one per table); BackupError with its first error line and `fix` if it fails."""
+    try:
+        proc = subprocess.Popen(
+            [*cmd, "--verbose"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+    except FileNotFoundError:
+        raise BackupError(
+            f"{cmd[0]} is not installed; install the PostgreSQL client of the server's major version "
+            "(apt install postgresql-client)"
+        ) from None
+    assert proc.stderr is not None  # stderr=PIPE
+    done, errors = 0, []
+    progress(stage, 0, total)
+    with proc.stderr:
+        for line in proc.stderr:
+            if marker in line:
+                done += 1
+                progress(stage, min(done, total), total)
+            elif "error" in line.lower():
+                errors.append(line.strip())
+    if proc.wait() != 0:
+        raise BackupError(
+            f"{cmd[0]} failed: {first_line(errors[0] if errors else f'exit {proc.returncode}')}; {fix}"
+        )
+    progress(stage, total, total)
 
 
 def first_line(text_: str) -> str:

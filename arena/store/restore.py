@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, inspect, text, update
 
 from arena.bundlehash import tree_hash
 from arena.store.backup import (
@@ -28,13 +27,14 @@ from arena.store.backup import (
     Progress,
     count_rows,
     file_sha256,
-    first_line,
     libpq_target,
     no_progress,
+    run_pg_tool,
 )
 from arena.store.bundles import store_copy
 from arena.store.db import make_private
 from arena.store.migrate import check_known, upgrade
+from arena.store.models import BotVersion
 
 #: Tables whose rows make a store "in use": restoring over them needs --force.
 USED_TABLES = ("owners", "bots", "seasons", "matches")
@@ -116,18 +116,19 @@ def restore_backup(engine: Engine, bundles_dir: Path, src: Path, *, force: bool 
             f"the store {engine.url.render_as_string(hide_password=True)!r} is not empty ({rows}); "
             "restore into an empty store, or --force to replace it (stop its servers and workers first)"
         )
-    progress("restore database", 0, 1)
     if manifest.backend == Backend.SQLITE:
+        progress("restore database", 0, 1)
         _sqlite_restore(engine, src / manifest.database_file)
+        progress("restore database", 1, 1)
     else:
-        _pg_restore(engine, src / manifest.database_file, manifest)
-    progress("restore database", 1, 1)
+        _pg_restore(engine, src / manifest.database_file, manifest, progress)
     upgrade(engine)  # a backup of an older release is brought to this code's schema
     for i, digest in enumerate(manifest.bundles):
         progress("restore bundles", i, len(manifest.bundles))
         bundles_dir.mkdir(parents=True, exist_ok=True)
         store_copy(src / BUNDLES / digest, bundles_dir, digest)
     progress("restore bundles", len(manifest.bundles), len(manifest.bundles))
+    repoint(engine, bundles_dir, manifest.bundles)
     with engine.connect() as conn:
         counts = count_rows(conn)
     differ = {t: (n, counts.get(t)) for t, n in manifest.counts.items() if counts.get(t) != n}
@@ -136,6 +137,19 @@ def restore_backup(engine: Engine, bundles_dir: Path, src: Path, *, force: bool 
             f"the restored store's row counts differ from the manifest: {differ}; restore again with --force"
         )
     return manifest
+
+
+def repoint(engine: Engine, bundles_dir: Path, digests: list[str]) -> None:
+    """Versions name their bundle folder by path: after a restore under another ARENA_HOME, point
+    each restored version at its folder there (a worker without it fetches the blob anyway)."""
+    with engine.begin() as conn:
+        for digest in digests:
+            new = str(bundles_dir / digest)
+            conn.execute(
+                update(BotVersion)
+                .where(BotVersion.content_hash == digest, BotVersion.path != new)
+                .values(path=new)
+            )
 
 
 def _sqlite_restore(engine: Engine, copy: Path) -> None:
@@ -154,7 +168,7 @@ def _sqlite_restore(engine: Engine, copy: Path) -> None:
     make_private(engine)
 
 
-def _pg_restore(engine: Engine, dump: Path, manifest: Manifest) -> None:
+def _pg_restore(engine: Engine, dump: Path, manifest: Manifest, progress: Progress) -> None:
     """pg_restore into the schema the dump was taken from, in one transaction (all or nothing)."""
     with engine.connect() as conn:
         schema = str(conn.scalar(text("SELECT current_schema()")))
@@ -173,14 +187,5 @@ def _pg_restore(engine: Engine, dump: Path, manifest: Manifest) -> None:
     engine.dispose()
     cmd = ["pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
            f"--dbname={target}", str(dump)]  # fmt: skip
-    try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise BackupError(
-            "pg_restore is not installed; install the PostgreSQL client of the server's version "
-            "(apt install postgresql-client)"
-        ) from None
-    if done.returncode != 0:
-        raise BackupError(
-            f"pg_restore failed: {first_line(done.stderr)}; the store is unchanged (one transaction)"
-        )
+    run_pg_tool(cmd, env, "restore database", "processing data for table", len(manifest.counts), progress,
+                fix="the store is empty now: fix that and restore again")  # fmt: skip

@@ -26,7 +26,7 @@ from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import create_season, start_season
 from arena.ladder.standings import verify_ratings
 from arena.store import Store
-from arena.store.models import Match, RatingChange
+from arena.store.models import BotVersion, Match, RatingChange
 from arena.store.queue import LEASE_SECONDS, requeue_abandoned
 from arena.workers.pool import run_pool
 from arena.workers.submit import submit_bundle
@@ -95,6 +95,7 @@ def test_backup_mid_season_restore_and_rerun_loses_and_repeats_nothing(database_
     assert recorded_then is not None and _done(store) == GOAL  # the season went on past the backup
 
     _destroy(database_url, store)
+    home = tmp_path / "new-home"  # the disk is gone: the arena comes back under another folder
     restored = _admin(database_url, home, "restore", str(tmp_path / "bk"))
     assert restored.exit_code == 0, restored.output
     again = _admin(database_url, home, "restore", str(tmp_path / "bk"))
@@ -107,6 +108,10 @@ def test_backup_mid_season_restore_and_rerun_loses_and_repeats_nothing(database_
             kept = sorted(m.record_seq for m in s.scalars(select(Match).where(Match.status == "done")))
         assert 4 <= len(kept) < GOAL and kept == list(range(len(kept)))
         assert verify_ratings(store, "s") == []
+        with store.read() as s:  # each version points at its restored folder
+            paths = set(s.scalars(select(BotVersion.path)))
+        assert paths == {str(home / "bundles" / d) for d in manifest["bundles"]}
+        assert all(Path(p, "bot.toml").is_file() for p in paths)
         with store.tx() as s:  # the runner that held the backup's leases is gone: they expire
             requeue_abandoned(s, now=time.time() + LEASE_SECONDS + 1)
         run_pool(
