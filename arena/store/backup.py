@@ -19,7 +19,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -151,10 +151,10 @@ def take_backup(engine: Engine, bundles_dir: Path, dest: Path, *, force: bool = 
     dest = dest.resolve()
     prepare_folder(dest, force=force)
     if engine.dialect.name == Backend.SQLITE:
-        manifest = _sqlite_copy(engine, dest, progress)
+        manifest, versions = _sqlite_copy(engine, dest, progress)
     else:
-        manifest = _pg_dump(engine, dest, progress)
-    manifest.bundles = copy_bundles(manifest.bundles, bundles_dir, dest / BUNDLES, progress)
+        manifest, versions = _pg_dump(engine, dest, progress)
+    manifest.bundles = copy_bundles(versions, bundles_dir, dest / BUNDLES, progress)
     manifest.source = shown(engine.url)
     manifest.arena_version = arena_version()
     write_manifest(dest, manifest)
@@ -167,7 +167,12 @@ def write_manifest(dest: Path, manifest: Manifest) -> None:
     path.chmod(0o600)
 
 
-def _sqlite_copy(engine: Engine, dest: Path, progress: Progress) -> Manifest:
+def read_only_uri(path: str | Path) -> str:
+    """A SQLite URI opening `path` read-only (any character in the name quoted)."""
+    return f"{Path(path).resolve().as_uri()}?mode=ro"
+
+
+def _sqlite_copy(engine: Engine, dest: Path, progress: Progress) -> tuple[Manifest, list[tuple[str, str]]]:
     """SQLite's online backup, in one step: a read snapshot under WAL, the writer not held up."""
     source = engine.url.database
     if not source or source == ":memory:":
@@ -176,7 +181,7 @@ def _sqlite_copy(engine: Engine, dest: Path, progress: Progress) -> Manifest:
         )
     out = dest / SQLITE_FILE
     progress("database", 0, 1)
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
+    src = sqlite3.connect(read_only_uri(source), uri=True, timeout=60)
     dst = sqlite3.connect(out)
     try:
         src.backup(dst)
@@ -191,8 +196,10 @@ def _sqlite_copy(engine: Engine, dest: Path, progress: Progress) -> Manifest:
             revision, counts, bundles = stored_revision(conn), count_rows(conn), version_bundles(conn)
     finally:
         copy.dispose()
-    return Manifest(Backend.SQLITE, revision, SQLITE_FILE, file_sha256(out), out.stat().st_size, counts,
-                    [f"{d}\t{p}" for d, p in bundles])  # fmt: skip
+    manifest = Manifest(
+        Backend.SQLITE, revision, SQLITE_FILE, file_sha256(out), out.stat().st_size, counts, []
+    )
+    return manifest, bundles
 
 
 def libpq_target(url: URL) -> tuple[str, dict[str, str]]:
@@ -205,7 +212,7 @@ def libpq_target(url: URL) -> tuple[str, dict[str, str]]:
     return plain.render_as_string(hide_password=False), env
 
 
-def _pg_dump(engine: Engine, dest: Path, progress: Progress) -> Manifest:
+def _pg_dump(engine: Engine, dest: Path, progress: Progress) -> tuple[Manifest, list[tuple[str, str]]]:
     """pg_dump (custom format) of the store's schema, from the snapshot the counts were read in."""
     out = dest / PG_DUMP_FILE
     target, env = libpq_target(engine.url)
@@ -218,8 +225,9 @@ def _pg_dump(engine: Engine, dest: Path, progress: Progress) -> Manifest:
         run_pg_tool(cmd, env, "database", "dumping contents of table", len(counts), progress,
                     fix="check that pg_dump's major version is the server's")  # fmt: skip
     out.chmod(0o600)
-    return Manifest(Backend.POSTGRESQL, revision, PG_DUMP_FILE, file_sha256(out), out.stat().st_size, counts,
-                    [f"{d}\t{p}" for d, p in bundles], pg_schema=schema)  # fmt: skip
+    manifest = Manifest(Backend.POSTGRESQL, revision, PG_DUMP_FILE, file_sha256(out), out.stat().st_size, counts,
+                        [], pg_schema=schema)  # fmt: skip
+    return manifest, bundles
 
 
 def run_pg_tool(cmd: list[str], env: dict[str, str], stage: str, marker: str, total: int, progress: Progress,
@@ -257,15 +265,16 @@ def first_line(text_: str) -> str:
     return lines[0][:200] if lines else "no message"
 
 
-def copy_bundles(pairs: Iterable[str], bundles_dir: Path, out: Path, progress: Progress) -> list[str]:
-    """Copy each version's bundle folder (`hash<TAB>stored path`) into `out/<hash>`, checking that the
+def copy_bundles(
+    versions: list[tuple[str, str]], bundles_dir: Path, out: Path, progress: Progress
+) -> list[str]:
+    """Copy each version's bundle folder (content hash, stored path) into `out/<hash>`, checking that the
     copy hashes to its name. A version whose folder is gone is still restorable from its blob in the
     database (bundle_blobs), so it is skipped; a folder that does not hash to its name is refused."""
-    todo = [p.split("\t", 1) for p in pairs]
     out.mkdir(mode=0o700, exist_ok=True)
     copied: list[str] = []
-    for i, (digest, path) in enumerate(todo):
-        progress("bundles", i, len(todo))
+    for i, (digest, path) in enumerate(versions):
+        progress("bundles", i, len(versions))
         folder = Path(path) if Path(path).is_dir() else bundles_dir / digest
         if not folder.is_dir():
             continue
@@ -277,5 +286,5 @@ def copy_bundles(pairs: Iterable[str], bundles_dir: Path, out: Path, progress: P
                 "run `arena admin verify-store` and resubmit that bot"
             )
         copied.append(digest)
-    progress("bundles", len(todo), len(todo))
+    progress("bundles", len(versions), len(versions))
     return copied

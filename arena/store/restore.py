@@ -29,6 +29,7 @@ from arena.store.backup import (
     file_sha256,
     libpq_target,
     no_progress,
+    read_only_uri,
     run_pg_tool,
 )
 from arena.store.bundles import store_copy
@@ -158,7 +159,7 @@ def _sqlite_restore(engine: Engine, copy: Path) -> None:
     if not target or target == ":memory:":
         raise BackupError("cannot restore into an in-memory SQLite store; name a file in ARENA_DATABASE_URL")
     engine.dispose()
-    src = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    src = sqlite3.connect(read_only_uri(copy), uri=True)
     dst = sqlite3.connect(target, timeout=60)
     try:
         src.backup(dst)
