@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import tempfile
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text, update
@@ -27,6 +29,7 @@ from arena.store.backup import (
     Progress,
     count_rows,
     file_sha256,
+    first_line,
     libpq_target,
     no_progress,
     read_only_uri,
@@ -170,23 +173,52 @@ def _sqlite_restore(engine: Engine, copy: Path) -> None:
 
 
 def _pg_restore(engine: Engine, dump: Path, manifest: Manifest, progress: Progress) -> None:
-    """pg_restore into the schema the dump was taken from, in one transaction (all or nothing)."""
+    """pg_restore into the schema the dump was taken from, in one transaction (all or nothing).
+    The schema itself is made here if missing and never dropped (`public` always exists, with its
+    grants): the dump's own CREATE SCHEMA is left out of the restore."""
     with engine.connect() as conn:
-        schema = str(conn.scalar(text("SELECT current_schema()")))
+        current = conn.scalar(
+            text("SELECT current_schema()")
+        )  # None: the search_path's schema is not made yet
+    schema = str(current or manifest.pg_schema or "public")
     if manifest.pg_schema and schema != manifest.pg_schema:
         raise BackupError(
             f"the backup holds schema {manifest.pg_schema!r}, the configured store uses {schema!r}; "
             f"restore into a database whose search_path is {manifest.pg_schema!r}"
         )
-    engine.dispose()
     target, env = libpq_target(engine.url)
-    with engine.begin() as conn:  # the dump creates the schema (but public) and every table itself
-        for name in inspect(conn).get_table_names():  # the store replaced (--force) or empty tables
+    listing = _restore_list(dump, env)
+    with engine.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+        for name in inspect(conn).get_table_names(
+            schema=schema
+        ):  # the store replaced (--force), or empty tables
             conn.execute(text(f'DROP TABLE IF EXISTS "{schema}"."{name}" CASCADE'))
-        if schema != "public":
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
     engine.dispose()
-    cmd = ["pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
-           f"--dbname={target}", str(dump)]  # fmt: skip
-    run_pg_tool(cmd, env, "restore database", "processing data for table", len(manifest.counts), progress,
-                fix="the store is empty now: fix that and restore again")  # fmt: skip
+    with tempfile.NamedTemporaryFile("w", suffix=".list") as fh:
+        fh.write(listing)
+        fh.flush()
+        cmd = ["pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
+               f"--use-list={fh.name}", f"--dbname={target}", str(dump)]  # fmt: skip
+        run_pg_tool(cmd, env, "restore database", "processing data for table", len(manifest.counts), progress,
+                    fix="the store is empty now: fix that and restore again")  # fmt: skip
+
+
+def _restore_list(dump: Path, env: dict[str, str]) -> str:
+    """The dump's table of contents without its schema entries (CREATE SCHEMA, COMMENT ON SCHEMA)."""
+    try:
+        done = subprocess.run(
+            ["pg_restore", "--list", str(dump)], env=env, capture_output=True, text=True, check=False
+        )
+    except FileNotFoundError:
+        raise BackupError(
+            "pg_restore is not installed; install the PostgreSQL client of the server's major version "
+            "(apt install postgresql-client)"
+        ) from None
+    if done.returncode != 0:
+        raise BackupError(f"pg_restore cannot read {dump}: {first_line(done.stderr)}; take a new backup")
+    return "".join(
+        line + "\n"
+        for line in done.stdout.splitlines()
+        if " SCHEMA - " not in line and " COMMENT - SCHEMA " not in line
+    )
