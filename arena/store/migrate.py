@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
@@ -39,10 +40,11 @@ class StoreTooNew(StoreUnavailable):
     code's migrations know. Opening it could corrupt it, so every process refuses, in one line."""
 
 
-def known_revisions() -> list[str]:
-    """This code's schema revisions, oldest first (the packaged migrations)."""
+@cache
+def known_revisions() -> tuple[str, ...]:
+    """This code's schema revisions, oldest first (the packaged migrations; read once a process)."""
     script = ScriptDirectory.from_config(alembic_config())
-    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    return tuple(rev.revision for rev in reversed(list(script.walk_revisions())))
 
 
 def head_revision() -> str:
