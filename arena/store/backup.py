@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, func, select, table, text
+from sqlalchemy import Connection, Engine, create_engine, func, inspect, select, table, text
 from sqlalchemy.engine import URL
 
 from arena.bundlehash import tree_hash
@@ -99,10 +99,13 @@ def table_names() -> list[str]:
     return [t.name for t in Base.metadata.sorted_tables]
 
 
-def count_rows(conn: Connection) -> dict[str, int]:
-    return {
-        name: int(conn.scalar(select(func.count()).select_from(table(name))) or 0) for name in table_names()
-    }
+def count_rows(conn: Connection, names: list[str] | None = None) -> dict[str, int]:
+    """Rows per table: `names` (a manifest's), else those of the store's tables that this database has
+    (one at an older schema revision lacks the newer tables)."""
+    if names is None:
+        present = set(inspect(conn).get_table_names())
+        names = [name for name in table_names() if name in present]
+    return {name: int(conn.scalar(select(func.count()).select_from(table(name))) or 0) for name in names}
 
 
 def version_bundles(conn: Connection) -> list[tuple[str, str]]:

@@ -126,6 +126,13 @@ def restore_backup(engine: Engine, bundles_dir: Path, src: Path, *, force: bool 
         progress("restore database", 1, 1)
     else:
         _pg_restore(engine, src / manifest.database_file, manifest, progress)
+    with engine.connect() as conn:  # before any migration, which may add rows of its own
+        counts = count_rows(conn, list(manifest.counts))
+    differ = {t: (n, counts.get(t)) for t, n in manifest.counts.items() if counts.get(t) != n}
+    if differ:
+        raise BackupError(
+            f"the restored store's row counts differ from the manifest: {differ}; restore again with --force"
+        )
     upgrade(engine)  # a backup of an older release is brought to this code's schema
     for i, digest in enumerate(manifest.bundles):
         progress("restore bundles", i, len(manifest.bundles))
@@ -133,13 +140,6 @@ def restore_backup(engine: Engine, bundles_dir: Path, src: Path, *, force: bool 
         store_copy(src / BUNDLES / digest, bundles_dir, digest)
     progress("restore bundles", len(manifest.bundles), len(manifest.bundles))
     repoint(engine, bundles_dir, manifest.bundles)
-    with engine.connect() as conn:
-        counts = count_rows(conn)
-    differ = {t: (n, counts.get(t)) for t, n in manifest.counts.items() if counts.get(t) != n}
-    if differ:
-        raise BackupError(
-            f"the restored store's row counts differ from the manifest: {differ}; restore again with --force"
-        )
     return manifest
 
 
