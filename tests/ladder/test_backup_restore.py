@@ -8,6 +8,7 @@ Matches are played by `engine_play` (the real engine in-process, real records), 
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import threading
@@ -32,6 +33,7 @@ from arena.workers.pool import run_pool
 from arena.workers.submit import submit_bundle
 
 GOAL = 16
+HELD_AFTER = 6  # matches played before the runner waits for the backup
 
 
 def _admin(url: str, home: Path, *args: str):
@@ -46,7 +48,7 @@ def _season(url: str, home: Path, tmp_path: Path) -> Store:
         ("c", "3", "random"),
         ("d", "4", "random"),
     ):
-        bundle = engine_play.make_bundle(tmp_path / "src", name, strategy, sleep=0.02)
+        bundle = engine_play.make_bundle(tmp_path / "src", name, strategy)
         submit_bundle(store, bundle, name=name, owner=owner)
     create_season(store, "s", seed=7, duplicate=True)
     start_season(store, "s")
@@ -77,14 +79,27 @@ def test_backup_mid_season_restore_and_rerun_loses_and_repeats_nothing(database_
     home = tmp_path / "home"
     store = _season(database_url, home, tmp_path)
     run = SeasonRun(store, "s", launcher="local", matches=GOAL)
+    gate, started = threading.Event(), itertools.count()
+    entered: list[int] = []
+
+    def held_after(job):  # the season's 7th match on waits for the backup: it is taken mid-run
+        entered.append(n := next(started))
+        if n >= HELD_AFTER:
+            assert gate.wait(60)
+        return engine_play.play(job)
+
     player = threading.Thread(
-        target=run_pool, args=(run, engine_play.play), kwargs={"concurrency": 2, "threads": True}
+        target=run_pool, args=(run, held_after), kwargs={"concurrency": 2, "threads": True}
     )
     player.start()
-    while _done(store) < 4 and player.is_alive():
+    # six recorded, two claimed and held (running) when the snapshot is taken
+    while (len(entered) < HELD_AFTER + 2 or _done(store) < HELD_AFTER) and player.is_alive():
         time.sleep(0.01)
-    taken = _admin(database_url, home, "backup", str(tmp_path / "bk"), "--json")
-    player.join(timeout=120)
+    try:
+        taken = _admin(database_url, home, "backup", str(tmp_path / "bk"), "--json")
+    finally:
+        gate.set()
+        player.join(timeout=120)
     assert taken.exit_code == 0, taken.output
     manifest = json.loads(taken.stdout)
     saved = manifest["counts"]["matches"]
@@ -106,7 +121,8 @@ def test_backup_mid_season_restore_and_rerun_loses_and_repeats_nothing(database_
         with store.read() as s:
             assert s.scalar(select(func.count()).select_from(Match)) == saved
             kept = sorted(m.record_seq for m in s.scalars(select(Match).where(Match.status == "done")))
-        assert 4 <= len(kept) < GOAL and kept == list(range(len(kept)))
+            running = s.scalar(select(func.count()).select_from(Match).where(Match.status == "running"))
+        assert kept == list(range(HELD_AFTER)) and running == 2
         assert verify_ratings(store, "s") == []
         with store.read() as s:  # each version points at its restored folder
             paths = set(s.scalars(select(BotVersion.path)))
