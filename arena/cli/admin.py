@@ -12,7 +12,8 @@ def admin() -> None:
     """Back up, restore and audit the store (local store only; run where the server runs).
 
     Exit codes: 0 done; 1 the data is wrong (verify-store found mismatches, or a backup failed its
-    hash check); 2 a mistake to fix (the message names it); 3 the database cannot be reached.
+    hash check); 2 a mistake to fix (the message names it; a backup newer than this arena); 3 the
+    database cannot be reached, or is newer than this arena.
     """
 
 
