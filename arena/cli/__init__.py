@@ -11,6 +11,7 @@ import click
 
 # name -> (module, attribute, one-line help). Each module owns one subcommand (or group).
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "admin": ("arena.cli.admin", "admin", "Back up, restore and audit the store (organiser, local)."),
     "demo": ("arena.cli.demo", "demo", "Run the main job: a sample match now, a sandboxed season later."),
     "bench": ("arena.cli.bench", "bench", "Benchmarks that print figures against a same-run baseline."),
     "replay": ("arena.cli.replay", "replay", "Verify, show and export match records."),

@@ -20,6 +20,7 @@ from arena.engine.match import Match
 from arena.engine.rules import Rules
 from arena.proto import replay_pb2
 from arena.proto.codec import encode_record
+from arena.referee.convert import codes, rules_to_proto
 from arena.store import MatchJob, MatchResult
 from arena.verdicts import Verdict
 
@@ -52,6 +53,9 @@ def play(job: MatchJob) -> MatchResult:
         if strat in FAULTS:
             verdicts[seat] = strat
     m = Match(Rules.from_pairs(job.rules), job.seed)
+    record = replay_pb2.MatchRecord(format=1, match_id=str(job.match_id), seed=job.seed)
+    record.rules.CopyFrom(rules_to_proto(m.rules))
+    deals = record.deals  # every deal played, as the referee's recorder keeps them (re-simulable)
     winner: int | None
     if verdicts != ["OK", "OK"]:
         void = all(v != "OK" for v in verdicts)
@@ -61,6 +65,7 @@ def play(job: MatchJob) -> MatchResult:
         rngs = [random.Random(job.seed * 2 + seat) for seat in (0, 1)]
         while not m.over:
             deal = m.start_deal()
+            plays = deals.add(number=deal.index + 1, dealer=deal.dealer, deck=codes(deal.deck)).plays
             while not deal.done:
                 seat = deal.to_move
                 legal = deal.legal_cards()
@@ -73,8 +78,8 @@ def play(job: MatchJob) -> MatchResult:
                     else rngs[seat].choice(legal)
                 )
                 m.play(card)
+                plays.add(seat=seat, card=codes([card])[0])
         winner = m.winner
-    record = replay_pb2.MatchRecord(format=1, match_id=str(job.match_id), seed=job.seed)
     res = record.result
     res.winner = -1 if winner is None else winner
     res.void = void
