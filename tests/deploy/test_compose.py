@@ -58,9 +58,10 @@ def test_commands_parse_with_the_real_cli(compose: dict) -> None:
     # The proxy publishes the port it binds, on the host's loopback unless ARENA_BIND says otherwise.
     proxy = compose["services"]["proxy"]
     (port,) = proxy["ports"]
-    assert port.startswith("127.0.0.1:") and port.rsplit(":", 1)[1] == proxy["environment"][
-        "ARENA_PROXY_BIND"
-    ].rsplit(":", 1)[1]
+    assert (
+        port.startswith("127.0.0.1:")
+        and port.rsplit(":", 1)[1] == proxy["environment"]["ARENA_PROXY_BIND"].rsplit(":", 1)[1]
+    )
     with pytest.raises(click.UsageError):  # the check itself can fail
         parse_arena_command(["arena", "worker", "--concurrency", "0"])
 
@@ -91,9 +92,10 @@ def test_environment_is_what_the_cli_reads(compose: dict) -> None:
     assert "WORKDIR /var/lib/arena" in (REPO / "docker/arena.Dockerfile").read_text()
     # Shared state in another Redis database than the broker's (Celery's keys are not the limits').
     state = services["server"]["environment"]["ARENA_STATE_URL"]
-    assert state.startswith("redis://redis:6379/") and state != services["server"]["environment"][
-        "ARENA_BROKER_URL"
-    ]
+    assert (
+        state.startswith("redis://redis:6379/")
+        and state != services["server"]["environment"]["ARENA_BROKER_URL"]
+    )
     # ... and the CLI really reads those names (what the host's `arena season run` relies on too).
     mp = pytest.MonkeyPatch()
     for name in ARENA_SERVICES:
