@@ -123,6 +123,10 @@ def test_the_servers_trust_the_proxy_and_only_it(compose: dict) -> None:
     proxy_ip = compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
     (subnet,) = compose["networks"]["default"]["ipam"]["config"]
     assert ipaddress.ip_address(proxy_ip) in ipaddress.ip_network(subnet["subnet"])
+    # Docker gives the other containers addresses in ip_range only: none can take the proxy's.
+    dynamic = ipaddress.ip_network(subnet["ip_range"])
+    assert dynamic.subnet_of(ipaddress.ip_network(subnet["subnet"]))  # type: ignore[arg-type]
+    assert ipaddress.ip_address(proxy_ip) not in dynamic
     trusted = TrustedProxies.parse(compose["services"]["server"]["environment"]["FORWARDED_ALLOW_IPS"])
     assert trusted.trusts(proxy_ip)
     neighbour = str(ipaddress.ip_address(proxy_ip) + 1)
