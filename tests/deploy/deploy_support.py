@@ -80,3 +80,17 @@ def loopback_stack(base_image: str) -> dict:
         "init": True,
     }
     return raw
+
+
+def network_stack() -> dict:
+    """docker-compose.yml as the replicas test runs it: the file as is, on its own network (the
+    private bridge Compose makes from the file's `networks:`, which the test's ARENA_SUBNET places),
+    made `internal` (no route beyond it) and with `ports:` dropped (the engine publishes nothing: no
+    iptables); the test reaches the proxy, PostgreSQL and Redis at their addresses on that bridge."""
+    raw = yaml.safe_load(COMPOSE.read_text())
+    for svc in raw["services"].values():
+        svc.pop("ports", None)
+        if "build" in svc:
+            svc["build"]["context"] = str(REPO / svc["build"]["context"])
+    raw["networks"]["default"]["internal"] = True
+    return raw
