@@ -292,6 +292,33 @@ def test_compose_config_validates(tool: str) -> None:
     assert out.returncode != 0 and "ARENA_HOME" in out.stderr
 
 
+@pytest.mark.parametrize("rewrite", ["loopback_stack", "network_stack"])
+def test_the_docker_tests_rewrites_validate(rewrite: str, tmp_path) -> None:
+    """The files the Docker tests run (deploy_support's rewrites of this one) pass `docker-compose
+    config` too: the loopback one without the proxy and networks, the network one `internal`."""
+    import deploy_support
+    import yaml
+
+    if shutil.which("docker-compose") is None:
+        pytest.skip("Debian's docker-compose is not installed here (scripts/setup.sh installs it)")
+    made = getattr(deploy_support, rewrite)(
+        *(["elfern-local/base:latest"] if rewrite == "loopback_stack" else [])
+    )
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(yaml.safe_dump(made, sort_keys=False))
+    env = {**DOCS_ENV, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
+    out = subprocess.run(
+        ["docker-compose", "-f", str(path), "config"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    services = yaml.safe_load(out.stdout)["services"]
+    assert all("ports" not in s for s in services.values())
+    if rewrite == "loopback_stack":
+        assert "proxy" not in services and "networks" not in yaml.safe_load(out.stdout)
+    else:
+        assert "proxy" in services and yaml.safe_load(out.stdout)["networks"]["default"]["internal"] is True
+
+
 def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
     """docker/arena.Dockerfile installs the package non-editably: every tracked file under arena/
     (templates, migrations, bench bundles...) must be in the wheel, not only the Python modules."""
