@@ -209,9 +209,10 @@ def _play_and_check(stack: Replicas) -> None:
     assert runner.returncode == 0, err[-3000:]
     assert not stack.running(replicas[0])  # still dead: replica 2 alone answered from the kill on
 
-    # A write through the proxy with replica 1 dead: stored once (one new version, one blob).
+    # A write through the proxy with replica 1 dead: stored once (a second version of alice's bot, new
+    # content under its name; the same content would return the existing version).
     out = stack.arena(
-        "bots", "submit", str(REPO / "sample_bots" / "python" / "random"), "--name", "random",
+        "bots", "submit", str(REPO / "sample_bots" / "python" / "tactician"), "--name", "random",
         env={**remote, "ARENA_API_TOKEN": tokens["alice"]},
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
