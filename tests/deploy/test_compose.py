@@ -356,3 +356,18 @@ def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     packaged = set(zipfile.ZipFile(wheel).namelist())
     assert [n for n in tracked if n.startswith("arena/") and n not in packaged] == []
+
+
+def test_the_test_engine_builds_every_image_the_stack_tests_use_offline() -> None:
+    """The private engine (scripts/docker_engine.py) builds the proxy image with the others, and every
+    Debian package their Dockerfiles install is in its debootstrap base: the builds have no network."""
+    import docker_engine
+
+    built = {dockerfile for dockerfile, _ in docker_engine.IMAGES.values()}
+    assert "docker/proxy.Dockerfile" in built and "elfern-arena/proxy:latest" in docker_engine.IMAGES
+    for dockerfile in built:
+        text = (REPO / dockerfile).read_text().replace("\\\n", " ")
+        for m in re.finditer(r"apt-get install -y --no-install-recommends([^&\n]*)", text):
+            wanted = [w for w in m.group(1).split() if not w.startswith("$")]
+            missing = set(wanted) - set(docker_engine.BASE_PACKAGES)
+            assert wanted and not missing, f"{dockerfile}: {sorted(missing)} not in BASE_PACKAGES"
