@@ -153,13 +153,12 @@ def _play_and_check(stack: Replicas) -> None:
         address = stack.ip(name)
         _wait(lambda a=address: stack.healthy(a), 180, f"{name}'s web")
     _wait(lambda: isinstance(stack.get("/api/seasons"), list), 60, "the web through the proxy")
-    # The workers mount nothing of the server's home: their only bind-free volumes are their own.
+    # The workers mount nothing of the servers' home; their working folder is a volume of their own.
     for i in (1, 2):
-        mounts = json.loads(
-            engine.docker("inspect", "-f", "{{json .Mounts}}", stack.container("worker", i)).stdout
-        )
-        assert [m["Destination"] for m in mounts if m["Type"] == "bind"] == [], mounts
-        assert str(stack.home) not in json.dumps(mounts)
+        inspect = engine.docker("inspect", "-f", "{{json .Mounts}}", stack.container("worker", i))
+        mounts = json.loads(inspect.stdout)
+        assert not [m for m in mounts if str(stack.home) in (m["Source"], m["Destination"])], mounts
+        assert [m["Type"] for m in mounts if m["Destination"] == "/var/lib/arena"] == ["volume"], mounts
 
     # Owners are made in a replica; each submits a bot over gRPC through the proxy.
     remote = {**os.environ, "ARENA_SERVER": f"{stack.proxy_ip}:8443", "ARENA_HOME": str(stack.home)}
