@@ -65,6 +65,7 @@ BASE_PACKAGES = (
     "libc6-dev",
     "postgresql",
     "redis-server",
+    "haproxy",
 )
 BASE_IMAGE = "elfern-local/base:latest"
 #: tag -> (Dockerfile, build args); built in this order, each FROM the base.
@@ -73,6 +74,7 @@ IMAGES = {
     "elfern-arena/arena:latest": ("docker/arena.Dockerfile", {"BOT_TOOLCHAINS": ""}),
     "elfern-local/postgres:latest": ("docker/postgres.Dockerfile", {}),
     "elfern-local/redis:latest": ("docker/redis.Dockerfile", {}),
+    "elfern-arena/proxy:latest": ("docker/proxy.Dockerfile", {}),
 }
 STATE = CACHE / "engine-up.json"  # what `up` started, for `down`
 

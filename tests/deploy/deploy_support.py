@@ -55,12 +55,18 @@ def loopback_stack(base_image: str) -> dict:
     """docker-compose.yml as the tests run it on an engine that makes no network (no bridge, no
     iptables): Compose still interpolates it, but every service shares the network namespace of one
     extra `netns` container that has `--network none` (loopback only), so the services reach each other
-    on 127.0.0.1, and `ports:` (which needs a bridge) is dropped. Everything else is the file as is.
+    on 127.0.0.1, and `ports:` (which needs a bridge), `networks:` and the `proxy` are dropped.
+    Everything else is the file as is.
     The test reaches the web and the APIs by entering that namespace (`nsenter --net`)."""
     raw = yaml.safe_load(COMPOSE.read_text())
     services = raw["services"]
+    # One server, reached directly: the proxy finds replicas by name on a network, and two replicas
+    # would take the same ports of one namespace (test_compose_replicas.py runs them on a network).
+    del services["proxy"]
+    raw.pop("networks", None)
     for svc in services.values():
         svc.pop("ports", None)
+        svc.pop("networks", None)
         svc["network_mode"] = "service:netns"
         if "build" in svc:
             svc["build"]["context"] = str(REPO / svc["build"]["context"])
@@ -73,4 +79,18 @@ def loopback_stack(base_image: str) -> dict:
         "network_mode": "none",
         "init": True,
     }
+    return raw
+
+
+def network_stack() -> dict:
+    """docker-compose.yml as the replicas test runs it: the file as is, on its own network (the
+    private bridge Compose makes from the file's `networks:`, which the test's ARENA_SUBNET places),
+    made `internal` (no route beyond it) and with `ports:` dropped (the engine publishes nothing: no
+    iptables); the test reaches the proxy, PostgreSQL and Redis at their addresses on that bridge."""
+    raw = yaml.safe_load(COMPOSE.read_text())
+    for svc in raw["services"].values():
+        svc.pop("ports", None)
+        if "build" in svc:
+            svc["build"]["context"] = str(REPO / svc["build"]["context"])
+    raw["networks"]["default"]["internal"] = True
     return raw

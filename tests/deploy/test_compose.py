@@ -29,13 +29,18 @@ def parse_arena_command(argv: list[str]) -> click.Context:
 
 def test_services_and_their_dependencies(compose: dict) -> None:
     services = compose["services"]
-    assert set(services) == {"postgres", "redis", "server", "worker"}
+    assert set(services) == {"postgres", "redis", "server", "proxy", "worker"}
     assert "test" in services["postgres"]["healthcheck"] and "test" in services["redis"]["healthcheck"]
     assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert services["server"]["depends_on"]["redis"]["condition"] == "service_healthy"  # shared state
     assert services["worker"]["depends_on"]["redis"]["condition"] == "service_healthy"
-    assert "container_name" not in services["worker"]  # a fixed name would forbid --scale
-    assert "ports" not in services["worker"]  # a fixed host port would clash between replicas
-    # PostgreSQL and Redis listen on the host's loopback only: the host's CLI reaches them, nobody else.
+    assert services["proxy"]["depends_on"] == ["server"]  # it resolves the replicas' names at start
+    for name in ("server", "worker"):  # both run as `--scale NAME=N`
+        assert "container_name" not in services[name]  # a fixed name would forbid --scale
+        assert "ports" not in services[name]  # a fixed host port would clash between replicas
+    # The proxy is the arena's only way in; PostgreSQL and Redis listen on the host's loopback only,
+    # for the host's CLI (the season runner), nobody else.
+    assert [name for name in services if "ports" in services[name]] == ["postgres", "redis", "proxy"]
     for name in ("postgres", "redis"):
         assert all(str(p).startswith("127.0.0.1:") for p in services[name]["ports"])
 
@@ -50,9 +55,13 @@ def test_commands_parse_with_the_real_cli(compose: dict) -> None:
     assert server.params["replay_dir"].startswith(f"{home}/")  # kept in the mounted home, not the container
     worker = parse_arena_command(compose["services"]["worker"]["command"])
     assert worker.params["concurrency"] == 1
-    for port in compose["services"]["server"]["ports"]:  # published ports are the ones it listens on,
-        assert port.rsplit(":", 1)[1] in ("8000", "50051")
-        assert port.startswith("127.0.0.1:")  # on the host's loopback unless ARENA_BIND says otherwise
+    # The proxy publishes the port it binds, on the host's loopback unless ARENA_BIND says otherwise.
+    proxy = compose["services"]["proxy"]
+    (port,) = proxy["ports"]
+    assert (
+        port.startswith("127.0.0.1:")
+        and port.rsplit(":", 1)[1] == proxy["environment"]["ARENA_PROXY_BIND"].rsplit(":", 1)[1]
+    )
     with pytest.raises(click.UsageError):  # the check itself can fail
         parse_arena_command(["arena", "worker", "--concurrency", "0"])
 
@@ -63,26 +72,97 @@ def test_environment_is_what_the_cli_reads(compose: dict) -> None:
 
     services = compose["services"]
     pg = services["postgres"]["environment"]
-    for name in ARENA_SERVICES:
+    # The server: its home (shared with the host's CLI), the shared state, and the proxy it trusts.
+    extra = {"ARENA_HOME": ..., "ARENA_STATE_URL": ..., "FORWARDED_ALLOW_IPS": ...}
+    for name, more in (("server", extra), ("worker", {})):
         env = services[name]["environment"]
-        extra = {"FORWARDED_ALLOW_IPS"} if name == "server" else set()  # uvicorn's own variable
-        assert set(env) == {"ARENA_HOME", "ARENA_DATABASE_URL", "ARENA_BROKER_URL", *extra}
+        assert set(env) == {"ARENA_DATABASE_URL", "ARENA_BROKER_URL", *more}, name
         assert env["ARENA_DATABASE_URL"] == (
             f"postgresql://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}@postgres:5432/{pg['POSTGRES_DB']}"
         )
         assert env["ARENA_BROKER_URL"].startswith("redis://redis:6379/")
-        # Bundles are named by absolute path: ARENA_HOME is mounted at the path it has on the host.
-        home = env["ARENA_HOME"]
-        assert any(str(v).split(":")[:2] == [home, home] for v in services[name]["volumes"]), name
+    # The servers' home is mounted at the path it has on the host (the host's CLI submits there too)...
+    home = services["server"]["environment"]["ARENA_HOME"]
+    assert any(str(v).split(":")[:2] == [home, home] for v in services["server"]["volumes"])
+    # ...and the workers mount none of it: each has a scratch volume of its own at its working folder
+    # (ARENA_HOME's default "."), where it caches the bundles it fetches from the store.
+    assert services["worker"]["volumes"][0] == "/var/lib/arena"
+    assert not any(home in str(v) for v in services["worker"]["volumes"])
+    assert home not in str(services["worker"]["command"])
+    assert "WORKDIR /var/lib/arena" in (REPO / "docker/arena.Dockerfile").read_text()
+    # Shared state in another Redis database than the broker's (Celery's keys are not the limits').
+    state = services["server"]["environment"]["ARENA_STATE_URL"]
+    assert (
+        state.startswith("redis://redis:6379/")
+        and state != services["server"]["environment"]["ARENA_BROKER_URL"]
+    )
     # ... and the CLI really reads those names (what the host's `arena season run` relies on too).
-    env = services["worker"]["environment"]
     mp = pytest.MonkeyPatch()
-    with mp.context() as m:
-        for key, value in env.items():
-            m.setenv(key, value)
-        assert database_url() == env["ARENA_DATABASE_URL"]
-        assert str(arena_home()) == env["ARENA_HOME"]
-        assert celery_app.broker_url() == env["ARENA_BROKER_URL"]
+    for name in ARENA_SERVICES:
+        env = services[name]["environment"]
+        with mp.context() as m:
+            m.delenv("ARENA_HOME", raising=False)
+            for key, value in env.items():
+                m.setenv(key, value)
+            assert database_url() == env["ARENA_DATABASE_URL"]
+            assert str(arena_home()) == env.get("ARENA_HOME", os.getcwd())
+            assert celery_app.broker_url() == env["ARENA_BROKER_URL"]
+            if name == "server":
+                argv = services[name]["command"]
+                assert parse_arena_command(argv).params["state_url"] == state
+
+
+def test_the_servers_trust_the_proxy_and_only_it(compose: dict) -> None:
+    """The proxy has a fixed address on the stack's network, and that address is all the servers'
+    FORWARDED_ALLOW_IPS holds: visitors are counted by their own address, not all as the proxy, and
+    a worker (on the same network) cannot name a caller of its choosing."""
+    import ipaddress
+
+    from arena.access.forwarded import TrustedProxies
+
+    proxy_ip = compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
+    (subnet,) = compose["networks"]["default"]["ipam"]["config"]
+    assert ipaddress.ip_address(proxy_ip) in ipaddress.ip_network(subnet["subnet"])
+    # Docker gives the other containers addresses in ip_range only: none can take the proxy's.
+    dynamic = ipaddress.ip_network(subnet["ip_range"])
+    assert dynamic.subnet_of(ipaddress.ip_network(subnet["subnet"]))  # type: ignore[arg-type]
+    assert ipaddress.ip_address(proxy_ip) not in dynamic
+    trusted = TrustedProxies.parse(compose["services"]["server"]["environment"]["FORWARDED_ALLOW_IPS"])
+    assert trusted.trusts(proxy_ip)
+    neighbour = str(ipaddress.ip_address(proxy_ip) + 1)
+    assert not trusted.trusts(neighbour) and trusted.client(neighbour, ["203.0.113.9"]) == neighbour
+    assert trusted.client(proxy_ip, ["203.0.113.9"]) == "203.0.113.9"
+
+
+def test_the_proxy_runs_the_tested_haproxy_file(compose: dict) -> None:
+    """The proxy image holds deploy/haproxy/arena.cfg (the file tests/deploy/test_replicas.py runs), and
+    the service gives it every variable it reads with no default: the two replicas by their container
+    names, gRPC and web ports as the server command listens."""
+    cfg = (REPO / "deploy/haproxy/arena.cfg").read_text()
+    dockerfile = (REPO / "docker/proxy.Dockerfile").read_text()
+    assert "COPY deploy/haproxy/arena.cfg /etc/haproxy/arena.cfg" in dockerfile
+    assert "/etc/haproxy/arena.cfg" in dockerfile.rsplit("CMD", 1)[1]
+    env = compose["services"]["proxy"]["environment"]
+    required = set(re.findall(r'"\$\{(ARENA_[A-Z0-9_]+)\}"', cfg))
+    assert required == {f"ARENA_REPLICA{i}_{kind}" for i in (1, 2) for kind in ("GRPC", "WEB")}
+    assert required <= set(env)
+    for i in (1, 2):  # docker-compose 1.29's names for `-p elfern-arena --scale server=2`
+        assert env[f"ARENA_REPLICA{i}_GRPC"] == f"elfern-arena_server_{i}:50051"
+        assert env[f"ARENA_REPLICA{i}_WEB"] == f"elfern-arena_server_{i}:8000"
+    server = parse_arena_command(compose["services"]["server"]["command"])
+    assert server.params["tcp"].endswith(":50051") and server.params["web_addr"].endswith(":8000")
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        pytest.skip("Debian's haproxy is not installed (scripts/setup.sh installs it)")
+    # HAProxy itself accepts the file with the service's variables (names made loopback addresses:
+    # `-c` resolves them, and the stack's names resolve only on its network).
+    check = {k: re.sub(r"^[^:]+:", "127.0.0.1:", v) for k, v in env.items()}
+    out = subprocess.run(
+        [haproxy, "-c", "-f", str(REPO / "deploy/haproxy/arena.cfg")],
+        env={"PATH": "/usr/sbin:/usr/bin:/bin", **check, "ARENA_PROXY_ADMIN": "/nonexistent/arena.sock"},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_arena_home_must_be_given() -> None:
@@ -212,6 +292,33 @@ def test_compose_config_validates(tool: str) -> None:
     assert out.returncode != 0 and "ARENA_HOME" in out.stderr
 
 
+@pytest.mark.parametrize("rewrite", ["loopback_stack", "network_stack"])
+def test_the_docker_tests_rewrites_validate(rewrite: str, tmp_path) -> None:
+    """The files the Docker tests run (deploy_support's rewrites of this one) pass `docker-compose
+    config` too: the loopback one without the proxy and networks, the network one `internal`."""
+    import deploy_support
+    import yaml
+
+    if shutil.which("docker-compose") is None:
+        pytest.skip("Debian's docker-compose is not installed here (scripts/setup.sh installs it)")
+    made = getattr(deploy_support, rewrite)(
+        *(["elfern-local/base:latest"] if rewrite == "loopback_stack" else [])
+    )
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(yaml.safe_dump(made, sort_keys=False))
+    env = {**DOCS_ENV, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
+    out = subprocess.run(
+        ["docker-compose", "-f", str(path), "config"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    services = yaml.safe_load(out.stdout)["services"]
+    assert all("ports" not in s for s in services.values())
+    if rewrite == "loopback_stack":
+        assert "proxy" not in services and "networks" not in yaml.safe_load(out.stdout)
+    else:
+        assert "proxy" in services and yaml.safe_load(out.stdout)["networks"]["default"]["internal"] is True
+
+
 def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
     """docker/arena.Dockerfile installs the package non-editably: every tracked file under arena/
     (templates, migrations, bench bundles...) must be in the wheel, not only the Python modules."""
@@ -249,3 +356,18 @@ def test_the_images_install_holds_every_arena_file(tmp_path) -> None:
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     packaged = set(zipfile.ZipFile(wheel).namelist())
     assert [n for n in tracked if n.startswith("arena/") and n not in packaged] == []
+
+
+def test_the_test_engine_builds_every_image_the_stack_tests_use_offline() -> None:
+    """The private engine (scripts/docker_engine.py) builds the proxy image with the others, and every
+    Debian package their Dockerfiles install is in its debootstrap base: the builds have no network."""
+    import docker_engine
+
+    built = {dockerfile for dockerfile, _ in docker_engine.IMAGES.values()}
+    assert "docker/proxy.Dockerfile" in built and "elfern-arena/proxy:latest" in docker_engine.IMAGES
+    for dockerfile in built:
+        text = (REPO / dockerfile).read_text().replace("\\\n", " ")
+        for m in re.finditer(r"apt-get install -y --no-install-recommends([^&\n]*)", text):
+            wanted = [w for w in m.group(1).split() if not w.startswith("$")]
+            missing = set(wanted) - set(docker_engine.BASE_PACKAGES)
+            assert wanted and not missing, f"{dockerfile}: {sorted(missing)} not in BASE_PACKAGES"

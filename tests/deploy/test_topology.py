@@ -3,8 +3,9 @@
 --executor celery`, on the real PostgreSQL and Redis, with the variables the compose file sets.
 
 Each worker runs under the worker container's privileges as far as they can be reproduced here: a
-capability bounding set of Docker's defaults plus the compose file's `cap_add`, ARENA_HOME mounted
-read-only, and no cgroups (the container's cgroupfs is read-only). Not reproduced: Docker's seccomp and
+capability bounding set of Docker's defaults plus the compose file's `cap_add`, the server's ARENA_HOME
+hidden (an empty tmpfs over it: the workers mount none of it and fetch bundles from the store) and
+their own scratch folder as working folder, and no cgroups (the container's cgroupfs is read-only). Not reproduced: Docker's seccomp and
 AppArmor profiles, and the container's own namespaces (that needs the Docker engine, absent here).
 (tests/workers/test_celery.py covers the Celery path itself on SQLite with unsandboxed bots.)
 """
@@ -54,9 +55,14 @@ def container_caps(drop: str | None = None) -> str:
     return "-all," + ",".join(f"+{c.lower()}" for c in caps)
 
 
-def as_worker_container(argv: list[str], home: Path, drop: str | None = None) -> list[str]:
-    """`argv` with the worker container's capabilities and a read-only ARENA_HOME (own mount namespace)."""
+def as_worker_container(
+    argv: list[str], home: Path, drop: str | None = None, hide: bool = False
+) -> list[str]:
+    """`argv` with the worker container's capabilities and ARENA_HOME read-only, or with `hide` not
+    there at all (an empty tmpfs over it), in a mount namespace of its own."""
     script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    if hide:
+        script = 'mount -t tmpfs -o size=1m,mode=0755 none "$1" && shift && exec "$@"'
     return [
         "unshare",
         "--mount",
@@ -103,13 +109,16 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     services = load_compose(compose_env)["services"]
     # The compose services' variables, pointed at this machine's PostgreSQL schema and Redis db.
     local = {"ARENA_HOME": str(home), "ARENA_DATABASE_URL": database_url, "ARENA_BROKER_URL": REDIS}
-    assert (
-        set(services["worker"]["environment"])
-        == set(local)
-        == set(services["server"]["environment"]) - {"FORWARDED_ALLOW_IPS"}
-    )
+    server_only = {"ARENA_HOME", "ARENA_STATE_URL", "FORWARDED_ALLOW_IPS"}
+    assert set(services["worker"]["environment"]) == set(local) - server_only
+    assert set(services["server"]["environment"]) - server_only == set(local) - server_only
     env = {**os.environ, **local, "ARENA_CELERY_QUEUE": queue}
-    worker_env = {**env, "ARENA_CGROUP_ROOT": str(tmp_path / "no-cgroups")}
+    # The workers: no ARENA_HOME (its default, the working folder: a scratch folder of each's own).
+    worker_env = {k: v for k, v in env.items() if k != "ARENA_HOME"}
+    worker_env["ARENA_CGROUP_ROOT"] = str(tmp_path / "no-cgroups")
+    scratch = [tmp_path / f"worker{i}" for i in (1, 2)]
+    for folder in scratch:
+        folder.mkdir()
 
     def arena(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -142,9 +151,11 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     server = subprocess.Popen([ARENA, *serve[1:]], env=env, **popen)
     workers = [
         subprocess.Popen(
-            as_worker_container([ARENA, *services["worker"]["command"][1:]], home), env=worker_env, **popen
+            as_worker_container([ARENA, *services["worker"]["command"][1:]], home, hide=True),
+            env=worker_env,
+            **{**popen, "cwd": folder},
         )
-        for _ in range(2)
+        for folder in scratch
     ]  # --scale worker=2
     try:
         base = f"http://127.0.0.1:{web_port}"
@@ -191,6 +202,9 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     )
     played = sum(log.count("succeeded") for log in logs)
     assert played == 4, logs  # every match was played by a worker replica, none by the runner
+    # ...with bundles fetched from the store into their own scratch folders (the server's home hidden).
+    fetched = [sorted(p.name for p in (f / "bundles").glob("*")) for f in scratch]
+    assert any(fetched), fetched
     store = Store.open(database_url, home=home)
     try:
         assert store.season("dep").recorded == 4
