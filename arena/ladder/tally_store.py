@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from arena.store.db import SQLITE_BUSY_SECONDS
 from arena.store.models import Season, SeasonTally, utcnow
 
 if TYPE_CHECKING:
@@ -103,13 +106,17 @@ def load(s: Session, season_id: int, recorded: int) -> Tally | None:
         return None
 
 
+SAVE_BUSY_MS = 200  # SQLite: a save waits this long for the write lock, then is skipped (next time)
+
+
 def save(engine: Engine, season_id: int, tally: Tally, warm: tuple[np.ndarray, np.ndarray] | None) -> bool:
     """Save the tally in its own short transaction, unless a tally of as many results or more (and no
-    more than the season holds) is saved already. A failure (a busy SQLite file, a concurrent first save) is logged and skipped:
-    the next save tries again. True if saved."""
+    more than the season holds) is saved already. A failure (SQLite's write lock busy for over
+    SAVE_BUSY_MS, a concurrent first save) is logged and skipped: the next save tries again. True if
+    saved."""
     data = encode(tally, warm)
     try:
-        with Session(engine) as w, w.begin():
+        with engine.connect() as conn, _short_wait(conn), Session(bind=conn) as w:
             row = w.get(SeasonTally, season_id, with_for_update=True)
             if row is None:
                 w.add(SeasonTally(season_id=season_id, recorded=tally.recorded, data=data, saved_at=utcnow()))
@@ -121,10 +128,27 @@ def save(engine: Engine, season_id: int, tally: Tally, warm: tuple[np.ndarray, n
                 row.recorded, row.data, row.saved_at = tally.recorded, data, utcnow()
             else:
                 return False
+            w.commit()
     except SQLAlchemyError as exc:
         log.info("season %s: tally of %s results not saved (%s)", season_id, tally.recorded, exc)
         return False
     return True
+
+
+@contextmanager
+def _short_wait(conn: Connection) -> Iterator[None]:
+    """On SQLite, wait SAVE_BUSY_MS at most for the write lock (a page load must not queue behind a
+    season's writer for a cache); the connection's own busy timeout again afterwards."""
+    if conn.dialect.name != "sqlite":
+        yield
+        return
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None  # a checked-out connection
+    dbapi.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
+    try:
+        yield
+    finally:
+        dbapi.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
 
 
 def _count(s: Session, season_id: int) -> int:

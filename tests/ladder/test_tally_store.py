@@ -100,3 +100,29 @@ def test_a_save_is_due_after_a_hundredth_of_the_results_and_at_least_a_thousand(
     assert not tally_store.save_due(500, 1499) and tally_store.save_due(500, 1500)
     assert not tally_store.save_due(1_000_000, 1_009_999) and tally_store.save_due(1_000_000, 1_010_000)
     assert tally_store.save_due(600, 400)  # a rewound season: its own tally replaces the other
+
+
+def test_a_save_behind_a_busy_sqlite_writer_is_skipped_and_the_wait_restored(store: Store) -> None:
+    """On SQLite a reader's save waits SAVE_BUSY_MS for the write lock, not the store's 60 s: while a
+    season's writer holds it the save is skipped (the next reader saves); the pooled connection gets
+    its own busy timeout back."""
+    if store.engine.dialect.name != "sqlite":
+        return  # PostgreSQL: a save takes only its own row's lock (no foreign key to the season row)
+    from arena.store.db import SQLITE_BUSY_SECONDS
+
+    ids = make_season(store, 6, "b")
+    record(store, "b", random_results(ids, 40, seed=13))
+    _new_process()
+    with store.read() as s:
+        season = s.scalars(select(Season).where(Season.name == "b")).one()
+        season_fit(s, season)
+        pending = tally_module.unsaved(s, season)
+    assert pending is not None
+    with store.tx() as writer:  # BEGIN IMMEDIATE: the write lock, held
+        writer.execute(update(Season).where(Season.name == "b").values(options=None))
+        assert not tally_store.save(store.engine, pending.season_id, pending.tally, pending.tally.warm)
+    assert _saved(store, "b") is None
+    assert tally_store.save(store.engine, pending.season_id, pending.tally, pending.tally.warm)
+    assert _saved(store, "b") == 40
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == SQLITE_BUSY_SECONDS * 1000
