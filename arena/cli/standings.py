@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import click
 
@@ -30,14 +31,19 @@ GROUPS_NOTE = (
 )
 
 
-def document(info, rows: list, labels: list[str] | None, matrix) -> dict:  # noqa: ANN001
-    """The `--json` document (the same figures locally and from GetStandings)."""
+def document(info, rows: list, labels: list[str] | None, matrix, place: Place | None = None) -> dict:  # noqa: ANN001
+    """The `--json` document (the same figures locally and from GetStandings): one page of rows,
+    where it sits in the whole table (`first`, `total`) and the next page's `--after`."""
     from arena.ladder.standings import groups_summary
 
     groups = groups_summary(rows)
+    place = place or Place(1, len(rows), None)
     return {
         "season": info.name,
         "status": info.status,
+        "first": place.first,
+        "total": place.total,
+        "next_after": place.next_after,
         "standings": [r.to_dict() for r in rows],
         "groups": groups,
         "comparable": len(groups) <= 1,  # False: ranks and ratings hold within each group only
@@ -70,6 +76,22 @@ def document(info, rows: list, labels: list[str] | None, matrix) -> dict:  # noq
     help="The table among these bots (repeat: a pair).",
 )
 @click.option("--hide-suspended", is_flag=True, help="Leave suspended bots out of the table.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 500),
+    default=100,
+    show_default=True,
+    help="Rows to print: one page of the table (at most 500).",
+)
+@click.option(
+    "--after",
+    type=click.IntRange(0, 10**9),
+    default=0,
+    help="Skip this many rows of the table first (the next page: the `--after` the page's footer names).",
+)
+@click.option(
+    "--bot", "find", default="", metavar="NAME", help="The page holding this bot's row (NAME or NAME@V)."
+)
 @remote_options
 def standings(
     season: str | None,
@@ -78,6 +100,9 @@ def standings(
     los_top: int,
     los_bots: tuple[str, ...],
     hide_suspended: bool,
+    limit: int,
+    after: int,
+    find: str,
     remote: Remote | None,
 ) -> None:
     """SEASON's standings (default: the newest running season).
@@ -95,29 +120,37 @@ def standings(
         los_top = 10
     ask = LosAsk(top=los_top, bots=los_bots) if (los_top or los_bots) else None
     if remote is not None:
-        info, rows, labels, matrix = _remote(remote, season or "", ask)
+        info, rows, labels, matrix, place = _remote(remote, season or "", ask, after, limit, find)
+        if hide_suspended:  # within the page the server sent
+            hidden = {r.bot for r in rows if r.suspended}
+            rows = [r for r in rows if r.bot not in hidden]
+            keep = [i for i, label in enumerate(labels) if label not in hidden]
+            labels, matrix = [labels[i] for i in keep], [[matrix[i][j] for j in keep] for i in keep]
     else:
-        from arena.ladder.standings import LosError, standings_with_los
+        from arena.ladder.standings import LosError
+        from arena.ladder.standings_page import NoSuchRow, standings_page
 
         store = open_store()
         name = season or _default_season(store)
         with user_errors(), fit_errors(name):
             try:
-                info, rows, labels, matrix = standings_with_los(store, name, ask)
-            except LosError as exc:
+                page = standings_page(
+                    store, name, after=after, limit=limit, bot=find, hide_suspended=hide_suspended, ask=ask
+                )
+            except (LosError, NoSuchRow) as exc:
                 raise UserError(str(exc)) from None
+        info, rows, labels, matrix = page.season, page.rows, page.los_bots, page.los
+        place = Place(page.first, page.total, page.next_after)
     import numpy as np
 
     matrix = np.asarray(matrix, dtype=float).reshape(len(labels), len(labels))
-    if hide_suspended:
-        hidden = {r.bot for r in rows if r.suspended}
-        rows = [r for r in rows if r.bot not in hidden]
-        keep = [i for i, label in enumerate(labels) if label not in hidden]
-        labels, matrix = [labels[i] for i in keep], matrix[keep][:, keep]
     if as_json:  # the same document from the local store and from a server's GetStandings
-        click.echo(json.dumps(document(info, rows, labels if ask else None, matrix), indent=1))
+        click.echo(json.dumps(document(info, rows, labels if ask else None, matrix, place), indent=1))
         return
     _print(info, rows, labels, matrix, ask is not None)
+    if place.first > 1 or place.next_after is not None:
+        more = f"; the next: --after {place.next_after}" if place.next_after is not None else ""
+        click.echo(f"rows {place.first}-{place.first + len(rows) - 1} of {place.total}{more}")
 
 
 @contextlib.contextmanager
@@ -131,14 +164,25 @@ def fit_errors(name: str) -> Iterator[None]:
         raise UserError(f"season {name}: {exc}; no standings shown rather than wrong ones") from None
 
 
-def _remote(remote: Remote, season: str, ask):  # noqa: ANN001, ANN202 - (season-like, [Standing], labels, matrix)
-    """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix)."""
+@dataclass(frozen=True)
+class Place:
+    """Where a page of rows sits in the whole table."""
+
+    first: int  # the place (1-based) of its first row
+    total: int  # rows in the whole table
+    next_after: int | None  # --after of the next page (None: the last)
+
+
+def _remote(remote: Remote, season: str, ask, after: int, limit: int, find: str):  # noqa: ANN001, ANN202
+    """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix, Place)."""
     from types import SimpleNamespace
 
     from arena.ladder.standings import Standing
     from arena.proto import arena_pb2 as pb
 
-    request = pb.GetStandingsRequest(season=season)
+    request = pb.GetStandingsRequest(
+        season=season, limit=limit, page_token=str(after) if after else "", bot=find
+    )
     if ask is not None:
         request.los_top, request.los_around = ask.top, ask.around
         request.los_bots.extend(ask.bots)
@@ -167,7 +211,11 @@ def _remote(remote: Remote, season: str, ask):  # noqa: ANN001, ANN202 - (season
         for r in answer.rows
     ]
     matrix = [list(row.values) for row in answer.los]
-    return SimpleNamespace(name=answer.season, status=answer.status), rows, list(answer.los_bots), matrix
+    place = Place(
+        answer.first or 1, answer.total, int(answer.next_page_token) if answer.next_page_token else None
+    )
+    info = SimpleNamespace(name=answer.season, status=answer.status)
+    return info, rows, list(answer.los_bots), matrix, place
 
 
 def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001

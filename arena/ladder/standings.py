@@ -24,7 +24,7 @@ from arena.ladder.los import (  # noqa: F401 - re-exported: the callers ask the 
     los_next,
 )
 from arena.ladder.ratings import INITIAL, Fit, is_provisional, replay_elo
-from arena.ladder.tally import keep_fit, season_key, tally
+from arena.ladder.tally import keep_fit, save, season_key, tally, unsaved
 from arena.memo import Memo
 from arena.proto.codec import decode_record
 from arena.store import Store
@@ -120,15 +120,15 @@ def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
     if last is not None and last[0] == key:
         return entries, last[1]
     warm = None
-    if last is not None:  # the previous fit's ratings, by entry id, as the start
-        before_ids, before = np.frombuffer(last[0][1], dtype=np.int64), last[1]
+    if counts.warm is not None:  # the last fit's ratings (this process's or the saved one's), by entry id
+        before_ids, before = counts.warm
         warm = np.full(n, np.nan)
         at = np.searchsorted(before_ids, ids)
         ok = (at < len(before_ids)) & (before_ids[np.minimum(at, len(before_ids) - 1)] == ids)
-        warm[ok] = before.ratings[at[ok]]
+        warm[ok] = before[at[ok]]
     pairs = Pairs(n, u, v, games, player_games, player_points)
     fit = fit_pairs(pairs, anchors=anchors, warm=warm)
-    keep_fit(s, season, counts, (key, fit))
+    keep_fit(s, season, counts, (key, fit), (ids, np.asarray(fit.ratings, dtype=np.float64)))
     return entries, fit
 
 
@@ -236,11 +236,13 @@ def _rank(s: Session, season: Season) -> tuple[list[Standing], list[int], Fit]:
             )
         )
         order.append(i)
-    return rows, order, fit
+    nxt = los_next(rows, order, fit)  # once per fit, not per request
+    return [replace(r, los_next=x) for r, x in zip(rows, nxt, strict=True)], order, fit
 
 
 def compute_standings(s: Session, season: Season) -> list[Standing]:
-    return list(_ranked(s, season)[0])
+    """The live standings as a frozen season keeps them (no LOS: `los_next` is None)."""
+    return [replace(r, los_next=None) for r in _ranked(s, season)[0]]
 
 
 def _season_or_error(s: Session, name: str) -> Season:
@@ -293,10 +295,11 @@ def standings_with_los(
         season = _season_or_error(s, name)
         rows, order, fit = _ranked(s, season)
         labels, matrix = los_among(rows, order, fit, ask) if ask else ([], np.zeros((0, 0)))
-        nxt = los_next(rows, order, fit)
-        if season.status == "frozen" and season.standings is not None:
-            return season, [Standing(**row) for row in season.standings], labels, matrix
-        return season, [replace(r, los_next=x) for r, x in zip(rows, nxt, strict=True)], labels, matrix
+        pending = unsaved(s, season)
+    save(store.engine, pending)  # after the read: the next process starts from this tally
+    if season.status == "frozen" and season.standings is not None:
+        return season, [Standing(**row) for row in season.standings], labels, matrix
+    return season, list(rows), labels, matrix
 
 
 def verify_ratings(store: Store, name: str) -> list[str]:

@@ -13,13 +13,14 @@ rating changes. Memory is bounded: O(pairs + entries) per season, for the last `
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from sqlalchemy import case, func, select
+from sqlalchemy import Engine, case, func, select
 from sqlalchemy.orm import Session
 
+from arena.ladder import tally_store
 from arena.memo import Memo
 from arena.store.models import Match, RatingChange, Season
 
@@ -39,7 +40,8 @@ class Tally:
     games: np.ndarray = field(default_factory=lambda: np.zeros(0))
     points: np.ndarray = field(default_factory=lambda: np.zeros(0))  # lo's points against hi
     trends: dict[int, tuple[float, ...]] = field(default_factory=dict)  # entry id -> last points
-    fit: Any = None  # what standings.py made from it: its fit, and a warm start for the next
+    fit: Any = None  # what standings.py made from it (its key and fit); None: not fitted here yet
+    warm: tuple[np.ndarray, np.ndarray] | None = None  # a fit's (sorted entry ids, ratings): the next start
 
     def pairs(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(u, v, games, u's points) with each entry as its index in `ids` (the season's entry ids,
@@ -57,6 +59,7 @@ class _Slot:
 
     def __init__(self) -> None:
         self.tally: Tally | None = None
+        self.saved: int | None = None  # the results of the tally saved in the store (None: unknown)
         self.lock = threading.Lock()  # one refresh at a time per season
 
 
@@ -70,7 +73,8 @@ def season_key(s: Session, season: Season) -> tuple:
 
 def tally(s: Session, season: Season) -> tuple[Tally, bool]:
     """The season's tally as of `season.recorded`, and whether it changed since the last call (a new
-    fit is due). Reads only the results recorded since the last tally of this season."""
+    fit is due). Reads only the results recorded since the last tally of this season: this process's,
+    else the one saved in the store (`arena.ladder.tally_store`), else none (the whole season)."""
     slot = _SLOTS.get(season_key(s, season), _Slot)
     recorded = int(season.recorded or 0)
     with slot.lock:
@@ -78,23 +82,58 @@ def tally(s: Session, season: Season) -> tuple[Tally, bool]:
         if old is not None and old.recorded == recorded:
             return old, False
         if old is None or old.recorded > recorded:
-            old = Tally(0)
+            old = tally_store.load(s, season.id, recorded) or Tally(0)
+            slot.saved = old.recorded if old.recorded else None
+        if old.recorded == recorded:
+            slot.tally = old
+            return old, True
         new = _add(old, _aggregate(s, season.id, old.recorded, recorded))
         trends = dict(old.trends) if old.recorded else _trend_points(s, season.id, recorded)
         if old.recorded:
             _extend_trends(trends, s, season.id, old.recorded, recorded)
-        slot.tally = Tally(recorded, new[0], new[1], new[2], trends, old.fit)
+        slot.tally = Tally(recorded, new[0], new[1], new[2], trends, old.fit, old.warm)
         return slot.tally, True
 
 
-def keep_fit(s: Session, season: Season, current: Tally, fit: Any) -> None:
-    """Remember `fit` with the tally it was made from (if that is still the season's latest)."""
+def keep_fit(
+    s: Session, season: Season, current: Tally, fit: Any, warm: tuple[np.ndarray, np.ndarray]
+) -> None:
+    """Remember `fit` (and `warm`, its ratings by entry id: the next fit's start) with the tally it
+    was made from, if that is still the season's latest."""
     slot = _SLOTS.get(season_key(s, season), _Slot)
     with slot.lock:
         if slot.tally is current:
-            slot.tally = Tally(
-                current.recorded, current.keys, current.games, current.points, current.trends, fit
-            )
+            slot.tally = replace(current, fit=fit, warm=warm)
+
+
+@dataclass(frozen=True)
+class Unsaved:
+    """A tally of this process worth saving in the store (`tally_store.save_due`)."""
+
+    slot: _Slot
+    season_id: int
+    tally: Tally
+
+
+def unsaved(s: Session, season: Season) -> Unsaved | None:
+    """The season's latest fitted tally in this process, if the store's saved one is far enough
+    behind it; `save` it once the caller's transaction is over."""
+    slot = _SLOTS.get(season_key(s, season), _Slot)
+    with slot.lock:
+        kept = slot.tally
+        if kept is None or kept.warm is None or not tally_store.save_due(slot.saved, kept.recorded):
+            return None
+        return Unsaved(slot, season.id, kept)
+
+
+def save(engine: Engine, pending: Unsaved | None) -> None:
+    """Save an `unsaved` tally in its own transaction. Never call it inside a transaction that holds
+    locks (a season row taken FOR UPDATE, SQLite's write lock): it would wait on its own caller."""
+    if pending is None:
+        return
+    if tally_store.save(engine, pending.season_id, pending.tally, pending.tally.warm):
+        with pending.slot.lock:
+            pending.slot.saved = max(pending.slot.saved or 0, pending.tally.recorded)
 
 
 CHUNK = 50_000  # aggregated rows fetched at a time (a first tally of a large season streams)

@@ -248,30 +248,42 @@ class SeasonInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., status: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., matches_done: _Optional[int] = ..., matches_pending: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
 
 class GetStandingsRequest(_message.Message):
-    __slots__ = ("season", "los_top", "los_around", "los_bots")
+    __slots__ = ("season", "los_top", "los_around", "los_bots", "limit", "page_token", "bot")
     SEASON_FIELD_NUMBER: _ClassVar[int]
     LOS_TOP_FIELD_NUMBER: _ClassVar[int]
     LOS_AROUND_FIELD_NUMBER: _ClassVar[int]
     LOS_BOTS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     season: str
     los_top: int
     los_around: str
     los_bots: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, season: _Optional[str] = ..., los_top: _Optional[int] = ..., los_around: _Optional[str] = ..., los_bots: _Optional[_Iterable[str]] = ...) -> None: ...
+    limit: int
+    page_token: str
+    bot: str
+    def __init__(self, season: _Optional[str] = ..., los_top: _Optional[int] = ..., los_around: _Optional[str] = ..., los_bots: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class Standings(_message.Message):
-    __slots__ = ("season", "status", "rows", "los_bots", "los")
+    __slots__ = ("season", "status", "rows", "los_bots", "los", "next_page_token", "total", "first")
     SEASON_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
     LOS_BOTS_FIELD_NUMBER: _ClassVar[int]
     LOS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
     season: str
     status: str
     rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
     los_bots: _containers.RepeatedScalarFieldContainer[str]
     los: _containers.RepeatedCompositeFieldContainer[LosRow]
-    def __init__(self, season: _Optional[str] = ..., status: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ..., los_bots: _Optional[_Iterable[str]] = ..., los: _Optional[_Iterable[_Union[LosRow, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    total: int
+    first: int
+    def __init__(self, season: _Optional[str] = ..., status: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ..., los_bots: _Optional[_Iterable[str]] = ..., los: _Optional[_Iterable[_Union[LosRow, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., total: _Optional[int] = ..., first: _Optional[int] = ...) -> None: ...
 
 class LosRow(_message.Message):
     __slots__ = ("values",)

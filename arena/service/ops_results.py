@@ -96,31 +96,50 @@ def default_season_name(service: Service) -> str:
 def get_standings(
     service: Service, season: str = "", request: pb.GetStandingsRequest | None = None
 ) -> pb.Standings:
-    """A season's standings, each row with its LOS over the next; the LOS table `request` asks for
-    (los_top, los_around, los_bots: at most LOS_MAX bots, RESOURCE_EXHAUSTED over it), none by
-    default. Never the whole n×n table (issue #30: at 2,000 bots it was a 32 MB reply)."""
-    from arena.ladder.standings import LOS_MAX, LosAsk, LosError, LosTooLarge, standings_with_los
+    """A page of a season's standings (`limit` rows, 100 by default, from `page_token`, or the page
+    holding `bot`: `arena.ladder.standings_page`), each row with its LOS over the next; the LOS table
+    `request` asks for (los_top, los_around, los_bots: at most LOS_MAX bots, RESOURCE_EXHAUSTED over
+    it), none by default. Never the whole table or the n×n LOS (issue #30: at 2,000 bots the rows
+    were 172 KB a reply, the LOS 32 MB)."""
+    from arena.ladder.standings import LOS_MAX, LosAsk, LosError, LosTooLarge
+    from arena.ladder.standings_page import PAGE, PAGE_MAX, NoSuchRow, standings_page
 
+    request = request if request is not None else pb.GetStandingsRequest()
     name = season or default_season_name(service)
     ask = None
-    if request is not None and (request.los_top or request.los_around or request.los_bots):
+    if request.los_top or request.los_around or request.los_bots:
         if request.los_top > LOS_MAX or len(request.los_bots) > LOS_MAX:
             raise ResourceExhausted(
                 f"a LOS table of at most {LOS_MAX} bots is sent (asked: los_top {request.los_top}, "
                 f"{len(request.los_bots)} los_bots); ask for fewer, or page through the rows' los_next"
             )
         ask = LosAsk(request.los_top, request.los_around, tuple(request.los_bots))
+    if request.limit > PAGE_MAX:
+        raise InvalidArgument(
+            f"limit {request.limit}: a page holds at most {PAGE_MAX} rows; page with page_token"
+        )
+    token = request.page_token
+    if token and not (token.isascii() and token.isdigit() and len(token) <= 9):
+        raise InvalidArgument(
+            f"page_token {echo(token)}: pass a reply's next_page_token, or none for the top"
+        )
     try:
-        info, rows, labels, matrix = standings_with_los(service.store, name, ask)
+        page = standings_page(
+            service.store, name, after=int(token or 0), limit=request.limit or PAGE, bot=request.bot, ask=ask
+        )
     except LosTooLarge as exc:
         raise ResourceExhausted(str(exc)) from None
-    except LosError as exc:
+    except (LosError, NoSuchRow) as exc:
         raise NotFound(str(exc)) from None
+    info, rows = page.season, page.rows
     return pb.Standings(
         season=info.name,
         status=info.status,
-        los_bots=labels,
-        los=[pb.LosRow(values=[round(float(x), 4) for x in row]) for row in matrix],
+        los_bots=page.los_bots,
+        los=[pb.LosRow(values=[round(float(x), 4) for x in row]) for row in page.los],
+        next_page_token="" if page.next_after is None else str(page.next_after),
+        total=page.total,
+        first=page.first,
         rows=[
             pb.StandingRow(
                 rank=r.rank,

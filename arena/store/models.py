@@ -156,6 +156,22 @@ class Season(Base):
     pairing_fitted: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class SeasonTally(Base):
+    """A season's standings tally as some process last saved it (migration 0012): its results per
+    pair of entries, each entry's last rating points and the fit's ratings, as of `recorded` results
+    (`arena.ladder.tally_store`). A process starts from it and reads only the results recorded since,
+    instead of the whole season. A cache of what the matches and rating changes already say: public
+    figures (the standings show them), in no API answer as such (docs/security.md)."""
+
+    __tablename__ = "season_tallies"
+    # the season's id; no foreign key: saving this cache must never wait on the season's row, which
+    # the runner holds FOR UPDATE while it pairs (a key check would), and seasons are never deleted
+    season_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    recorded: Mapped[int] = mapped_column(Integer)  # season.recorded it is of
+    data: Mapped[bytes] = mapped_column(LargeBinary)  # numpy .npz (no pickles)
+    saved_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
 class Entry(Base):
     """A bot version taking part in a season, with its live Elo rating and record."""
 

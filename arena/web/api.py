@@ -50,11 +50,42 @@ def seasons(request: Request) -> list[SeasonOut]:
     return _data(request).seasons()
 
 
+StandingsAfter = Annotated[
+    int,
+    Query(ge=0, le=2**31 - 1, description="rows of the table to skip: a page's `next_after` (0: the top)"),
+]
+StandingsLimit = Annotated[int, Query(ge=1, le=500, description="rows a page holds (at most 500)")]
+StandingsBot = Annotated[
+    str, Query(max_length=200, description="a bot's name (or name@version): the page holding its row")
+]
+
+
 @router.get(
-    "/standings", response_model=StandingsOut, summary="A season's standings (default: the running one)"
+    "/standings",
+    response_model=StandingsOut,
+    summary="A page of a season's standings (default: the running season, its top 100 rows)",
+    description="Pages by place: pass a page's `next_after` as `after` for the next rows, or `bot` for "
+    "the page holding that bot's row (`focus`). `total` counts the whole table's rated rows.",
+    responses={404: {"description": "No such season, or `bot` has no row in its standings"}},
 )
-def standings(request: Request, season: str | None = None) -> StandingsOut:
-    out = _data(request).standings(season)
+def standings(
+    request: Request,
+    season: str | None = None,
+    after: StandingsAfter = 0,
+    limit: StandingsLimit = 100,
+    bot: StandingsBot = "",
+) -> StandingsOut:
+    return standings_or_404(_data(request), season, after, limit, bot)
+
+
+def standings_or_404(data: WebData, season: str | None, after: int, limit: int, bot: str) -> StandingsOut:
+    """The standings page, or 404 naming the unknown season or bot (the page and the API alike)."""
+    from arena.ladder.standings_page import NoSuchRow
+
+    try:
+        out = data.standings(season, after=after, limit=limit, bot=bot.strip())
+    except NoSuchRow as exc:
+        raise HTTPException(404, str(exc)) from None
     if out is None:
         raise HTTPException(404, f"no season named {season!r}")
     return out

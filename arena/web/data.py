@@ -11,6 +11,7 @@ says it is revealed, and of the arena's verdict sentences and suspension reasons
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import joinedload
@@ -19,6 +20,9 @@ from arena.ladder.queries import MatchStatus, bot_record, rating_history, recent
 from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store
 from arena.store import models as m
+
+if TYPE_CHECKING:
+    from arena.ladder.standings import Standing
 from arena.web.match_data import MatchQueries, summaries
 from arena.web.reveal import first_line
 from arena.web.schemas import (
@@ -34,6 +38,7 @@ from arena.web.schemas import (
     VersionOut,
 )
 
+STANDINGS_PAGE = 100  # standings rows a page shows (arena.ladder.standings_page.PAGE)
 PROVISIONAL_BELOW = 20  # rated matches; the ladder's K=40 threshold (issue 5 §3)
 TREND_WINDOW = 10
 OK = "OK"
@@ -61,79 +66,77 @@ class WebData(MatchQueries):
             found = default_season(s)
             return found.name if found is not None else None
 
-    def standings(self, season_name: str | None = None) -> StandingsOut | None:
-        """Standings of a season (the default one when None); None if the season does not exist."""
+    def standings(
+        self, season_name: str | None = None, *, after: int = 0, limit: int = STANDINGS_PAGE, bot: str = ""
+    ) -> StandingsOut | None:
+        """A page of a season's standings (the default season when None): its rated rows `after + 1`
+        on, at most `limit`, or the page holding `bot` (`arena.ladder.standings_page`); None if the
+        season does not exist. NoSuchRow (a LookupError) if `bot` has no row."""
         seasons = self.seasons()
         name = season_name or self.default_season()
         season_out = next((x for x in seasons if x.name == name), None)
         if name is None:
-            return StandingsOut(season=None, seasons=seasons, source="live", rows=[])
+            return StandingsOut(season=None, seasons=seasons, source="live", rows=[], limit=limit)
         if season_out is None:
             return None
-        rows, source = self._ladder_rows(name)
-        with self.session() as s:
-            from arena.ladder.standings import trends_by_label
-
-            season = s.scalars(select(m.Season).where(m.Season.name == name)).one()
-            history = trends_by_label(s, season)  # the last 11 points of each, kept by the season's tally
-            if rows is None:  # no fit available: live Elo from the entries
-                entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season.id)).all()
-                ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
-                rows = [
-                    StandingRow(
-                        rank=i,
-                        bot=e.version.bot.name,
-                        version=e.version.number,
-                        elo=round(e.rating, 1),
-                        live=round(e.rating, 1),
-                        games=e.wins + e.draws + e.losses,
-                        wins=e.wins,
-                        draws=e.draws,
-                        losses=e.losses,
-                        provisional=e.rated < PROVISIONAL_BELOW,
-                    )
-                    for i, e in enumerate(ordered, 1)
-                ]
-            for row in rows:
-                points = history.get((row.bot, row.version or 0), ())
-                row.recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
-                row.trend = round(row.recent[-1] - row.recent[0], 1) if len(row.recent) > 1 else 0.0
-        return StandingsOut(season=season_out, seasons=seasons, source=source, rows=rows)
-
-    def _ladder_rows(self, name: str) -> tuple[list[StandingRow] | None, str]:
-        """The ladder's standings (maximum-likelihood fit with 95% intervals, or the frozen table),
-        each row with its likelihood of superiority over the next (never an n×n table)."""
-        from arena.ladder.standings import standings_with_los
+        from arena.ladder.standings_page import NoSuchRow, standings_page
 
         try:
-            season, standings, _, _ = standings_with_los(self.store, name)
+            page = standings_page(self.store, name, after=after, limit=limit, bot=bot, rated_only=True)
+        except NoSuchRow:
+            raise
         except (ValueError, LookupError, ArithmeticError):
-            return None, "live"
-        rows = []
-        for st in standings:
-            if st.elo is None:
-                continue  # unrated (no counted game): the ladder gives it no rating to show
-            bot, _, version = st.bot.rpartition("@")
-            interval = st.ci95 if st.ci95 == st.ci95 and st.ci95 != float("inf") else None
-            rows.append(
+            return self._live_rows(season_out, seasons, after, limit)
+        frozen = page.season.status == "frozen" and page.season.standings is not None
+        rows = [_row(st, points) for st, points in zip(page.rows, page.trends, strict=True)]
+        return StandingsOut(
+            season=season_out,
+            seasons=seasons,
+            source="frozen" if frozen else "fit",
+            rows=rows,
+            first=page.first,
+            total=page.total,
+            limit=limit,
+            next_after=page.next_after,
+            prev_after=page.prev_after,
+            focus=page.focus,
+        )
+
+    def _live_rows(
+        self, season_out: SeasonOut, seasons: list[SeasonOut], after: int, limit: int
+    ) -> StandingsOut:
+        """No fit available (it failed): live Elo from the entries, a page of them, no trend."""
+        with self.session() as s:
+            season_id = s.scalars(select(m.Season.id).where(m.Season.name == season_out.name)).one()
+            entries = s.scalars(select(m.Entry).where(m.Entry.season_id == season_id)).all()
+            ordered = sorted(entries, key=lambda e: (-e.rating, e.version.bot.name))
+            rows = [
                 StandingRow(
-                    rank=st.rank,
-                    bot=bot or st.bot,
-                    version=int(version) if version.isdigit() else None,
-                    elo=st.elo,
-                    interval=interval,
-                    bound=getattr(st, "bound", None),
-                    live=st.live_elo,
-                    games=st.games,
-                    wins=st.wins,
-                    draws=st.draws,
-                    losses=st.losses,
-                    provisional=st.provisional,
-                    los_next=st.los_next,
+                    rank=i,
+                    bot=e.version.bot.name,
+                    version=e.version.number,
+                    elo=round(e.rating, 1),
+                    live=round(e.rating, 1),
+                    games=e.wins + e.draws + e.losses,
+                    wins=e.wins,
+                    draws=e.draws,
+                    losses=e.losses,
+                    provisional=e.rated < PROVISIONAL_BELOW,
                 )
-            )
-        source = "frozen" if season.status == "frozen" and season.standings is not None else "fit"
-        return rows, source
+                for i, e in enumerate(ordered, 1)
+            ]
+        end = min(after + limit, len(rows))
+        return StandingsOut(
+            season=season_out,
+            seasons=seasons,
+            source="live",
+            rows=rows[after:end],
+            first=after + 1,
+            total=len(rows),
+            limit=limit,
+            next_after=end if end < len(rows) else None,
+            prev_after=max(0, after - limit) if after > 0 else None,
+        )
 
     # ---- bots -----------------------------------------------------------------------------
     def bot_names(self, after: str = "", limit: int | None = None) -> list[str]:
@@ -264,7 +267,31 @@ class WebData(MatchQueries):
 
 
 # ---- helpers ----------------------------------------------------------------------------------
-# ---- helpers ----------------------------------------------------------------------------------
+def _row(st: Standing, points: tuple[float, ...]) -> StandingRow:
+    """A ladder standings row as the web shows it, with its trend over the last TREND_WINDOW."""
+    bot, _, version = st.bot.rpartition("@")
+    interval = st.ci95 if st.ci95 is not None and st.ci95 == st.ci95 and st.ci95 != float("inf") else None
+    recent = [round(p, 1) for p in points[-TREND_WINDOW - 1 :]]
+    assert st.elo is not None  # the web's pages are of rated rows (rated_only)
+    return StandingRow(
+        rank=st.rank,
+        bot=bot or st.bot,
+        version=int(version) if version.isdigit() else None,
+        elo=st.elo,
+        interval=interval,
+        bound=st.bound,
+        live=st.live_elo,
+        games=st.games,
+        wins=st.wins,
+        draws=st.draws,
+        losses=st.losses,
+        provisional=st.provisional,
+        los_next=st.los_next,
+        recent=recent,
+        trend=round(recent[-1] - recent[0], 1) if len(recent) > 1 else 0.0,
+    )
+
+
 def _season(row: m.Season, matches: int) -> SeasonOut:
     return SeasonOut(
         name=row.name,

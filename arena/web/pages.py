@@ -16,7 +16,17 @@ from markupsafe import Markup
 from arena.ladder.queries import HISTORY_SHOWN
 from arena.web.access import charge_token, is_admin, owner_key, owns
 from arena.web.analysis import stored_analysis
-from arena.web.api import MatchId, match_list, perspective_of, public_deal, public_json
+from arena.web.api import (
+    MatchId,
+    StandingsAfter,
+    StandingsBot,
+    StandingsLimit,
+    match_list,
+    perspective_of,
+    public_deal,
+    public_json,
+    standings_or_404,
+)
 from arena.web.cards import DECKS, card_name, card_svg, sprite, standalone
 from arena.web.charts import rating_chart
 from arena.web.data import WebData
@@ -34,10 +44,16 @@ def _data(request: Request) -> WebData:
 
 
 @router.get("/", response_class=HTMLResponse)
-def standings_page(request: Request, season: str | None = None) -> HTMLResponse:
-    out = _data(request).standings(season or None)
-    if out is None:
-        raise HTTPException(404, f"There is no season named {season!r}.")
+def standings_page(
+    request: Request,
+    season: str | None = None,
+    after: StandingsAfter = 0,
+    limit: StandingsLimit = 100,
+    bot: StandingsBot = "",
+) -> HTMLResponse:
+    """A page of the standings (100 rows), "better"/"worse" links by place, and a bot search that
+    jumps to the page holding its row."""
+    out = standings_or_404(_data(request), season or None, after, limit, bot)
     return _render(request, "standings.html", standings=out, title="Standings")
 
 

@@ -65,7 +65,15 @@ class StandingsOut(BaseModel):
     season: SeasonOut | None
     seasons: list[SeasonOut]
     source: str = Field(description="`frozen` (closed season), `fit` (maximum likelihood) or `live` (Elo)")
-    rows: list[StandingRow]
+    rows: list[StandingRow] = Field(description="One page of the rated rows, in rank order")
+    first: int = Field(1, description="The place (1-based) of the page's first row in the whole table")
+    total: int = Field(0, description="Rated rows in the whole table")
+    limit: int = Field(100, description="The most rows a page holds (as asked)")
+    next_after: int | None = Field(
+        None, description="`after` of the next page (pass it as `?after=`); null on the last page"
+    )
+    prev_after: int | None = Field(None, description="`after` of the page before; null on the first page")
+    focus: str | None = Field(None, description="The row of the bot asked for with `?bot=` (name@version)")
     los: list[list[float]] | None = Field(
         None,
         description="Always null: a whole ladder's n×n table is never sent (issue #30); each row's "

@@ -10,6 +10,7 @@ import pytest
 from service_support import Running
 
 from arena.ladder.standings import LOS_MAX
+from arena.ladder.standings_page import PAGE, PAGE_MAX
 from arena.proto import arena_pb2 as pb
 from tests.ladder.ladder_rows import make_season, random_results, record
 
@@ -22,9 +23,17 @@ def test_a_thousand_entry_ladders_standings_stay_under_a_megabyte(arena_service:
     record(arena_service.service.store, "wide", random_results(ids, 8 * ENTRIES, seed=5))
     api = arena_service.stub()
 
-    reply = api.GetStandings(pb.GetStandingsRequest(season="wide"), timeout=120)
-    assert len(reply.rows) == ENTRIES and reply.ByteSize() < MB
-    assert not reply.los and not reply.los_bots  # no table unless asked
+    first = api.GetStandings(pb.GetStandingsRequest(season="wide"), timeout=120)
+    assert len(first.rows) == PAGE and first.total == ENTRIES and first.first == 1
+    assert not first.los and not first.los_bots  # no table unless asked
+    pages, token = [first], first.next_page_token
+    while token:  # the whole table, page after page: every row once, in order
+        pages.append(api.GetStandings(pb.GetStandingsRequest(season="wide", page_token=token), timeout=120))
+        token = pages[-1].next_page_token
+    assert [p.first for p in pages] == list(range(1, ENTRIES + 1, PAGE))
+    assert all(p.ByteSize() < MB / 20 for p in pages)  # a page is tens of KB, whatever the ladder
+    reply = pb.Standings(rows=[r for p in pages for r in p.rows])
+    assert len({r.bot for r in reply.rows}) == len(reply.rows) == ENTRIES
     rated = [r for r in reply.rows if not r.unrated]
     with_next = [r for r in rated if r.has_los_next]
     assert len(with_next) >= len(rated) - 2 and all(0.0 <= r.los_next <= 1.0 for r in with_next)
@@ -52,3 +61,20 @@ def test_a_thousand_entry_ladders_standings_stay_under_a_megabyte(arena_service:
     with pytest.raises(grpc.RpcError) as empty:  # a fuzzed request once made this INTERNAL (KeyError)
         api.GetStandings(pb.GetStandingsRequest(season="wide", los_bots=[""]), timeout=120)
     assert empty.value.code() == grpc.StatusCode.NOT_FOUND and "empty name" in empty.value.details()
+
+    found = api.GetStandings(
+        pb.GetStandingsRequest(season="wide", bot=rated[250].bot.split("@")[0]), timeout=120
+    )
+    assert found.first == 201 and rated[250].bot in [r.bot for r in found.rows]
+    small = api.GetStandings(pb.GetStandingsRequest(season="wide", limit=7, page_token="14"), timeout=120)
+    assert [r.bot for r in small.rows] == [r.bot for r in reply.rows[14:21]] and small.next_page_token == "21"
+    for bad in (
+        pb.GetStandingsRequest(season="wide", page_token="x1"),
+        pb.GetStandingsRequest(limit=PAGE_MAX + 1),
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            api.GetStandings(bad, timeout=120)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as nobody:
+        api.GetStandings(pb.GetStandingsRequest(season="wide", bot="nobody"), timeout=120)
+    assert nobody.value.code() == grpc.StatusCode.NOT_FOUND and "nobody" in nobody.value.details()

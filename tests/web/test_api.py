@@ -31,6 +31,33 @@ def test_seasons_and_standings(client, arena):
             assert r["los_next"] >= 0.5  # ranked above the next by the estimate: at least even odds
 
 
+def test_standings_page_by_place_and_by_bot(client, arena):
+    """A page of `limit` rows from `after`, links to the pages either side, and `bot` for the page
+    holding a bot's row; the pages put together are the whole table, each row once."""
+    whole = client.get("/api/standings", params={"season": "autumn"}).json()
+    assert (whole["first"], whole["total"], whole["next_after"], whole["prev_after"]) == (1, 3, None, None)
+    top = client.get("/api/standings", params={"season": "autumn", "limit": 2}).json()
+    assert [r["bot"] for r in top["rows"]] == [r["bot"] for r in whole["rows"][:2]]
+    assert (top["first"], top["total"], top["next_after"], top["prev_after"]) == (1, 3, 2, None)
+    rest = client.get("/api/standings", params={"season": "autumn", "limit": 2, "after": 2}).json()
+    assert [r["bot"] for r in rest["rows"]] == [whole["rows"][2]["bot"]]
+    assert (rest["first"], rest["next_after"], rest["prev_after"]) == (3, None, 0)
+    assert rest["rows"][0]["recent"] == whole["rows"][2]["recent"]  # the trend of its own row
+
+    last = whole["rows"][2]
+    found = client.get("/api/standings", params={"season": "autumn", "limit": 2, "bot": last["bot"]}).json()
+    assert found["first"] == 3 and found["focus"] == f"{last['bot']}@{last['version']}"
+    assert found["rows"][0]["bot"] == last["bot"]
+
+
+def test_standings_refuse_a_bad_page_naming_it(client):
+    nobody = client.get("/api/standings", params={"season": "autumn", "bot": "nobody"})
+    assert nobody.status_code == 404 and "'nobody'" in nobody.json()["detail"]
+    for bad in ({"limit": 501}, {"limit": 0}, {"after": -1}, {"after": "x"}):
+        r = client.get("/api/standings", params={"season": "autumn", **bad})
+        assert r.status_code == 422 and next(iter(bad)) in r.text
+
+
 def test_unknown_season_is_a_json_404(client):
     r = client.get("/api/standings", params={"season": "nope"})
     assert r.status_code == 404 and r.json() == {"detail": "no season named 'nope'"}

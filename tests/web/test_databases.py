@@ -99,6 +99,12 @@ def test_an_empty_arena(tmp_path, owner_tokens):
             "seasons": [],
             "source": "live",
             "rows": [],
+            "first": 1,
+            "total": 0,
+            "limit": 100,
+            "next_after": None,
+            "prev_after": None,
+            "focus": None,
             "los": None,
         }
         assert "No matches." in client.get("/matches").text

@@ -70,6 +70,27 @@ def test_standings_page(client):
     assert client.get("/?season=nope").status_code == 404
 
 
+def test_standings_page_pages_and_finds_a_bot(client):
+    """100 rows a page by default; "worse"/"better" links by place, a bot search that opens the page
+    holding its row with the row marked, and a 404 naming a bot that has none."""
+    first = client.get("/?season=autumn&limit=2").text
+    assert "Rows 1–2 of 3" in first and 'rel="prev"' not in first
+    nxt = re.search(r'<a rel="next" href="([^"]+)"', first)
+    assert nxt and html.unescape(nxt.group(1)) == "/?season=autumn&after=2&limit=2"
+    second = client.get(html.unescape(nxt.group(1))).text
+    assert "Rows 3–3 of 3" in second and 'rel="next"' not in second and 'rel="prev"' in second
+    assert 'role="search"' in first and 'name="bot"' in first
+    whole = client.get("/?season=autumn").text
+    assert "Rows 1–3 of 3" in whole and 'rel="next"' not in whole
+    last = re.findall(r'class="bot" href="/bots/(\w+)"', whole)[-1]
+    found = client.get(f"/?season=autumn&limit=2&bot={last}").text
+    assert "Rows 3–3 of 3" in found and re.search(
+        rf'<tr class="focus" id="focus">\s*<td>\d+</td>\s*<td><a class="bot" href="/bots/{last}"', found
+    )
+    missing = client.get("/?season=autumn&bot=nobody")
+    assert missing.status_code == 404 and "nobody" in missing.text and "<html" in missing.text
+
+
 def test_bot_page(client, arena):
     page = client.get("/bots/bob").text
     assert '<svg class="chart"' in page and "<polyline" in page
