@@ -15,9 +15,9 @@ from sqlalchemy import select
 
 from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import SeasonError, close_season, create_season, maybe_finish_close, start_season
-from arena.ladder.standings import los_table, standings, verify_ratings
+from arena.ladder.standings import los_table, season_fit, standings, verify_ratings
 from arena.store import Store
-from arena.store.models import Entry, Match, RatingChange
+from arena.store.models import Entry, Match, RatingChange, Season
 from arena.workers.pool import run_pool
 from arena.workers.submit import submit_bundle
 
@@ -72,9 +72,15 @@ def test_season_runs_rates_and_verifies(store: Store, tmp_path) -> None:
         assert r.provisional == (r.games < 20)
     if all(r.bound is None for r in rows):  # the fit is centred on 1500
         assert abs(sum(r.elo for r in rows) / 4 - 1500) < 0.5
-    else:  # a perfect score ranks above every estimate, a zero score below
-        kinds = [{"lower": 0, None: 1, "upper": 2}[r.bound] for r in rows]
-        assert kinds == sorted(kinds)
+    else:  # a perfect (zero) score shows its bound, but ranks by its estimate, the prior's
+        # (docs/ladder.md): usually first (last), not always: a perfect score over weak opponents
+        # may be estimated below a strong record, and the bound must not reorder the table
+        with store.tx() as s:
+            entries, fit = season_fit(s, s.scalars(select(Season).where(Season.name == "s1")).one())
+            estimate = {e.version.label: float(fit.ratings[i]) for i, e in enumerate(entries) if fit.rated[i]}
+        in_order = [estimate[r.bot] for r in rows]
+        assert in_order == sorted(in_order, reverse=True)
+        assert any(r.elo != round(estimate[r.bot], 1) for r in rows if r.bound)  # the bound is shown
     labels, los = los_table(store, "s1")
     assert len(labels) == 4 and los.shape == (4, 4)
 
@@ -197,7 +203,6 @@ def test_freeze_stops_play_and_keeps_standings(store: Store, tmp_path) -> None:
     _run(store, "z", matches=4)
     with store.tx() as s:  # a match queued but never started is dropped by the freeze
         from arena.ladder.seasons import schedule
-        from arena.store.models import Season
 
         schedule(s, s.scalar(select(Season).where(Season.name == "z")), 1)
     from arena.ladder.seasons import freeze_season
@@ -297,7 +302,6 @@ def test_a_runner_waits_for_a_lost_hosts_lease_instead_of_ending_short(store: St
     (it used to end at once, one match short, reporting success)."""
 
     from arena.ladder.seasons import schedule
-    from arena.store.models import Season
     from arena.store.queue import take
 
     for name, owner, strategy in (("a", "1", "high"), ("b", "2", "low"), ("c", "3", "random")):
