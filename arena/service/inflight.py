@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 
 from arena.access.forwarded import trusted_hosts
+from arena.access.slots import Full, Slots
 from arena.referee.server import REFEREE_SERVICE
 from arena.service.core import _host
 
@@ -35,7 +35,7 @@ RETRY_AFTER = 1  # seconds a refused caller is told to wait: calls are short
 UNCOUNTED = frozenset({f"/{REFEREE_SERVICE}/Play"})
 
 
-class InFlight:
+class InFlight(Slots):
     """Counts calls in flight, in all and per address; `enter` admits one or says why not."""
 
     def __init__(
@@ -43,38 +43,33 @@ class InFlight:
     ) -> None:
         if total < 1 or per_address < 1:
             raise ValueError("calls in flight: at least 1 in all and per address")
-        self.total, self.per_address = total, per_address
         # trusted proxies and the Unix socket (local callers) have no per-address bound
         proxies = trusted or trusted_hosts()
-        self.trusted: Callable[[str], bool] = lambda address: address == "unix" or proxies(address)
-        self.running = 0
-        self.by_address: Counter[str] = Counter()
-        self.refused = 0
+        super().__init__(total, per_address, lambda address: address == "unix" or proxies(address))
+
+    @property
+    def running(self) -> int:
+        """The calls in flight now."""
+        return self.held
 
     def enter(self, address: str) -> str | None:
         """Take a place for a call from `address`: None, or the refusal's message."""
-        if self.by_address[address] >= self.per_address and not self.trusted(address):
-            self.refused += 1
+        full = self.take(address)
+        if full is Full.ADDRESS:
             return (
                 f"{self.by_address[address]} calls are in flight from {address}, at most "
                 f"{self.per_address} at once per address (--max-calls-per-address); retry after "
                 f"{RETRY_AFTER} s"
             )
-        if self.running >= self.total:
-            self.refused += 1
+        if full is Full.ALL:
             return (
-                f"the server has {self.running} calls in flight, its limit (--max-calls); retry after "
+                f"the server has {self.held} calls in flight, its limit (--max-calls); retry after "
                 f"{RETRY_AFTER} s"
             )
-        self.running += 1
-        self.by_address[address] += 1
         return None
 
     def leave(self, address: str) -> None:
-        self.running -= 1
-        self.by_address[address] -= 1
-        if self.by_address[address] <= 0:
-            del self.by_address[address]
+        self.give_back(address)
 
 
 class InFlightLimit(grpc.aio.ServerInterceptor):

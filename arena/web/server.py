@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.access.forwarded import trusted_hosts
+from arena.access.slots import Full, Slots
 
 log = logging.getLogger("arena.web")
 
@@ -49,35 +49,31 @@ class WebLimits:
     threads: int = THREADS
 
 
-class Connections:
+class Connections(Slots):
     """Open connections, in all and per address; `admit` takes a place or says why not."""
 
     def __init__(self, limits: WebLimits, trusted: Callable[[str], bool] = lambda host: False) -> None:
-        self.limits, self.trusted = limits, trusted
-        self.open = 0
-        self.by_address: Counter[str] = Counter()
-        self.refused = 0
+        super().__init__(limits.connections, limits.per_address, trusted)
+        self.limits = limits
+
+    @property
+    def open(self) -> int:
+        """The connections open now."""
+        return self.held
 
     def admit(self, host: str) -> str | None:
-        limits = self.limits
-        if not self.trusted(host) and self.by_address[host] >= limits.per_address:
-            self.refused += 1
+        full = self.take(host)
+        if full is Full.ADDRESS:
             return (
-                f"{self.by_address[host]} connections are open from {host}, at most {limits.per_address} "
+                f"{self.by_address[host]} connections are open from {host}, at most {self.per_address} "
                 f"per address; close some or retry after {RETRY_AFTER} s"
             )
-        if self.open >= limits.connections:
-            self.refused += 1
-            return f"the server has {self.open} connections open, its limit; retry after {RETRY_AFTER} s"
-        self.open += 1
-        self.by_address[host] += 1
+        if full is Full.ALL:
+            return f"the server has {self.held} connections open, its limit; retry after {RETRY_AFTER} s"
         return None
 
     def release(self, host: str) -> None:
-        self.open -= 1
-        self.by_address[host] -= 1
-        if self.by_address[host] <= 0:
-            del self.by_address[host]
+        self.give_back(host)
 
 
 def refusal(message: str) -> ASGIApp:
