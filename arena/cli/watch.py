@@ -127,12 +127,14 @@ def cut(err: Any) -> bool:
 
 class Seen:
     """The place in the match of the last event shown: a stream opened again repeats the match's kept
-    events from the start, and those already shown are skipped. A status of a new attempt (queued
-    again, or another start time) starts over, as the server's own stream does."""
+    events from the start, and those already shown are skipped, as is a status equal to the last one
+    shown. A status of a new attempt (queued again, or another start time) starts over, as the
+    server's own stream does."""
 
     def __init__(self) -> None:
         self.last: tuple[int, int, int] | None = None
         self.started = ""
+        self.status = b""  # the last status shown: a new stream repeats it first
 
     def new(self, ev: Any) -> bool:
         from arena.service.live_feed import event_key
@@ -143,7 +145,9 @@ class Seen:
             if s.status == "queued" or (self.started and s.started_at and s.started_at != self.started):
                 self.last = None
             self.started = s.started_at or self.started
-            return True
+            data = s.SerializeToString(deterministic=True)
+            same, self.status = data == self.status, data
+            return not same
         part = getattr(ev, kind)
         key = event_key({"kind": kind, "deal": part.deal, "trick": getattr(part, "trick", 0)})
         if self.last is not None and key <= self.last:

@@ -35,7 +35,7 @@ def _dead(folder: Path) -> IO[bytes] | None:
     """The lock of `folder`, taken (its owner is dead), or None when a live process holds it."""
     try:
         handle = open(folder / LOCK, "rb")  # noqa: SIM115 - held until the folder is gone
-    except FileNotFoundError:  # being swept by another server this moment, or not a server's
+    except OSError:  # being swept by another server this moment, another user's, or not a server's
         return None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -209,18 +209,21 @@ def live(request, tmp_path) -> Iterator[tuple[LiveWatch, Forwarder, Server]]:
         grpc_server.stop(0)
 
 
-@pytest.mark.parametrize("live", ["reset", "removed", "ended"], indirect=True)
-def test_watch_opens_a_cut_stream_again_and_goes_on_from_where_it_was(live) -> None:
+@pytest.mark.parametrize(
+    "live,json_out",
+    [("reset", False), ("removed", False), ("ended", False), ("reset", True)],
+    indirect=["live"],
+)
+def test_watch_opens_a_cut_stream_again_and_goes_on_from_where_it_was(live, json_out: bool) -> None:
     """The connection reset through the proxy, the proxy's UNKNOWN "Stream removed", or the stream ended
     by a stopping replica, after the first trick: `arena watch` opens it again, prints no line twice and
-    none is missing, and exits 0 once the match is over."""
+    none is missing, and exits 0 once the match is over (`--json`: each event once)."""
     fake, proxy, client = live
     fake.release(4)  # queued, running, deal 1, trick 1
-    watcher = client.start("watch", "7")
+    watcher = client.start("watch", "7", *(["--json"] if json_out else []))
     try:
-        shown = [watcher.stdout.readline().rstrip("\n") for _ in range(3)]
-        assert shown[-1] == "deal 1, dealer bea@2"
-        shown.append(watcher.stdout.readline().rstrip("\n"))  # trick 1
+        shown = [watcher.stdout.readline().rstrip("\n") for _ in range(4)]
+        assert "trick" in shown[-1]  # the first trick is out
         fake.end_first()
         if fake.end == "reset":
             proxy.cut()
@@ -231,7 +234,13 @@ def test_watch_opens_a_cut_stream_again_and_goes_on_from_where_it_was(live) -> N
         if watcher.poll() is None:
             watcher.kill()
     assert watcher.returncode == 0, err
-    assert shown + rest.splitlines() == PRINTED  # each line once, none missing
+    if json_out:
+        from google.protobuf.json_format import Parse
+
+        events = [Parse(line, pb.WatchEvent()) for line in shown + rest.splitlines()]
+        assert events == SCRIPT  # each event once, none missing
+    else:
+        assert shown + rest.splitlines() == PRINTED  # each line once, none missing
     assert "the stream of match 7 was cut; opening it again" in err
 
 
