@@ -92,6 +92,7 @@ def serve(
     from arena.service.core import Service
     from arena.service.inflight import InFlight
     from arena.service.quota import MIB, UploadGate
+    from arena.service.upload_dirs import UploadRoot
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
@@ -136,13 +137,24 @@ def serve(
         state = SharedState.open(state_url)
     except SharedStateError as exc:
         raise UserError(f"--shared-state: {exc}") from None
+    try:
+        arriving = UploadRoot.claim()  # and sweep what a killed server left there
+    except OSError as exc:
+        raise UserError(
+            f"cannot make the uploads' folder in TMPDIR: {exc}; set TMPDIR to a folder you can write"
+        ) from None
+    try:
+        store = _open_store(db_url)
+    except BaseException:
+        arriving.release()
+        raise
     service = Service(
-        _open_store(db_url),
+        store,
         admin=token,
         limiter=RateLimiter(),
         launcher=launcher,
         builds=BuildSlots(build_slots),
-        uploads=UploadGate(disk_quota=disk_quota * MIB),
+        uploads=UploadGate(disk_quota=disk_quota * MIB, folder=arriving.folder),
         state=state,
         proxies=proxies,
     )
@@ -183,6 +195,7 @@ def serve(
     finally:
         service.builds.close()  # builds still waiting for a slot are dropped
         service.store.close()
+        arriving.release()
     serve_stop.leave_stragglers(before)  # a build still running does not hold the exit
 
 

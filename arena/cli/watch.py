@@ -5,17 +5,27 @@ card (hands, stock) before the end; a finished match whose duplicate twin is sti
 shows only its status. The server sends the final status as soon as the match is over, then the
 tricks it still held back, then ends the stream: the command prints the result line last and exits
 when the stream ends.
+
+A stream cut before the match is over (a replica behind the proxy killed or stopped, the connection
+lost: gRPC UNAVAILABLE, or UNKNOWN "Stream removed" / INTERNAL "RST_STREAM" through a proxy, or a
+stream the server ended with a status that is not final) is opened again, at once and then after
+0.5, 1, 2, 4 and 8 s. A new stream starts from the match's first kept event; what was already
+printed is skipped by its place in the match (deal, phase, trick: `Seen`), unless a status shows a
+new attempt (it restarts from deal 1). If no stream can be opened again, the command exits 3 with
+"the connection to the server was lost; run the same command again to resume".
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import click
 
-from arena.cli.errors import UserError
+from arena.cli.errors import ServiceLost, UserError
 from arena.cli.remote import Remote, need_remote, remote_options, with_remote
 
 
@@ -97,6 +107,86 @@ def final(ev: Any) -> bool:
     return ev.WhichOneof("event") == "status" and ev.status.status in ("done", "failed")
 
 
+PAUSES = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # seconds before each try to open a cut stream again
+CUT = ("stream removed", "rst_stream", "socket closed", "connection reset", "broken pipe", "goaway")
+
+
+def cut(err: Any) -> bool:
+    """Whether a failed WatchMatch means the connection went, not a refusal: UNAVAILABLE, or what a
+    proxy's dropped stream surfaces as (UNKNOWN "Stream removed", INTERNAL "RST_STREAM")."""
+    import grpc
+
+    code = err.code() if callable(getattr(err, "code", None)) else None
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return True
+    details = (err.details() if callable(getattr(err, "details", None)) else "") or ""
+    return code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL) and any(
+        word in details.lower() for word in CUT
+    )
+
+
+class Seen:
+    """The place in the match of the last event shown: a stream opened again repeats the match's kept
+    events from the start, and those already shown are skipped, as is a status equal to the last one
+    shown. A status of a new attempt (queued again, or another start time) starts over, as the
+    server's own stream does."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, int, int] | None = None
+        self.started = ""
+        self.status = b""  # the last status shown: a new stream repeats it first
+
+    def new(self, ev: Any) -> bool:
+        from arena.service.live_feed import event_key
+
+        kind = ev.WhichOneof("event")
+        if kind == "status":
+            s = ev.status
+            if s.status == "queued" or (self.started and s.started_at and s.started_at != self.started):
+                self.last = None
+            self.started = s.started_at or self.started
+            data = s.SerializeToString(deterministic=True)
+            same, self.status = data == self.status, data
+            return not same
+        part = getattr(ev, kind)
+        key = event_key({"kind": kind, "deal": part.deal, "trick": getattr(part, "trick", 0)})
+        if self.last is not None and key <= self.last:
+            return False
+        self.last = key
+        return True
+
+
+def follow(server: Remote, number: int) -> Iterator[Any]:
+    """The match's events once each, the stream opened again while the match is not over."""
+    import grpc
+
+    from arena.proto import arena_pb2 as pb
+
+    seen, tries, over, opened = Seen(), 0, False, False
+    while not over:
+        shown = False
+        try:
+            for ev in server.stub.WatchMatch(pb.WatchMatchRequest(match_id=number), metadata=server.metadata):
+                opened = True
+                over = over or final(ev)
+                if seen.new(ev):
+                    shown = shown or ev.WhichOneof("event") != "status"
+                    yield ev
+        except grpc.RpcError as err:
+            if not (opened and cut(err)):  # a refusal, or no server at all at the start: its one line
+                raise server.error(err, "WatchMatch", None) from None
+        if over:
+            return
+        tries = 0 if shown else tries + 1  # a stream that showed something new earns a fresh series
+        if tries >= len(PAUSES):
+            raise ServiceLost(
+                f"the connection to the server {server.where.given} was lost while watching match "
+                f"{number}; run the same command again to resume"
+            )
+        click.echo(f"the stream of match {number} was cut; opening it again", err=True)
+        time.sleep(PAUSES[tries])
+
+
 @click.command()
 @click.argument("match", metavar="MATCH")
 @click.option("--json", "as_json", is_flag=True, help="Print each event as one JSON object per line.")
@@ -104,18 +194,18 @@ def final(ev: Any) -> bool:
 def watch(match: str, as_json: bool, remote: Remote | None) -> None:
     """Follow MATCH live, trick by trick, one full trick behind the play (as every spectator sees it).
 
-    Works for a queued, running or finished match; exits when the match is over and shown.
+    Works for a queued, running or finished match; exits when the match is over and shown. A stream
+    cut before then (a server replica stopped, the connection lost) is opened again and followed from
+    where it was; exit 3 if it cannot be.
     """
     from google.protobuf.json_format import MessageToDict
-
-    from arena.proto import arena_pb2 as pb
 
     server = need_remote(remote, "watch")
     number = match_id(match)
     table = Table(number)
     last: list[str] = []  # the result line, printed once the last tricks are shown
     try:
-        for ev in server.stream("WatchMatch", pb.WatchMatchRequest(match_id=number)):
+        for ev in follow(server, number):
             if as_json:
                 click.echo(json.dumps(MessageToDict(ev, preserving_proto_field_name=True)))
             elif final(ev):

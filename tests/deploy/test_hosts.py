@@ -229,7 +229,9 @@ def test_lost_hosts_and_a_cut_link_lose_no_match_half_store_no_upload_and_hide_n
 
     def receiving(replica: Host) -> bool:
         """`replica` holds at least 64 KiB of an upload in its temporary folder."""
-        sizes = replica.run(["sh", "-c", f'stat -c %s "{replica.home}"/tmp/arena-upload-*/upload.tar.gz'])
+        sizes = replica.run(
+            ["sh", "-c", f'stat -c %s "{replica.home}"/tmp/arena-serve-*/arena-upload-*/upload.tar.gz']
+        )
         return any(int(x) >= 65536 for x in sizes.stdout.split())
 
     # 1. A whole worker host is lost in the middle of a match.

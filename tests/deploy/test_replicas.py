@@ -44,6 +44,7 @@ from tests.service.service_support import bundle_archive
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+ARRIVING = "arena-serve-*/arena-upload-*/upload.tar.gz"  # an upload a replica receives (upload_dirs.py)
 
 
 @pytest.fixture(scope="module")
@@ -371,7 +372,7 @@ def test_a_replica_killed_mid_upload_stores_nothing_then_the_upload_succeeds_onc
 
         def receiving() -> Replica | None:
             for r in cluster.replicas:
-                if any(p.stat().st_size >= 65536 for p in r.tmp.glob("arena-upload-*/upload.tar.gz")):
+                if any(p.stat().st_size >= 65536 for p in r.tmp.glob(ARRIVING)):
                     return r
             return None
 
@@ -386,8 +387,9 @@ def test_a_replica_killed_mid_upload_stores_nothing_then_the_upload_succeeds_onc
         assert s.scalar(select(func.count()).select_from(BundleBlob)) == blobs
     for r in cluster.replicas:  # ... nor under any ARENA_HOME
         assert sorted((r.home / "bundles").glob("*")) == bundles[r.name]
-    # What the dead replica had received stays in its temporary folder only, incomplete, read by nobody.
-    partial = list(victim.tmp.glob("arena-upload-*/upload.tar.gz"))
+    # What the dead replica had received stays in its upload folder only, incomplete, read by nobody,
+    # until its next start sweeps it (tests/service/test_upload_dirs.py).
+    partial = list(victim.tmp.glob(ARRIVING))
     assert len(partial) == 1 and partial[0].stat().st_size < len(data)
     until("the proxy to mark the dead replica down", lambda: cluster.down(victim.name), 30)
 
