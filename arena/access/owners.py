@@ -138,24 +138,35 @@ def list_owners(store: Store, after: str = "", limit: int | None = None) -> list
             query = query.where(Owner.name > after)
         if limit is not None:
             query = query.limit(limit)
-        rows = list(s.scalars(query))
-        keys = {name_key(o.name) for o in rows}
-        counts: dict[str, int] = {}
-        if keys:
-            owned = select(Bot.owner, func.count()).where(func.lower(Bot.owner).in_(keys)).group_by(Bot.owner)
-            for owner, n in s.execute(owned):
-                counts[name_key(owner)] = counts.get(name_key(owner), 0) + n
-        return [
-            OwnerInfo(
-                o.name,
-                o.token_prefix,
-                o.created_at,
-                o.rotated_at,
-                o.revoked_at is not None,
-                counts.get(name_key(o.name), 0),
-            )
-            for o in rows
-        ]
+        return _infos(s, list(s.scalars(query)))
+
+
+def owner_info(store: Store, name: str) -> OwnerInfo:
+    """The one owner called `name` (regardless of case), as listings show it: two statements
+    whatever the number of owners; OwnerError if there is none."""
+    with store.read() as s:
+        return _infos(s, [_owner(s, name)])[0]
+
+
+def _infos(s: Session, rows: list[Owner]) -> list[OwnerInfo]:
+    """`rows` as listings show them, their bots counted in one statement for these owners only."""
+    keys = {name_key(o.name) for o in rows}
+    counts: dict[str, int] = {}
+    if keys:
+        owned = select(Bot.owner, func.count()).where(func.lower(Bot.owner).in_(keys)).group_by(Bot.owner)
+        for owner, n in s.execute(owned):
+            counts[name_key(owner)] = counts.get(name_key(owner), 0) + n
+    return [
+        OwnerInfo(
+            o.name,
+            o.token_prefix,
+            o.created_at,
+            o.rotated_at,
+            o.revoked_at is not None,
+            counts.get(name_key(o.name), 0),
+        )
+        for o in rows
+    ]
 
 
 def owner_of_token(store: Store, token: str | None) -> str | None:

@@ -49,3 +49,12 @@ class Slots:
         self.by_address[address] -= 1
         if self.by_address[address] <= 0:
             del self.by_address[address]
+
+
+def peer_host(peer: str) -> str:
+    """A gRPC peer ('ipv4:127.0.0.1:5555' / 'ipv6:[::1]:5555' / 'unix:/path') or an address
+    ('127.0.0.1') -> its host part ('unix' for a Unix socket), so ports do not split buckets."""
+    text = peer.split(":", 1)[1] if peer.startswith(("ipv4:", "ipv6:")) else peer
+    if text.startswith("["):
+        return text[1:].split("]", 1)[0]
+    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text

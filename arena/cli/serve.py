@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from arena.access.admin import AdminToken
     from arena.engine import Rules
     from arena.referee import TimeControl
+    from arena.referee.joining import Joining
     from arena.referee.management import ReplayDir
     from arena.referee.match import MatchRunner
     from arena.service.core import Service
@@ -67,6 +68,8 @@ def serve(
     state_url: str | None,
     max_calls: int | None,
     max_calls_per_address: int,
+    max_joining: int,
+    max_joining_per_address: int,
     web_connections: int,
     web_per_address: int,
     web_threads: int,
@@ -87,6 +90,7 @@ def serve(
     from arena.cli.play import parse_rules
     from arena.cli.web import web_limits
     from arena.referee import TimeControl, TimeControlError
+    from arena.referee.joining import Joining
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
     from arena.service.builds import BuildSlots, call_threads
     from arena.service.core import Service
@@ -187,6 +191,7 @@ def serve(
             tls,
             max_open,
             calls,
+            Joining(max_joining, max_joining_per_address),
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -290,6 +295,9 @@ class Plan:
     tls: Tls | None
     max_open: int = 1000
     calls: InFlight | None = None  # gRPC calls in flight (`--max-calls`, `--max-calls-per-address`)
+    joining: Joining | None = (
+        None  # Play streams not joined yet (`--max-joining`, `--max-joining-per-address`)
+    )
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -336,6 +344,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
         max_open=plan.max_open,
         interceptors=[InFlightLimit(plan.calls)] if plan.calls is not None else [],
+        joining=plan.joining,
     )
     await server.start()
     management = (

@@ -150,6 +150,25 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="gRPC calls in flight at once from one address (streams included); more get "
         "RESOURCE_EXHAUSTED with retry-after.",
     ),
+    click.option(
+        "--max-joining",
+        "max_joining",
+        type=click.IntRange(1, 100_000),
+        default=512,
+        show_default=True,
+        help="Bots' Play streams open over TCP and not yet joined, in all; more get RESOURCE_EXHAUSTED "
+        "with retry-after. A stream gives its place back once its Join is accepted, and is dropped "
+        "after 10 s without a message (the Unix socket's streams are not counted).",
+    ),
+    click.option(
+        "--max-joining-per-address",
+        "max_joining_per_address",
+        type=click.IntRange(1, 100_000),
+        default=32,
+        show_default=True,
+        help="Bots' Play streams not yet joined from one address (none for a trusted proxy); more get "
+        "RESOURCE_EXHAUSTED with retry-after.",
+    ),
     web_limit_options,
 ]
 

@@ -22,6 +22,7 @@ from arena.proto.lenient import Undecodable
 from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee.claims import JoinRefused, check_claim
 from arena.referee.handles import BotHandle
+from arena.referee.joining import RETRY_AFTER, Joining, Place
 from arena.referee.match import MatchRunner
 from arena.referee.session import Seat
 from arena.referee.spec import MatchSpec
@@ -65,7 +66,7 @@ def _parse_bot_message(data: bytes) -> referee_pb2.BotMessage | BadBotMessage:
 
 SPENT_TOKENS = 4096  # finished matches' tokens remembered (2 per match) for the "match is over" answer
 log = logging.getLogger(__name__)
-JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long
+JOIN_TIMEOUT = 30.0  # a stream that sends nothing is dropped after this long (a counted one: joining.py)
 MAX_OPEN_MATCHES = 1000  # matches created and not yet over (`arena serve --max-open-matches`)
 KEEP_FINISHED = 1000  # finished matches GetMatch still answers from memory (small summaries only)
 
@@ -98,13 +99,20 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         self,
         claim: Callable[[referee_pb2.Join], tuple[MatchRunner, Seat]],
         receive_cap: int = GRPC_RECEIVE_CAP,
+        joining: Joining | None = None,
     ) -> None:
         self._claim = claim
         self._receive_cap = receive_cap  # gRPC's receive limit on this server, named in DISCONNECT details
+        self._joining = joining  # streams not joined yet, bounded (arena serve); None: unbounded
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        place = Place(self._joining, context.peer() or "")
+        refusal = place.take()
+        if refusal is not None:
+            context.set_trailing_metadata((("retry-after", str(RETRY_AFTER)),))
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         try:
-            await self._play(context)
+            await self._play(context, place)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception:  # a referee bug: a named status for the bot, the traceback once in the log
@@ -112,13 +120,16 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.INTERNAL, "the referee failed on this stream; its log has the details"
             )
+        finally:
+            place.give_back()
 
-    async def _play(self, context: grpc.aio.ServicerContext) -> None:
+    async def _play(self, context: grpc.aio.ServicerContext, place: Place) -> None:
+        wait = place.gate.silent_timeout if place.gate is not None else JOIN_TIMEOUT
         try:
-            async with asyncio.timeout(JOIN_TIMEOUT):
+            async with asyncio.timeout(wait):
                 first = await context.read()
         except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Join within {JOIN_TIMEOUT:g} s")
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Join within {wait:g} s")
         if first is grpc.aio.EOF:
             return
         if isinstance(first, BadBotMessage):
@@ -136,6 +147,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             runner, seat = self._claim(first.join)
         except JoinRefused as exc:
             await context.abort(getattr(grpc.StatusCode, exc.code), exc.message)
+        place.give_back()  # a seat now: bounded by the matches open (--max-open-matches)
         seat.receive_cap = self._receive_cap
         runner.streams.attach(seat, context, first.join)
         reader = asyncio.ensure_future(runner.streams.read_loop(seat, context))
@@ -186,6 +198,7 @@ class RefereeServer:
         max_open: int = MAX_OPEN_MATCHES,
         keep_finished: int = KEEP_FINISHED,
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+        joining: Joining | None = None,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -201,6 +214,7 @@ class RefereeServer:
         self.services = services  # registers the Arena service instead of add_management (arena serve)
         self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
         self.interceptors = tuple(interceptors)  # around every call (arena serve: calls in flight)
+        self.joining = joining  # Play streams not joined yet, bounded (arena serve); None: unbounded
         self.runners: dict[str, MatchRunner] = {}  # open matches only: released once recorded
         self.finished: OrderedDict[str, Finished] = OrderedDict()  # the newest `keep_finished`
         self.max_open, self.keep_finished = max_open, keep_finished
@@ -240,7 +254,7 @@ class RefereeServer:
                 ("grpc.so_reuseport", 0),
             ],
         )
-        server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim)),))
+        server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim, joining=self.joining)),))
         names = [REFEREE_SERVICE]
         if self.management:
             if self.services is not None:

@@ -17,6 +17,7 @@ from arena.access.forwarded import TrustedProxies
 from arena.access.ratelimit import RateLimiter
 from arena.access.roles import Principal, resolve
 from arena.access.shared_state import SharedState
+from arena.access.slots import peer_host as _host
 from arena.sandbox.archive import MAX_BUNDLE_BYTES
 from arena.service.builds import BuildSlots
 from arena.service.errors import PermissionDenied
@@ -77,11 +78,3 @@ def require_owner(principal: Principal, what: str) -> str:
             f"{what} needs an owner's API token (ARENA_API_TOKEN); ask the organiser for one"
         )
     return principal.owner or HOUSE
-
-
-def _host(address: str) -> str:
-    """'ipv4:127.0.0.1:5555' / 'ipv6:[::1]:5555' / '127.0.0.1' -> the host part, so ports do not split buckets."""
-    text = address.split(":", 1)[1] if address.startswith(("ipv4:", "ipv6:")) else address
-    if text.startswith("["):
-        return text[1:].split("]", 1)[0]
-    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text

@@ -9,8 +9,9 @@ for its reads. A call over either bound is answered at once with RESOURCE_EXHAUS
 metadata `retry-after`, naming the bound; it holds nothing. The other callers keep being served: a
 caller who holds many calls open spends its own address's places first.
 
-`Play` is not counted: a seat's stream lasts its match and is bounded by the matches open
-(`--max-open-matches`) and the referee's join timeout. The streams with budgets of their own
+`Play` is not counted here: until its Join is accepted a bot's stream holds a place of its own
+bound (`arena.referee.joining`, `--max-joining`), and once joined it is a seat, which lasts its
+match and is bounded by the matches open (`--max-open-matches`). The streams with budgets of their own
 (`WatchMatch`, the uploads) count here too, so the per-address bound sits above theirs.
 """
 
@@ -24,9 +25,8 @@ from typing import Any
 import grpc
 
 from arena.access.forwarded import trusted_hosts
-from arena.access.slots import Full, Slots
+from arena.access.slots import Full, Slots, peer_host
 from arena.referee.server import REFEREE_SERVICE
-from arena.service.core import _host
 
 log = logging.getLogger("arena.service")
 
@@ -120,7 +120,7 @@ def _wrap(behaviour: Callable[..., Any], gate: InFlight) -> Callable[..., Any]:
     if inspect.isasyncgenfunction(behaviour):
 
         async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            address = _host(context.peer() or "")
+            address = peer_host(context.peer() or "")
             refusal = gate.enter(address)
             if refusal is not None:
                 await _refuse(context, refusal)
@@ -133,7 +133,7 @@ def _wrap(behaviour: Callable[..., Any], gate: InFlight) -> Callable[..., Any]:
         return stream
 
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        address = _host(context.peer() or "")
+        address = peer_host(context.peer() or "")
         refusal = gate.enter(address)
         if refusal is not None:
             await _refuse(context, refusal)

@@ -156,4 +156,4 @@ def manage_owner(
     if step == "rotate":
         return pb.OwnerToken(name=name, token=owners.rotate_owner(service.store, name))
     owners.revoke_owner(service.store, name)
-    return next(owner_info(o) for o in owners.list_owners(service.store) if o.name == name)
+    return owner_info(owners.owner_info(service.store, name))  # that one owner, not every owner

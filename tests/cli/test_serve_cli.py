@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -124,9 +125,10 @@ def test_serve_with_web_answers_http_and_stops_on_sigint(repo_root, tmp_path):
 
 
 def test_serve_bounds_its_calls_and_web_connections_from_its_options(repo_root, tmp_path):
-    """A real `arena serve --max-calls 2 --web-connections 2`: a third gRPC call while two streams are
-    open is RESOURCE_EXHAUSTED naming --max-calls, a third web connection is answered 503 with
-    Retry-After, and both are served again once the others are gone."""
+    """A real `arena serve --max-calls 2 --max-joining 1 --web-connections 2`: a third gRPC call while
+    two streams are open is RESOURCE_EXHAUSTED naming --max-calls, so is a second bot's Play stream
+    while one has not joined (naming --max-joining), a third web connection is answered 503 with
+    Retry-After, and all are served again once the others are gone."""
     import http.client
     import socket
 
@@ -145,6 +147,7 @@ def test_serve_bounds_its_calls_and_web_connections_from_its_options(repo_root, 
     proc = start_serve(
         repo_root, tmp_path, "--unix", "", "--tcp", f"127.0.0.1:{tcp}", "--web", f"127.0.0.1:{web}",
         "--db", f"sqlite:///{tmp_path}/a.db", "--max-calls", "2", "--web-connections", "2", "--web-threads", "4",
+        "--max-joining", "1",
     )  # fmt: skip
     channel = grpc.insecure_channel(f"127.0.0.1:{tcp}")
     try:
@@ -170,6 +173,29 @@ def test_serve_bounds_its_calls_and_web_connections_from_its_options(repo_root, 
                 threading.Event().wait(0.1)
         else:
             raise AssertionError("calls were still refused after the streams ended")
+
+        from arena.proto import referee_pb2_grpc
+
+        silent = threading.Event()
+
+        def nothing() -> Iterator[object]:  # a bot's stream that sends nothing until the test ends it
+            silent.wait(30)
+            yield from ()
+
+        quiet = referee_pb2_grpc.RefereeStub(channel).Play(nothing())
+        for _ in range(100):  # the first silent stream holds the one place once the server has it
+            try:
+                for _ in referee_pb2_grpc.RefereeStub(channel).Play(iter(()), timeout=10):
+                    pass
+            except grpc.RpcError as exc:
+                if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                    assert "its limit (--max-joining)" in exc.details()
+                    break
+            threading.Event().wait(0.1)
+        else:
+            raise AssertionError("a second Play stream was never refused while the first had not joined")
+        silent.set()
+        quiet.cancel()
 
         def connect() -> http.client.HTTPConnection:
             for _ in range(100):  # uvicorn binds a moment after the referee

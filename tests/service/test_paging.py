@@ -57,3 +57,46 @@ def test_list_owners_pages_in_name_order_with_each_pages_bot_counts(arena_servic
     with pytest.raises(grpc.RpcError) as caught:  # still the admin's alone
         stub.ListOwners(pb.ListOwnersRequest(), metadata=arena_service.auth(arena_service.tokens["alice"]))
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_revoke_owner_reads_that_one_owner_whatever_the_number_of_owners(arena_service) -> None:
+    """RevokeOwner answers with its owner by reading that owner alone: the same statements, the same
+    bound values and one owner row read with 3 owners or with 53 (it read every owner before)."""
+    from sqlalchemy import event
+
+    from arena.service import ops_admin
+    from arena.store.models import Owner
+
+    service, store = arena_service.service, arena_service.service.store
+    admin = service.caller(ADMIN, "127.0.0.1")
+
+    def revoke(name: str) -> tuple[list[tuple[str, int]], int]:
+        statements: list[tuple[str, int]] = []
+        loaded: list[Owner] = []
+
+        def note(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
+            statements.append((statement, len(params or ())))
+
+        def read(target: Owner, _context: object) -> None:
+            loaded.append(target)
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        event.listen(Owner, "load", read)
+        try:
+            info = ops_admin.manage_owner(service, admin, name, "revoke")
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+            event.remove(Owner, "load", read)
+        assert info.name == name.lower() and info.revoked
+        return statements, len(loaded)
+
+    add_owner(store, "carol")
+    few = revoke("carol")
+    for n in range(50):
+        add_owner(store, f"x{n:02d}")
+    add_owner(store, "dave")
+    many = revoke("dave")
+    assert few == many and few[1] == 2  # the revoke's own read and the answer's: one owner each
+    # a name given in another case is that owner (names are unique regardless of case), over gRPC too
+    answer = arena_service.stub().RevokeOwner(pb.OwnerRequest(name="Alice"), metadata=ADMIN_MD, timeout=30)
+    assert (answer.name, answer.revoked) == ("alice", True)

@@ -61,6 +61,29 @@ def test_only_a_logged_in_owner_may_analyse_and_everyone_sees_the_result(site) -
     assert not (Path(s.home) / "analyses" / f"{other}.json").exists()
 
 
+def test_one_analysis_runs_at_a_time_and_a_long_match_is_refused(tmp_path, monkeypatch) -> None:
+    """The solver's CPU: while an analysis runs in this process another is 429 with Retry-After, and a
+    match over `MAX_DEALS` deals is 422 naming the way out; neither stores anything."""
+    from arena.web import analysis
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    mid, other = recorded_matches(url, tmp_path)
+    s = make_site(url, tmp_path, limiter=RateLimiter({"analyse": Budget(10, 3600.0)}))
+    s.client.app.state.analysis_samples = 2
+    assert login(s.client, s.tokens["alice"]).status_code == 303
+    token = session_csrf(s.client)
+    with analysis._running:  # another analysis holds the process's one place
+        busy = s.client.post(f"/matches/{mid}/analyse", data={"csrf": token}, follow_redirects=False)
+    assert busy.status_code == 429 and busy.headers["Retry-After"] == str(analysis.BUSY_RETRY_S)
+    assert "another analysis is running" in busy.text
+    monkeypatch.setattr(analysis, "MAX_DEALS", 0)  # the one-deal match is now over the limit
+    long = s.client.post(f"/matches/{other}/analyse", data={"csrf": token}, follow_redirects=False)
+    assert (
+        long.status_code == 422 and "more than 0 deals: analyse it with `arena replay analyse`" in long.text
+    )
+    assert not list((tmp_path / "analyses").glob("*.json"))
+
+
 def test_sealed_and_unfinished_matches_are_refused(sealed_builder, tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'sealed.db'}"
     sealed = sealed_builder(url, tmp_path)

@@ -69,11 +69,21 @@ def test_connections_are_bounded_per_address_and_in_all_and_others_are_served(tm
         assert get(connection(port, D))[0] == 200
         assert server.connections.refused == 3
 
+    def threads() -> None:
+        assert anyio.to_thread.current_default_thread_limiter().total_tokens == 3  # not AnyIO's 40
+
+    serve_while(server, sock, clients, threads)
+
+
+def serve_while(server, sock: socket.socket, clients, started=lambda: None) -> None:  # noqa: ANN001
+    """Run `server` on `sock` while `clients()` runs in a thread (`started()` first, on the server's
+    loop once it is up), then stop it."""
+
     async def main() -> None:
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started:
             await asyncio.sleep(0.02)
-        assert anyio.to_thread.current_default_thread_limiter().total_tokens == 3  # not AnyIO's 40
+        started()
         try:
             await asyncio.to_thread(clients)
         finally:
@@ -101,3 +111,32 @@ def test_the_cli_shows_the_servers_own_defaults() -> None:
         server.PER_ADDRESS,
         server.THREADS,
     )
+
+
+def test_a_trusted_proxys_connections_have_no_per_address_bound_but_count_in_all(tmp_path, monkeypatch):
+    """A connection from a trusted proxy (FORWARDED_ALLOW_IPS, read by uvicorn's Config as `arena web`
+    builds it) carries many clients: three from it pass a bound of one per address, and still count
+    towards the server's bound in all."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", A)
+    app = create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=OwnerTokens(b"connections"))
+    server = web_server(
+        app, "127.0.0.1", 0, WebLimits(connections=4, per_address=1, threads=3), own_signals=False,
+        timeout_keep_alive=10,
+    )  # fmt: skip
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+
+    def clients() -> None:
+        proxied = [connection(port, A) for _ in range(3)]  # silent: they hold their places
+        until(lambda: server.connections.open == 3)
+        assert server.connections.refused == 0  # the proxy's address is past one per address
+        served = connection(port, B)
+        assert get(served)[0] == 200  # B's kept alive: 4 of 4 in all
+        until(lambda: server.connections.open == 4)
+        status, _, body = get(connection(port, C))
+        assert status == 503 and "the server has 4 connections open, its limit" in body
+        for conn in [*proxied, served]:
+            conn.close()
+
+    serve_while(server, sock, clients)
