@@ -1,5 +1,5 @@
-// The live match page: follows the match's server-sent events and adds each trick to the table in
-// place (no reload). The server releases a trick only once the next one is complete. When the match
+// The live match page: follows the match's server-sent events, redraws the card table (board.js, the
+// replay viewer's drawing) from each event's `board` and adds each trick to the lists in place (no reload). The server releases a trick only once the next one is complete. When the match
 // is over and revealed, the page shows whether the deck commitment checks out (the server checks it)
 // and turns into the replay viewer of /matches/ID. Without JavaScript the page refreshes itself.
 (function () {
@@ -27,7 +27,23 @@
     if (cls) td.className = cls;
     return td;
   };
+  const boardBox = document.getElementById("live-board");
   let source = null;
+
+  function drawBoard(state) {  // the replay viewer's table (board.js), as a spectator may see it
+    if (!state || !window.ElfernBoard || !boardBox) return;
+    let board = document.getElementById("board");
+    if (!board) {
+      board = document.createElement("section");
+      board.id = "board";
+      board.className = "board";
+      board.setAttribute("aria-live", "polite");
+      boardBox.replaceChildren(board);
+    }
+    board.dataset.deal = state.deal;
+    board.dataset.step = state.tricks;
+    board.innerHTML = window.ElfernBoard.draw(names, deck, state.dealer, state, 0);
+  }
 
   function dealRow(n) {
     let row = deals.querySelector(`tr[data-deal="${n}"]`);
@@ -44,6 +60,7 @@
   function clear() {  // the match restarted (a worker broke down): its new attempt starts at deal 1
     tricks.replaceChildren();
     deals.replaceChildren();
+    if (boardBox) boardBox.replaceChildren();
   }
 
   function onStatus(data) {
@@ -89,7 +106,8 @@
 
   function onDealEnd(d) {
     const row = dealRow(d.deal);
-    row.children[2].textContent = d.winner < 0 ? "Ständer" : seat(d.winner);
+    if (d.winner < 0 && window.ElfernBoard) row.children[2].innerHTML = window.ElfernBoard.STAENDER;
+    else row.children[2].textContent = d.winner < 0 ? "Ständer" : seat(d.winner);
     row.children[2].className = "winner";
     row.children[3].textContent = (d.lines || []).join("–");
   }
@@ -120,7 +138,11 @@
   function follow() {
     const after = root.dataset.last ? `?after=${encodeURIComponent(root.dataset.last)}` : "";
     source = new EventSource(`/api/matches/${id}/events${after}`);
-    const on = (kind, fn) => source.addEventListener(kind, (e) => fn(JSON.parse(e.data), e.lastEventId));
+    const on = (kind, fn) => source.addEventListener(kind, (e) => {
+      const data = JSON.parse(e.data);
+      fn(data, e.lastEventId);
+      if (data.board) drawBoard(data.board);
+    });
     on("status", onStatus);
     on("deal", onDeal);
     on("trick", onTrick);
