@@ -47,7 +47,9 @@ class LiveBoard:
     def feed(self, event: Mapping[str, Any]) -> None:
         kind = event.get("kind")
         if kind == "deal":
-            if self.ended is not None:
+            if int(event["deal"]) == 1:  # a match's first deal (again, after a restart): no line yet
+                self.lines = [0, 0]
+            elif self.ended is not None:
                 self.lines = [int(x) for x in self.ended.get("lines") or self.lines]
             self.deal, self.dealer = int(event["deal"]), int(event["dealer"])
             self.trick, self.honours, self.last, self.ended = 0, [0, 0], None, None
