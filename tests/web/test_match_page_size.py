@@ -291,3 +291,57 @@ def test_without_javascript_back_from_a_deals_start_is_the_previous_deals_end(lo
     there = long_client.get(back).text
     last = len(long_arena.records[mid].deals[5].plays)
     assert f'data-deal="6" data-step="{last}"' in there and f"step {last} of {last}" in there
+
+
+# The key tables of a page, measured in the browser: how much wider each is than the box it sits in
+# (its `.scroll` wrapper clips what does not fit), and the page's own horizontal overflow.
+CLIPPED = """() => {
+  const out = {page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+  for (const t of document.querySelectorAll('main table')) {
+    const box = t.closest('.scroll') || t.parentElement;
+    const name = t.id || t.className || 'table';
+    out[name] = Math.max(out[name] || 0, box.scrollWidth - box.clientWidth, t.scrollWidth - t.clientWidth);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1400, 360])
+def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width):
+    """Issue #33 §2: a 200-deal match page (deals picked with the compact picker, loaded on demand) and
+    the match list fit 1400 px and a phone's 360 px: no key table is wider than its box, nothing
+    scrolls sideways. Screenshots: artifacts/web/long-match-WIDTH.png, match-list-WIDTH.png."""
+    from test_browser import ARGS, CHROMIUM, ON_DEAL, served
+
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    artifacts = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    mid = long_arena.ids["long"]
+    with served(long_app) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        first = page.goto(f"{base}/matches/{mid}?deal=200")
+        assert first is not None and len(first.body()) <= FIRST_VIEW
+        page.wait_for_function(ON_DEAL, arg=200)
+        assert page.locator("#deal-results tbody tr").count() <= 2 * ROWS + 1  # a window, not 2,000 rows
+        assert page.locator("a.deal-link").count() <= 2 * ROWS + 1  # no wall of deal buttons
+        assert page.get_attribute("#rules-link", "href") == "/rules"
+        clipped = page.evaluate(CLIPPED)
+        page.screenshot(path=str(artifacts / f"long-match-{width}.png"), full_page=True)
+        assert all(v <= 0 for v in clipped.values()), clipped
+        page.goto(f"{base}/matches")
+        clipped = page.evaluate(CLIPPED)
+        page.screenshot(path=str(artifacts / f"match-list-{width}.png"), full_page=True)
+        assert all(v <= 0 for v in clipped.values()), clipped
+        finished = page.locator('table.matches td[data-label="Finished"]').first  # the column once clipped
+        box = finished.bounding_box()
+        assert finished.is_visible() and box is not None and box["x"] + box["width"] <= width, box
+        assert errors == []
+        browser.close()

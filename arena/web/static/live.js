@@ -21,10 +21,11 @@
     ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
     : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
   const seat = (i) => (i === undefined || i === null || i < 0 || i >= names.length) ? "?" : names[i];
-  const cell = (text, cls) => {
+  const cell = (text, cls, label) => {
     const td = document.createElement("td");
     td.textContent = text;
     if (cls) td.className = cls;
+    if (label) td.dataset.label = label;  // a phone shows each row as labelled pairs (style.css)
     return td;
   };
   const boardBox = document.getElementById("live-board");
@@ -51,7 +52,8 @@
       row = document.createElement("tr");
       row.className = "live-deal";
       row.dataset.deal = n;
-      row.append(cell(String(n)), cell("?"), cell("playing", "winner muted"), cell("", "score"));
+      row.append(cell(String(n), "", "Deal"), cell("?", "", "Dealer"), cell("playing", "winner muted", "Winner"),
+        cell("", "score", "Lines"));
       deals.append(row);
     }
     return row;
@@ -92,9 +94,9 @@
     const row = document.createElement("tr");
     row.className = "live-trick";
     row.dataset.id = ident;
-    row.append(cell(String(t.deal)), cell(String(t.trick)), cell(seat(t.leader)),
-      cell(cardName(t.cards[0]), "card-name"), cell(cardName(t.cards[1]), "card-name"),
-      cell(seat(t.winner)), cell((t.tricks_won || [0, 0]).join("–")));
+    row.append(cell(String(t.deal), "", "Deal"), cell(String(t.trick), "", "#"), cell(seat(t.leader), "", "Led by"),
+      cell(cardName(t.cards[0]), "card-name", "Lead"), cell(cardName(t.cards[1]), "card-name", "Follow"),
+      cell(seat(t.winner), "", "Won by"), cell((t.tricks_won || [0, 0]).join("–"), "", "Tricks"));
     row.children[3].dataset.card = t.cards[0];
     row.children[4].dataset.card = t.cards[1];
     tricks.append(row);

@@ -53,9 +53,9 @@
   function rowHtml(r) {
     const seat = (n) => n === null || n === undefined ? "?" : esc(tl.seats[n]);
     const winner = !r.complete ? '<span class="muted">unfinished</span>' : r.winner === null ? B.STAENDER : seat(r.winner);
-    return `<tr${r.number === deal ? ' class="current"' : ""}><td><a class="deal-link" data-deal="${r.number}" href="${href(r.number, 0)}">${r.number}</a></td>` +
-      `<td>${seat(r.dealer)}</td><td>${r.honours.join("–")}</td><td>${winner}</td>` +
-      `<td>${r.lines.join("–")}${r.multiplier > 1 ? ` (×${r.multiplier})` : ""}${r.pot ? ` (+${r.pot} pot)` : ""}</td><td>${r.totals.join("–")}</td></tr>`;
+    return `<tr${r.number === deal ? ' class="current"' : ""}><td data-label="Deal"><a class="deal-link" data-deal="${r.number}" href="${href(r.number, 0)}">${r.number}</a></td>` +
+      `<td data-label="Dealer">${seat(r.dealer)}</td><td data-label="Honours">${r.honours.join("–")}</td><td data-label="Winner">${winner}</td>` +
+      `<td data-label="Lines">${r.lines.join("–")}${r.multiplier > 1 ? ` (×${r.multiplier})` : ""}${r.pot ? ` (+${r.pot} pot)` : ""}</td><td data-label="Total">${r.totals.join("–")}</td></tr>`;
   }
 
   function renderRows() {  // the summary rows around the deal, as its answer carries them
@@ -104,8 +104,8 @@
     });
     renderRows();
     document.querySelectorAll(".deal-no").forEach((el) => { el.textContent = deal; });
-    const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td>${t.no}</td><td>${esc(tl.seats[t.leader])}</td>` +
-      `<td>${cardName(t.cards[0])}</td><td>${cardName(t.cards[1])}</td><td>${esc(tl.seats[t.winner])}</td><td>${t.honours}</td></tr>`);
+    const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td data-label="#">${t.no}</td><td data-label="Led by">${esc(tl.seats[t.leader])}</td>` +
+      `<td data-label="Lead">${cardName(t.cards[0])}</td><td data-label="Follow">${cardName(t.cards[1])}</td><td data-label="Won by">${esc(tl.seats[t.winner])}</td><td data-label="Honours">${t.honours}</td></tr>`);
     document.querySelector("#tricks tbody").innerHTML = rows.length ? rows.join("") :
       '<tr><td colspan="6" class="muted">No trick played yet.</td></tr>';
     document.querySelectorAll(".analysis-deal").forEach((el) => {  // the solver's marks, when analysed
