@@ -52,6 +52,7 @@ RETRY_MS = 3000  # EventSource's reconnection delay
 BATCH = 256  # events at most in one write
 REFRESH_SECONDS = 5  # the page's own refresh, for browsers without JavaScript
 NOW_PLAYING = 20  # matches listed on the home page
+TRICK_DEALS = 5  # the Tricks list holds the tricks of the newest deals only (the Deals list has them all)
 
 
 # ---- the service the web shares with gRPC ---------------------------------------------------------
@@ -196,6 +197,9 @@ def live_page(request: Request, match_id: int) -> HTMLResponse:
     board = board_of(info, rules, deck)
     for ev in events:
         board.feed(ev)
+    shown = sorted(deals)
+    for old in shown[:-TRICK_DEALS]:  # a long match's page stays small: its older tricks are in the replay
+        deals[old] = {**deals[old], "tricks": []}
     return request.app.state.templates.TemplateResponse(
         request,
         "live.html",
@@ -203,7 +207,9 @@ def live_page(request: Request, match_id: int) -> HTMLResponse:
             "title": f"Live: match {match_id}",
             "info": info,
             "names": names,
-            "deals": [deals[k] for k in sorted(deals)],
+            "deals": [deals[k] for k in shown],
+            "trick_deals": TRICK_DEALS,
+            "tricks_cut": len(shown) > TRICK_DEALS,
             "embargoed": state.embargoed and info.status != "failed",
             "final": data["final"],
             "verified": data["verified"],

@@ -345,3 +345,12 @@ def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width
         assert finished.is_visible() and box is not None and box["x"] + box["width"] <= width, box
         assert errors == []
         browser.close()
+
+
+def test_the_live_page_of_a_long_match_is_small(long_client, long_arena):
+    """The live page of a finished 2,000-deal match (its board and the newest deals' tricks the live
+    feed keeps) stays within the first-view budget too."""
+    mid = long_arena.ids["long"]
+    page = long_client.get(f"/live/{mid}")
+    assert page.status_code == 200 and 'id="board"' in page.text
+    assert len(page.content) <= FIRST_VIEW, len(page.content)

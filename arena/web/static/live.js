@@ -102,8 +102,12 @@
     tricks.append(row);
   }
 
+  const keep = Number(root.dataset.trickDeals || 5);
   function onDeal(d) {
     dealRow(d.deal).children[1].textContent = seat(d.dealer);
+    tricks.querySelectorAll("tr.live-trick").forEach((tr) => {  // the newest deals' tricks only
+      if (Number(tr.dataset.id.split(".")[0]) <= d.deal - keep) tr.remove();
+    });
   }
 
   function onDealEnd(d) {
