@@ -333,6 +333,14 @@ def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width
         assert page.locator("#deal-results tbody tr").count() <= 2 * ROWS + 1  # a window, not 2,000 rows
         assert page.locator("a.deal-link").count() <= 2 * ROWS + 1  # no wall of deal buttons
         assert page.get_attribute("#rules-link", "href") == "/rules"
+        # the compact control: one slider over all the deals; the deal picked loads on release
+        scrub = page.locator("#deal-scrub")
+        assert scrub.is_visible() and scrub.get_attribute("max") == str(LONG)
+        page.eval_on_selector("#deal-scrub", "(e) => { e.value = 1500; e.dispatchEvent(new Event('change')); }")
+        page.wait_for_function(ON_DEAL, arg=1500)
+        assert page.input_value("#deal-input") == "1500" and "deal=1500" in page.url
+        page.eval_on_selector("#deal-scrub", "(e) => { e.value = 200; e.dispatchEvent(new Event('change')); }")
+        page.wait_for_function(ON_DEAL, arg=200)
         clipped = page.evaluate(CLIPPED)
         page.screenshot(path=str(artifacts / f"long-match-{width}.png"), full_page=True)
         assert all(v <= 0 for v in clipped.values()), clipped

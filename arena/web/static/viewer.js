@@ -97,6 +97,7 @@
     setLink(document.getElementById("next-deal"), deal < count ? [deal + 1, 0] : null);
     const input = document.getElementById("deal-input");
     if (input && document.activeElement !== input) input.value = deal;
+    if (dealScrub && document.activeElement !== dealScrub) dealScrub.value = deal;
     document.querySelectorAll("nav.views a").forEach((a) => {
       const u = new URL(a.href, location.href);
       u.searchParams.set("deal", deal); u.searchParams.set("step", step);
@@ -156,6 +157,7 @@
   play.hidden = false;
   const scrub = document.getElementById("scrub");
   scrub.hidden = false;
+  const dealScrub = document.getElementById("deal-scrub");
   scrub.addEventListener("input", () => { setPlaying(false); go([deal, Number(scrub.value)]); });
   play.addEventListener("click", () => setPlaying(!timer));
   const bind = (id, target) => {
@@ -174,6 +176,11 @@
     if (!a) return;
     e.preventDefault(); setPlaying(false); go([Number(a.dataset.deal), 0]);
   });
+  if (dealScrub) {  // the deals of a long match on one slider: the number follows it, the deal loads on release
+    dealScrub.hidden = false;
+    dealScrub.addEventListener("input", () => { document.getElementById("deal-input").value = dealScrub.value; });
+    dealScrub.addEventListener("change", () => { setPlaying(false); go([Number(dealScrub.value), 0]); });
+  }
   const picker = document.getElementById("deal-picker");
   if (picker) picker.addEventListener("submit", (e) => {
     e.preventDefault(); setPlaying(false);
