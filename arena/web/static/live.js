@@ -14,12 +14,7 @@
   const statusTag = document.getElementById("live-status");
   const note = document.getElementById("live-note");
   const check = document.getElementById("live-verified");
-  const GLYPH = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const GERMAN_SUIT = { C: "Eichel", D: "Schellen", H: "Herz", S: "Grün" };
-  const GERMAN_RANK = { 7: "7", 8: "8", 9: "9", T: "10", J: "Unter", Q: "Ober", K: "König", A: "Daus" };
-  const cardName = (code) => deck === "german"
-    ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
-    : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
+  const cardName = (code) => window.ElfernBoard ? window.ElfernBoard.cardName(code, deck) : code;  // board.js
   const seat = (i) => (i === undefined || i === null || i < 0 || i >= names.length) ? "?" : names[i];
   const cell = (text, cls, label) => {
     const td = document.createElement("td");
