@@ -39,6 +39,17 @@ READ_BOARD = """() => {
           illegal: [...b.querySelectorAll('.hand svg.card.illegal')].map(c => c.dataset.card),
           deal: Number(b.dataset.deal), step: Number(b.dataset.step)};
 }"""
+# The key tables of a page, measured in the browser: how much wider each is than the box it sits in
+# (its `.scroll` wrapper clips what does not fit), and the page's own horizontal overflow.
+CLIPPED = """() => {
+  const out = {page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+  for (const t of document.querySelectorAll('main table')) {
+    const box = t.closest('.scroll') || t.parentElement;
+    const name = t.id || t.className || 'table';
+    out[name] = Math.max(out[name] || 0, box.scrollWidth - box.clientWidth, t.scrollWidth - t.clientWidth);
+  }
+  return out;
+}"""
 ON_DEAL = "(n) => Number(document.getElementById('board').dataset.deal) === n"  # the viewer shows deal n
 
 

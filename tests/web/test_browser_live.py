@@ -141,3 +141,13 @@ def test_a_live_page_updates_in_place_and_turns_into_the_viewer(live_server, bro
     assert plain.get_attribute("#live-note a", "href") == f"/matches/{mid}"
     tricks = [e for e in public_events(decode_record(store.replay(mid))) if e[0] == "trick"]
     assert plain.locator("#live-tricks tbody tr.live-trick").count() == len(tricks)
+    assert plain.locator("#board .trick svg.card").count() == 2  # the board, drawn by the server
+
+    # on a phone the live page (board and lists) fits: nothing wider than its box
+    from test_browser import CLIPPED
+
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False).new_page()
+    phone.goto(f"{base}/live/{mid}")
+    clipped = phone.evaluate(CLIPPED)
+    phone.screenshot(path=str(ARTIFACTS / "live-phone.png"), full_page=True)
+    assert all(v <= 0 for v in clipped.values()), clipped

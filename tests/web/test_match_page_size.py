@@ -293,19 +293,6 @@ def test_without_javascript_back_from_a_deals_start_is_the_previous_deals_end(lo
     assert f'data-deal="6" data-step="{last}"' in there and f"step {last} of {last}" in there
 
 
-# The key tables of a page, measured in the browser: how much wider each is than the box it sits in
-# (its `.scroll` wrapper clips what does not fit), and the page's own horizontal overflow.
-CLIPPED = """() => {
-  const out = {page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
-  for (const t of document.querySelectorAll('main table')) {
-    const box = t.closest('.scroll') || t.parentElement;
-    const name = t.id || t.className || 'table';
-    out[name] = Math.max(out[name] || 0, box.scrollWidth - box.clientWidth, t.scrollWidth - t.clientWidth);
-  }
-  return out;
-}"""
-
-
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [1400, 360])
@@ -313,7 +300,7 @@ def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width
     """Issue #33 §2: a 200-deal match page (deals picked with the compact picker, loaded on demand) and
     the match list fit 1400 px and a phone's 360 px: no key table is wider than its box, nothing
     scrolls sideways. Screenshots: artifacts/web/long-match-WIDTH.png, match-list-WIDTH.png."""
-    from test_browser import ARGS, CHROMIUM, ON_DEAL, served
+    from test_browser import ARGS, CHROMIUM, CLIPPED, ON_DEAL, served
 
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
@@ -336,10 +323,14 @@ def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width
         # the compact control: one slider over all the deals; the deal picked loads on release
         scrub = page.locator("#deal-scrub")
         assert scrub.is_visible() and scrub.get_attribute("max") == str(LONG)
-        page.eval_on_selector("#deal-scrub", "(e) => { e.value = 1500; e.dispatchEvent(new Event('change')); }")
+        page.eval_on_selector(
+            "#deal-scrub", "(e) => { e.value = 1500; e.dispatchEvent(new Event('change')); }"
+        )
         page.wait_for_function(ON_DEAL, arg=1500)
         assert page.input_value("#deal-input") == "1500" and "deal=1500" in page.url
-        page.eval_on_selector("#deal-scrub", "(e) => { e.value = 200; e.dispatchEvent(new Event('change')); }")
+        page.eval_on_selector(
+            "#deal-scrub", "(e) => { e.value = 200; e.dispatchEvent(new Event('change')); }"
+        )
         page.wait_for_function(ON_DEAL, arg=200)
         clipped = page.evaluate(CLIPPED)
         page.screenshot(path=str(artifacts / f"long-match-{width}.png"), full_page=True)
