@@ -351,5 +351,9 @@ def test_the_live_page_of_a_long_match_is_small(long_client, long_arena):
     feed keeps) stays within the first-view budget too."""
     mid = long_arena.ids["long"]
     page = long_client.get(f"/live/{mid}")
+    from arena.web.live import TRICK_DEALS
+
     assert page.status_code == 200 and 'id="board"' in page.text
     assert len(page.content) <= FIRST_VIEW, len(page.content)
+    rows = re.findall(r'<tr class="live-trick" data-id="(\d+)\.', page.text)  # the newest deals' tricks only
+    assert rows and len({int(d) for d in rows}) == TRICK_DEALS and int(rows[-1]) == LONG
