@@ -18,6 +18,7 @@ from arena.engine import Match, Rules
 from arena.web.deals import ROWS
 
 LONG = 2000
+MARATHON = "marathon-runner-of-the-very-long-distance-deals"  # a long name: tables must wrap it, not clip
 FIRST_VIEW = 200_000  # bytes: the first view of any match page (issue #30)
 ANY_REPLY = 1_000_000  # bytes: any reply a caller did not ask to download (issue #31)
 BLOB = re.compile(r'<script type="application/json" id="timeline-data">(.*?)</script>', re.S)
@@ -50,7 +51,7 @@ def build_long(url: str, home: Path) -> Long:
     from arena.store.queue import claim
 
     store = Store.open(url, home=home)
-    for name, owner in (("marathon", "mia"), ("sprinter", "sam")):
+    for name, owner in ((MARATHON, "mia"), ("sprinter", "sam")):
         store.add_version(
             name, owner, content_hash=name.ljust(64, "0"), path=str(home / name), language="python"
         )
