@@ -41,9 +41,12 @@ class Table:
     """Turns WatchEvents into lines; remembers the seats' names from the latest status."""
 
     def __init__(self, match: int) -> None:
+        from arena.replay.live_board import LiveBoard
+
         self.match = match
         self.players = ["seat 0", "seat 1"]
         self.last_state: tuple[str, bool] | None = None
+        self.board = LiveBoard(self.players)  # the deal's honours, as the web's live board counts them
 
     def seat(self, n: int) -> str:
         return self.players[n] if 0 <= n < len(self.players) else f"seat {n}"
@@ -51,6 +54,7 @@ class Table:
     def status(self, s: Any) -> list[str]:
         if s.players:
             self.players = list(s.players)
+            self.board.names = self.players
         state = (s.status, s.revealed)
         if state == self.last_state:
             return []
@@ -85,20 +89,26 @@ class Table:
         if kind == "status":
             return self.status(ev.status)
         if kind == "deal":
+            self.board.feed({"kind": kind, "deal": ev.deal.deal, "dealer": ev.deal.dealer})
             return [f"deal {ev.deal.deal}, dealer {self.seat(ev.deal.dealer)}"]
         if kind == "trick":
             t = ev.trick
+            self.board.feed({"kind": kind, "deal": t.deal, "trick": t.trick, "leader": t.leader,
+                             "cards": list(t.cards), "winner": t.winner})  # fmt: skip
             plays = ", ".join(f"{self.seat((t.leader + i) % 2)} {card}" for i, card in enumerate(t.cards))
             won = "-".join(str(x) for x in t.tricks_won)
             return [
                 f"  trick {t.trick}: {plays} → {self.seat(t.winner)} takes it"
-                + (f" (tricks {won})" if won else "")
+                + (f" (tricks {won})" if won else ""),
+                f"    {self.board.standing()}",  # the honours so far, and who they favour
             ]
         if kind == "deal_end":
             d = ev.deal_end
+            self.board.feed({"kind": kind, "deal": d.deal, "winner": d.winner, "lines": list(d.lines)})
             who = "a standoff" if d.winner < 0 else f"{self.seat(d.winner)} wins it"
             lines = "-".join(str(x) for x in d.lines)
-            return [f"deal {d.deal}: {who}" + (f"; lines {lines}" if lines else "")]
+            honours = "-".join(str(x) for x in self.board.honours)
+            return [f"deal {d.deal}: {who} with honours {honours}" + (f"; lines {lines}" if lines else "")]
         return []
 
 

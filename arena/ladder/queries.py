@@ -230,10 +230,15 @@ def bot_version_ids(s: Session, name: str) -> list[int]:
 
 
 def recent_matches(
-    s: Session, version_ids: list[int], limit: int, status: MatchStatus | None = None
+    s: Session,
+    version_ids: list[int],
+    limit: int,
+    status: MatchStatus | None = None,
+    challenges: bool | None = None,
 ) -> list[Match]:
     """A bot's newest matches (any of `version_ids` in either seat), newest first: `ix_matches_version0`
-    and `ix_matches_version1` give them without reading the rest of its history. The halves carry
+    and `ix_matches_version1` give them without reading the rest of its history. `challenges` picks
+    its challenges only (True) or its other matches only (False); None: all of them. The halves carry
     no `_played_by`: beside `version0_id = v` it made PostgreSQL expect one row and read and sort
     all of the version's matches instead of walking its index back."""
     if not version_ids:
@@ -242,6 +247,9 @@ def recent_matches(
     q = select(Match)
     if status:
         q = q.where(status_is(status))
+    if challenges is not None:  # True: its challenges only; False: everything but challenges
+        is_challenge = Match.kind == MatchKind.CHALLENGE
+        q = q.where(is_challenge if challenges else ~is_challenge)
     q = select(Match).where(Match.id.in_(_by_seat(q, version_ids, limit, per_version=True)))
     return list(s.scalars(q.order_by(Match.id.desc()).limit(limit)))
 

@@ -298,8 +298,30 @@ def standings_with_los(
         pending = unsaved(s, season)
     save(store.engine, pending)  # after the read: the next process starts from this tally
     if season.status == "frozen" and season.standings is not None:
-        return season, [Standing(**row) for row in season.standings], labels, matrix
+        frozen = _frozen_los([Standing(**row) for row in season.standings], rows, order, fit)
+        return season, frozen, labels, matrix
     return season, list(rows), labels, matrix
+
+
+def _frozen_los(frozen: list[Standing], rows: list[Standing], order: list[int], fit: Fit) -> list[Standing]:
+    """A frozen table with each rated row's LOS over the next rated row of its group, from the fit of
+    the season's matches (no match is added once it is frozen, so it is the fit the table was frozen
+    from). A row the fit does not rate, or a row frozen without a neighbour of its group, has none."""
+    index = {r.bot: i for r, i in zip(rows, order, strict=True) if r.rated}
+    rated = [k for k, r in enumerate(frozen) if r.rated]
+    pairs = [
+        (k, n)
+        for k, n in zip(rated, rated[1:], strict=False)
+        if frozen[k].group == frozen[n].group and frozen[k].bot in index and frozen[n].bot in index
+    ]
+    out = [replace(r, los_next=None) for r in frozen]
+    if pairs:
+        values = fit.los_pairs(
+            [index[frozen[k].bot] for k, _ in pairs], [index[frozen[n].bot] for _, n in pairs]
+        )
+        for (k, _), x in zip(pairs, values, strict=True):
+            out[k] = replace(out[k], los_next=None if x != x else round(float(x), 4))
+    return out
 
 
 def verify_ratings(store: Store, name: str) -> list[str]:

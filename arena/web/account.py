@@ -198,7 +198,7 @@ async def challenge(
     csrf.check(me, csrf_token)
     req = pb.ChallengeRequest(my_bot=my_bot, opponent=name, deals=deals)
     made = await run(ops_challenge.challenge, service_of(request), me.principal, req)
-    return RedirectResponse(f"/matches/{made.match.id}", status_code=303)
+    return RedirectResponse(f"/live/{made.match.id}", status_code=303)  # followed live, then the viewer
 
 
 @router.get("/challenges", response_class=HTMLResponse)

@@ -194,7 +194,8 @@ class WebData(MatchQueries):
                 )
                 for step in rating_history(s, [e.id for e in entries], sealed)
             ]
-            latest = recent_matches(s, version_ids, recent, MatchStatus.DONE)
+            latest = recent_matches(s, version_ids, recent, MatchStatus.DONE, challenges=False)
+            challenged = recent_matches(s, version_ids, recent, MatchStatus.DONE, challenges=True)
             record = bot_record(s, bot.id, version_ids, sealed=sealed)  # over revealed matches only
             return BotOut(
                 name=bot.name,
@@ -216,6 +217,7 @@ class WebData(MatchQueries):
                 ratings=ratings,
                 history=history,
                 recent=summaries(s, latest),
+                challenges=summaries(s, challenged),
                 head_to_head=[
                     HeadToHead(opponent=h.name, games=h.games, wins=h.wins, draws=h.draws, losses=h.losses)
                     for h in record.head_to_head

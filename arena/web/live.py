@@ -31,11 +31,15 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import HTTPException
 from fastapi.responses import HTMLResponse, StreamingResponse
 from google.protobuf.json_format import MessageToDict
+from markupsafe import Markup
 
+from arena.engine.rules import Rules
 from arena.proto import arena_pb2 as pb
+from arena.replay.live_board import LiveBoard
 from arena.service import ops_watch
 from arena.service.core import Service
 from arena.service.errors import NotFound, status_of
+from arena.web.cards import sprite
 
 log = logging.getLogger("arena.web.live")
 router = APIRouter()
@@ -48,6 +52,7 @@ RETRY_MS = 3000  # EventSource's reconnection delay
 BATCH = 256  # events at most in one write
 REFRESH_SECONDS = 5  # the page's own refresh, for browsers without JavaScript
 NOW_PLAYING = 20  # matches listed on the home page
+TRICK_DEALS = 5  # the Tricks list holds the tricks of the newest deals only (the Deals list has them all)
 
 
 # ---- the service the web shares with gRPC ---------------------------------------------------------
@@ -150,13 +155,23 @@ def event_dict(ev: pb.WatchEvent) -> tuple[str, dict[str, Any]]:
     return kind, {"kind": kind, **part}
 
 
-def _deck(service: Service, match_id: int) -> str:
+def _rules(service: Service, match_id: int) -> tuple[Rules, str]:
+    """The match's rules (hand size and scoring shape the live board) and its deck pictures."""
+    from arena.engine.rules import RulesError
     from arena.store import models as m
 
     with service.store.read() as s:
         match = s.get(m.Match, match_id)
-        rules = list(match.rules or []) if match is not None else []
-    return "german" if "deck=german" in rules else "french"
+        pairs = list(match.rules or []) if match is not None else []
+    try:
+        rules = Rules.from_pairs(pairs)
+    except RulesError:  # a record older than an option: the board's counts assume the defaults
+        rules = Rules()
+    return rules, rules.deck
+
+
+def board_of(info: pb.MatchInfo, rules: Rules, deck: str) -> LiveBoard:
+    return LiveBoard([p.rsplit("@", 1)[0] for p in info.players], rules, deck)
 
 
 @router.get("/live/{match_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -178,6 +193,13 @@ def live_page(request: Request, match_id: int) -> HTMLResponse:
         else:
             row["end"] = {**ev, "id": event_id(ev)}
     names = [p.rsplit("@", 1)[0] for p in info.players]
+    rules, deck = _rules(service, match_id)
+    board = board_of(info, rules, deck)
+    for ev in events:
+        board.feed(ev)
+    shown = sorted(deals)
+    for old in shown[:-TRICK_DEALS]:  # a long match's page stays small: its older tricks are in the replay
+        deals[old] = {**deals[old], "tricks": []}
     return request.app.state.templates.TemplateResponse(
         request,
         "live.html",
@@ -185,12 +207,17 @@ def live_page(request: Request, match_id: int) -> HTMLResponse:
             "title": f"Live: match {match_id}",
             "info": info,
             "names": names,
-            "deals": [deals[k] for k in sorted(deals)],
+            "deals": [deals[k] for k in shown],
+            "trick_deals": TRICK_DEALS,
+            "tricks_cut": len(shown) > TRICK_DEALS,
             "embargoed": state.embargoed and info.status != "failed",
             "final": data["final"],
             "verified": data["verified"],
             "viewer_url": data["viewer"],  # not "viewer": the base template has a helper of that name
-            "deck": _deck(service, match_id),
+            "deck": deck,
+            "board": board.state() if events else None,
+            "sprite": Markup(sprite(deck)),
+            "table": {"seats": names, "deck": deck, "deals": []},
             "refresh": None if data["final"] else REFRESH_SECONDS,
             "last_id": event_id(events[-1]) if events else "",
         },
@@ -213,6 +240,8 @@ def _refuse(status: int, detail: str, retry_after: int | None = None) -> HTTPExc
         "A `text/event-stream` of the match's public events, with the same delay and embargo as the "
         "gRPC `WatchMatch`: `status` (first, on every change, and last: `{match, final, verified, "
         "viewer}`), `deal`, `trick` (only once the next trick is complete) and `deal_end`, then `end`. "
+        "Each of `deal`, `trick` and `deal_end` carries `board`: the table after it as a spectator may "
+        "see it (the trick's cards, honours, lines, hand and stock sizes; hands as counts only). "
         "Each card event has an `id`; a reconnecting client (`Last-Event-ID`, or `?after=ID`) resumes "
         "after it. A match "
         "whose duplicate twin is not over streams only its status. At most 8 streams per address "
@@ -236,8 +265,10 @@ async def match_events(request: Request, match_id: int, after: str = "") -> Stre
     if not streams.enter(address):
         raise _refuse(429, f"too many live streams open from {address}; close one and retry", 5)
     resume = _parse_id(request.headers.get("last-event-id") or after)  # what the client already shows
+    rules, deck = await asyncio.to_thread(_rules, service, match_id)
+    board = board_of(first.info, rules, deck)
     return StreamingResponse(
-        _stream(request, service, match_id, streams, address, resume, first),
+        _stream(request, service, match_id, streams, address, resume, first, board),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -256,6 +287,7 @@ async def _stream(
     address: str,
     resume: tuple[int, int, int] | None,
     first: ops_watch.State,
+    board: LiveBoard,
 ) -> AsyncIterator[bytes]:
     queue: asyncio.Queue[pb.WatchEvent | BaseException | None] = asyncio.Queue(maxsize=64)
 
@@ -286,13 +318,16 @@ async def _stream(
             )
             if seen is not None and (now != seen or data["restart"]):
                 resume = None  # the match moved on (or restarted): skip nothing more
+            if data["restart"]:
+                board.reset()
             seen = now
             last = {k: data[k] for k in ("viewer", "verified", "final")}
             return _frame("status", data)
         key = ops_watch.event_key(data | {"kind": kind})
+        board.feed(data)  # the table after this event, whether or not the client has the event
         if resume is not None and key <= resume:
             return b""  # the client has it from its previous connection
-        return _frame(kind, data, event_id(data | {"kind": kind}))
+        return _frame(kind, data | {"board": board.state()}, event_id(data | {"kind": kind}))
 
     try:
         yield f"retry: {RETRY_MS}\n\n".encode()

@@ -154,6 +154,15 @@ def match_page(
     )
 
 
+@router.get("/rules", response_class=HTMLResponse)
+def rules_page(request: Request) -> HTMLResponse:
+    """How Elfern is played and scored, for spectators (from docs/rules.md; the value tables are the
+    engine's), with an anchor per term that the match and live pages link to."""
+    from arena.engine.rules import VALUE_TABLES
+
+    return _render(request, "rules.html", values=VALUE_TABLES, title="How Elfern is played and scored")
+
+
 @router.get("/matches/{match_id}/replay.json")
 def download_json(request: Request, match_id: MatchId) -> Response:
     body = json.dumps(public_json(request, match_id), indent=1).encode()

@@ -149,7 +149,8 @@ class BotOut(BaseModel):
     history: list[RatingPoint] = Field(
         description=f"Live Elo after each of the newest {HISTORY_SHOWN} revealed rated matches of each season entry"
     )
-    recent: list[MatchSummary]
+    recent: list[MatchSummary]  # its newest finished matches but challenges (ladder, final, compare)
+    challenges: list[MatchSummary] = []  # its newest finished challenges (unrated), listed apart
     head_to_head: list[HeadToHead] = Field(
         description=f"Revealed results against the {OPPONENTS_SHOWN} opponents it played most, most games first"
     )

@@ -178,6 +178,32 @@ def public_events(record: Any) -> list[tuple]:
     return out
 
 
+def public_tables(record: Any) -> list[dict[str, Any]]:
+    """What the engine's own view shows after each trick of a record (honours taken, hand sizes, stock)
+    and after each deal (honours, lines): the facts the live board must show, derived independently."""
+    from arena.engine import Match as Game
+    from arena.engine import parse_card
+    from arena.replay.record import rules_of
+
+    game = Game(rules_of(record), record.seed)
+    out: list[dict[str, Any]] = []
+    for d in record.deals:
+        deal = game.start_deal(deck=[parse_card(c) for c in d.deck], dealer=d.dealer)
+        for p in d.plays:
+            if game.play(parse_card(p.card)) is not None:
+                v = game.view(0)
+                out.append(
+                    {
+                        "honours": list(v.honours),
+                        "counts": [len(v.hand), v.opponent_hand_size],
+                        "stock": v.stock_count,
+                    }
+                )
+        if deal.done:
+            out.append({"honours": list(deal.outcome.honours), "lines": list(game.lines)})
+    return out
+
+
 def as_tuple(ev: Any) -> tuple:
     """A WatchEvent (gRPC) as the tuples of `public_events`."""
     kind = ev.WhichOneof("event")

@@ -39,6 +39,17 @@ READ_BOARD = """() => {
           illegal: [...b.querySelectorAll('.hand svg.card.illegal')].map(c => c.dataset.card),
           deal: Number(b.dataset.deal), step: Number(b.dataset.step)};
 }"""
+# The key tables of a page, measured in the browser: how much wider each is than the box it sits in
+# (its `.scroll` wrapper clips what does not fit), and the page's own horizontal overflow.
+CLIPPED = """() => {
+  const out = {page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+  for (const t of document.querySelectorAll('main table')) {
+    const box = t.closest('.scroll') || t.parentElement;
+    const name = t.id || t.className || 'table';
+    out[name] = Math.max(out[name] || 0, box.scrollWidth - box.clientWidth, t.scrollWidth - t.clientWidth);
+  }
+  return out;
+}"""
 ON_DEAL = "(n) => Number(document.getElementById('board').dataset.deal) === n"  # the viewer shows deal n
 
 
@@ -188,3 +199,26 @@ def test_phone_width_and_no_javascript(server, browser, arena):
     assert page.locator("#board .trick svg.card").count() == 1
     page.screenshot(path=str(ARTIFACTS / "replay-phone-nojs.png"), full_page=True)
     phone.close()
+
+
+def test_the_glossary_is_one_click_from_a_match(server, browser, arena):
+    """From a match page, "How Elfern is played and scored" opens /rules, and a term on the board
+    (honours) opens its entry there, scrolled into view, with its meaning as the link's title."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    mid = min(arena.records)
+    page.goto(f"{server}/matches/{mid}")
+    page.wait_for_selector("#board svg.card")
+    term = page.locator("#board a.term", has_text="honours").first
+    assert "11" in (term.get_attribute("title") or "")
+    term.click()
+    page.wait_for_url("**/rules#honours")
+    assert page.locator("#honours").is_visible()
+    top = page.evaluate("() => document.getElementById('honours').getBoundingClientRect().top")
+    assert 0 <= top < 900  # scrolled to the entry
+    page.go_back()
+    page.locator("#rules-link").click()
+    page.wait_for_url("**/rules")
+    assert page.locator("h1").inner_text() == "How Elfern is played and scored"
+    page.screenshot(path=str(ARTIFACTS / "rules.png"), full_page=True)
+    page.close()

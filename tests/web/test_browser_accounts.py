@@ -101,9 +101,12 @@ def test_log_in_upload_see_the_build_log_challenge_and_log_out(served, browser, 
     assert page.locator("#my-bot option").all_inner_texts() == ["randy"]
     page.fill("#deals", "2")
     page.click("#challenge button[type=submit]")
-    page.wait_for_url("**/matches/*")
+    page.wait_for_url("**/live/*")  # the live board, following the match: not a sealed page
     match_id = int(page.url.rsplit("/", 1)[1])
     assert "randy" in page.content() and "ben-bot" in page.content()
+    assert page.text_content("#live-status").strip() == "queued"
+    assert "Waiting for a worker" in page.text_content("#live-note")
+    assert page.get_attribute("#rules-link", "href") == "/rules"
     page.screenshot(path=str(ARTIFACTS / "account-challenge.png"), full_page=True)
     page.goto(base + "/me")
     assert page.locator(f'#my-challenges a[href="/matches/{match_id}"]').count() == 1

@@ -35,6 +35,15 @@ ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 ROWS = "() => document.querySelectorAll('#live-tricks tbody tr.live-trick').length"
+BOARD = """() => ({
+  trick: [...document.querySelectorAll('#live-board .trick svg.card[data-card]')].map((c) => c.dataset.card),
+  faces_in_hands: document.querySelectorAll('#live-board .hand svg.card[data-card]').length,
+  backs: document.querySelectorAll('#live-board .hand svg.card.back').length,
+  honours: [...document.querySelectorAll('#live-board .honours')].map((b) => b.textContent),
+  stock: (document.querySelector('#live-board .stock-count') || {}).textContent,
+  note: (document.querySelector('#live-board .note') || {}).textContent,
+  rules: document.querySelector('#rules-link').getAttribute('href'),
+})"""
 STILL_HERE = "() => [window.__liveMarker, performance.getEntriesByType('navigation').length]"
 
 
@@ -92,16 +101,27 @@ def test_a_live_page_updates_in_place_and_turns_into_the_viewer(live_server, bro
 
     played = start_match(store, mid)
     counts: list[int] = []
+    drawn: list[dict] = []
     while status_of(store, mid) != "done" and played.thread.is_alive():
         n = page.evaluate(ROWS)  # the DOM as the events arrive
         if not counts or n != counts[-1]:
             counts.append(n)
             assert page.evaluate(STILL_HERE) == ["same page", 1]  # no reload, no navigation
-            if len(counts) == 4:
+            if len(counts) == 4 and n > 0:
                 page.screenshot(path=str(ARTIFACTS / "live-playing.png"), full_page=True)
+                board = page.evaluate(BOARD)  # the viewer's table, drawn from the events
+                drawn.append(board)
         page.wait_for_timeout(50)
     played.join()
     assert len([n for n in counts if n > 0]) >= 3, counts  # rows came over time, while it played
+    # while it played, the live page drew the table: the trick's two faces, hands as backs only, the
+    # honours each seat has taken, the stock, and a link to the rules
+    assert drawn, counts
+    board = drawn[0]
+    assert len(board["trick"]) == 2 and board["faces_in_hands"] == 0 and board["backs"] > 0, board
+    assert all(h.isdigit() for h in board["honours"]) and len(board["honours"]) == 2, board
+    assert board["stock"].isdigit() and "Honours" in board["note"], board
+    assert board["rules"] == "/rules", board
     assert counts == sorted(counts)
     assert page.text_content("#live-status").strip() in ("running", "done")
 
@@ -121,3 +141,13 @@ def test_a_live_page_updates_in_place_and_turns_into_the_viewer(live_server, bro
     assert plain.get_attribute("#live-note a", "href") == f"/matches/{mid}"
     tricks = [e for e in public_events(decode_record(store.replay(mid))) if e[0] == "trick"]
     assert plain.locator("#live-tricks tbody tr.live-trick").count() == len(tricks)
+    assert plain.locator("#board .trick svg.card").count() == 2  # the board, drawn by the server
+
+    # on a phone the live page (board and lists) fits: nothing wider than its box
+    from test_browser import CLIPPED
+
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False).new_page()
+    phone.goto(f"{base}/live/{mid}")
+    clipped = phone.evaluate(CLIPPED)
+    phone.screenshot(path=str(ARTIFACTS / "live-phone.png"), full_page=True)
+    assert all(v <= 0 for v in clipped.values()), clipped

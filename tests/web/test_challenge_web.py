@@ -60,12 +60,14 @@ def test_challenge_from_the_page_and_follow_it(site: Site) -> None:
     )
     assert done.status_code == 303
     match_id = int(done.headers["location"].rsplit("/", 1)[1])
-    assert done.headers["location"] == f"/matches/{match_id}"
+    assert done.headers["location"] == f"/live/{match_id}"  # the live board, not a sealed page
     match = _match(site, match_id)
     assert match.kind == "challenge" and match.season_id is None and match.status == "queued"
     assert match.requested_by == "alice" and "max_deals=3" in match.rules
-    followed = site.client.get(f"/matches/{match_id}")
-    assert followed.status_code in (200, 403) and "ann-bot" in followed.text and "ben-bot" in followed.text
+    followed = site.client.get(done.headers["location"])
+    assert followed.status_code == 200 and "ann-bot" in followed.text and "ben-bot" in followed.text
+    assert 'id="live"' in followed.text and 'http-equiv="refresh"' in followed.text  # it follows the match
+    assert 'href="/rules"' in followed.text
     mine = site.client.get("/me")
     section = mine.text[mine.text.index('id="my-challenges"') :]
     assert f'href="/matches/{match_id}"' in section
@@ -94,6 +96,14 @@ def test_finished_challenges_stay_off_the_ladder_list(site: Site) -> None:
     only = site.client.get("/api/matches", params={"kind": "challenge"}).json()
     assert [x["id"] for x in only["matches"]] == [match_id]
     assert site.client.get("/api/challenges", params={"status": "done"}).json()["total"] == 1
+    # a bot's page lists its challenges apart from its other matches
+    page = site.client.get("/bots/ann-bot").text
+    recent = page[page.index('id="recent"') : page.index('id="recent-challenges"')]
+    challenges = page[page.index('id="recent-challenges"') :]
+    assert f'href="/matches/{match_id}"' not in recent and "No matches." in recent
+    assert f'href="/matches/{match_id}"' in challenges
+    bot = site.client.get("/api/bots/ann-bot").json()
+    assert bot["recent"] == [] and [x["id"] for x in bot["challenges"]] == [match_id]
 
 
 def test_page_challenge_refusals(site: Site) -> None:

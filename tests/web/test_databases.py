@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fastapi.testclient import TestClient
 
 from arena.web.app import create_app
@@ -74,13 +76,20 @@ def test_a_frozen_season_shows_its_frozen_table(tmp_path, arena_builder, owner_t
     from arena.store import Store
 
     url = f"sqlite:///{tmp_path / 'arena.db'}"
+    from arena.ladder.standings import standings_with_los
+
     arena_builder(url, tmp_path)
     store = Store.open(url, home=tmp_path)
+    live = {r.bot: r.los_next for r in standings_with_los(store, "spring")[1]}
     freeze_season(store, "spring")
     store.close()
     with TestClient(create_app(url, tmp_path, tokens=owner_tokens)) as client:
         out = client.get("/api/standings", params={"season": "spring"}).json()
         assert out["source"] == "frozen" and out["season"]["status"] == "frozen" and out["los"] is None
+        # LOS over the next row on a frozen season too (docs/web.md), the figures of the table it froze
+        frozen = {f"{r['bot']}@{r['version']}": r["los_next"] for r in out["rows"]}
+        assert frozen == live and any(x is not None for x in frozen.values()), (frozen, live)
+        assert re.search(r'<td class="num[^"]*">\d+%</td>', client.get("/?season=spring").text)
         assert sum(r["games"] for r in out["rows"]) == 2 * 3
         assert (
             client.get("/api/standings").json()["season"]["name"] == "autumn"

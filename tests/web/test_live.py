@@ -27,6 +27,7 @@ from live_play import (  # noqa: E402
     duplicate_pair,
     live_counts,
     public_events,
+    public_tables,
     queue_challenge,
     start_match,
     status_of,
@@ -167,7 +168,7 @@ def test_the_event_stream_is_one_trick_behind_and_ends_in_the_viewer(web: Web) -
             assert "seed" not in f["data"]["match"] and not f["data"]["match"].get("salt")
         if f["event"] == "trick":
             seen += 1
-            assert set(f["data"]) <= TRICK_KEYS and len(f["data"]["cards"]) == 2
+            assert set(f["data"]) <= TRICK_KEYS | {"board"} and len(f["data"]["cards"]) == 2
             assert in_file >= seen + 1 or over or status == "done", (seen, in_file)
             during += not over
         if f["event"] in CARDS:
@@ -175,6 +176,16 @@ def test_the_event_stream_is_one_trick_behind_and_ends_in_the_viewer(web: Web) -
     assert during > 0
     record = decode_record(web.store.replay(mid))
     assert [as_tuple(f) for f, _ in got if f["event"] in CARDS] == public_events(record)
+
+    # each card event carries the table a spectator may see: the engine's honours, hand sizes, stock
+    # and lines, and no card of a hand
+    boards = [(f["event"], f["data"]["board"]) for f, _ in got if f["event"] in ("trick", "deal_end")]
+    tables = public_tables(record)
+    assert len(boards) == len(tables)
+    for (kind, board), table in zip(boards, tables, strict=True):
+        assert board["hands"] == [None, None] and board["drew"] == [] and board["trump"] is None
+        assert {k: board[k] for k in table} == table, (kind, board, table)
+    assert "Honours" in boards[0][1]["note"] and "Deal over" in boards[-1][1]["note"]
 
     # once over, the live page shows the seed and salt, checked against the commitment, and the way on
     page = httpx.get(f"{web.base}/live/{mid}")

@@ -18,6 +18,7 @@ from arena.engine import Match, Rules
 from arena.web.deals import ROWS
 
 LONG = 2000
+MARATHON = "marathon-runner-of-the-very-long-distance-deals"  # a long name: tables must wrap it, not clip
 FIRST_VIEW = 200_000  # bytes: the first view of any match page (issue #30)
 ANY_REPLY = 1_000_000  # bytes: any reply a caller did not ask to download (issue #31)
 BLOB = re.compile(r'<script type="application/json" id="timeline-data">(.*?)</script>', re.S)
@@ -50,7 +51,7 @@ def build_long(url: str, home: Path) -> Long:
     from arena.store.queue import claim
 
     store = Store.open(url, home=home)
-    for name, owner in (("marathon", "mia"), ("sprinter", "sam")):
+    for name, owner in ((MARATHON, "mia"), ("sprinter", "sam")):
         store.add_version(
             name, owner, content_hash=name.ljust(64, "0"), path=str(home / name), language="python"
         )
@@ -291,3 +292,69 @@ def test_without_javascript_back_from_a_deals_start_is_the_previous_deals_end(lo
     there = long_client.get(back).text
     last = len(long_arena.records[mid].deals[5].plays)
     assert f'data-deal="6" data-step="{last}"' in there and f"step {last} of {last}" in there
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1400, 360])
+def test_a_long_match_fits_a_wide_screen_and_a_phone(long_app, long_arena, width):
+    """Issue #33 §2: a 200-deal match page (deals picked with the compact picker, loaded on demand) and
+    the match list fit 1400 px and a phone's 360 px: no key table is wider than its box, nothing
+    scrolls sideways. Screenshots: artifacts/web/long-match-WIDTH.png, match-list-WIDTH.png."""
+    from test_browser import ARGS, CHROMIUM, CLIPPED, ON_DEAL, served
+
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    artifacts = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    mid = long_arena.ids["long"]
+    with served(long_app) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        first = page.goto(f"{base}/matches/{mid}?deal=200")
+        assert first is not None and len(first.body()) <= FIRST_VIEW
+        page.wait_for_function(ON_DEAL, arg=200)
+        assert page.locator("#deal-results tbody tr").count() <= 2 * ROWS + 1  # a window, not 2,000 rows
+        assert page.locator("a.deal-link").count() <= 2 * ROWS + 1  # no wall of deal buttons
+        assert page.get_attribute("#rules-link", "href") == "/rules"
+        # the compact control: one slider over all the deals; the deal picked loads on release
+        scrub = page.locator("#deal-scrub")
+        assert scrub.is_visible() and scrub.get_attribute("max") == str(LONG)
+        page.eval_on_selector(
+            "#deal-scrub", "(e) => { e.value = 1500; e.dispatchEvent(new Event('change')); }"
+        )
+        page.wait_for_function(ON_DEAL, arg=1500)
+        assert page.input_value("#deal-input") == "1500" and "deal=1500" in page.url
+        page.eval_on_selector(
+            "#deal-scrub", "(e) => { e.value = 200; e.dispatchEvent(new Event('change')); }"
+        )
+        page.wait_for_function(ON_DEAL, arg=200)
+        clipped = page.evaluate(CLIPPED)
+        page.screenshot(path=str(artifacts / f"long-match-{width}.png"), full_page=True)
+        assert all(v <= 0 for v in clipped.values()), clipped
+        page.goto(f"{base}/matches")
+        clipped = page.evaluate(CLIPPED)
+        page.screenshot(path=str(artifacts / f"match-list-{width}.png"), full_page=True)
+        assert all(v <= 0 for v in clipped.values()), clipped
+        finished = page.locator('table.matches td[data-label="Finished"]').first  # the column once clipped
+        box = finished.bounding_box()
+        assert finished.is_visible() and box is not None and box["x"] + box["width"] <= width, box
+        assert errors == []
+        browser.close()
+
+
+def test_the_live_page_of_a_long_match_is_small(long_client, long_arena):
+    """The live page of a finished 2,000-deal match (its board and the newest deals' tricks the live
+    feed keeps) stays within the first-view budget too."""
+    mid = long_arena.ids["long"]
+    page = long_client.get(f"/live/{mid}")
+    from arena.web.live import TRICK_DEALS
+
+    assert page.status_code == 200 and 'id="board"' in page.text
+    assert len(page.content) <= FIRST_VIEW, len(page.content)
+    rows = re.findall(r'<tr class="live-trick" data-id="(\d+)\.', page.text)  # the newest deals' tricks only
+    assert rows and len({int(d) for d in rows}) == TRICK_DEALS and int(rows[-1]) == LONG

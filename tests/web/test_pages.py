@@ -111,10 +111,10 @@ def test_logs_page_needs_the_token(client, owner_tokens):
 
 def test_match_list_page_filters(client, arena):
     page = client.get("/matches", params={"verdict": "CRASH"}).text
-    ids = set(map(int, re.findall(r'<td><a href="/matches/(\d+)">', page)))
+    ids = set(map(int, re.findall(r'<td[^>]*><a href="/matches/(\d+)">', page)))
     assert ids == {arena.crash_match}
     page = client.get("/matches", params={"season": "spring", "bot": "alice"}).text
-    ids = set(map(int, re.findall(r'<td><a href="/matches/(\d+)">', page)))
+    ids = set(map(int, re.findall(r'<td[^>]*><a href="/matches/(\d+)">', page)))
     want = {m for m, r in arena.records.items() if r["season"] == "spring" and "alice" in r["names"]}
     assert ids == want and want
 
@@ -159,3 +159,35 @@ def test_match_downloads_from_the_page(client, arena):
     card = client.get("/cards/german/QS.svg")
     assert card.headers["content-type"].startswith("image/svg+xml") and 'id="card-QS"' in card.text
     assert client.get("/cards/german/XX.svg").status_code == 404
+
+
+def test_the_game_is_explained_where_it_is_seen(client, arena):
+    """Issue #33 §3: a rules page derived from docs/rules.md (its value tables the engine's), linked from
+    every match and live page, the terms linked in place with their meaning, and a legend under the
+    standings saying what Elo, ±, the bounds, Live, LOS and the marks mean."""
+    from arena.engine.rules import VALUE_TABLES
+
+    rules = client.get("/rules")
+    assert rules.status_code == 200 and "How Elfern is played and scored" in rules.text
+    for anchor in ("honours", "lines", "flags", "staender", "schneider", "schwarz", "stock", "glossary"):
+        assert f'id="{anchor}"' in rules.text, anchor
+    values = re.search(r'<table id="values">.*?</table>', rules.text, re.S).group(0)
+    shown = [
+        [int(x) for x in re.findall(r'<td class="num">(\d+)</td>', row)] for row in values.split("<tr>")[2:]
+    ]
+    assert shown == [list(v) for v in VALUE_TABLES.values()]
+
+    mid = min(arena.records)
+    for page in (client.get(f"/matches/{mid}").text, client.get(f"/live/{mid}").text):
+        assert 'id="rules-link" href="/rules"' in page
+        assert re.search(r'<a class="term" href="/rules#honours" title="[^"]*11[^"]*">', page)
+        assert 'href="/rules#lines"' in page
+    match = client.get(f"/matches/{mid}").text
+    for anchor in ("schneider", "schwarz", "staender", "flags"):
+        assert f'href="/rules#{anchor}"' in match, anchor
+
+    legend = client.get("/").text
+    legend = legend[legend.index('id="standings-legend"') :]
+    for word in ("<b>Elo</b>", "<b>±</b>", "<b>≥</b>", "<b>Live</b>", "<b>LOS ↓</b>", "provisional"):
+        assert word in legend, word
+    assert "differ from Elo" in legend

@@ -1,5 +1,5 @@
-// The live match page: follows the match's server-sent events and adds each trick to the table in
-// place (no reload). The server releases a trick only once the next one is complete. When the match
+// The live match page: follows the match's server-sent events, redraws the card table (board.js, the
+// replay viewer's drawing) from each event's `board` and adds each trick to the lists in place (no reload). The server releases a trick only once the next one is complete. When the match
 // is over and revealed, the page shows whether the deck commitment checks out (the server checks it)
 // and turns into the replay viewer of /matches/ID. Without JavaScript the page refreshes itself.
 (function () {
@@ -14,20 +14,32 @@
   const statusTag = document.getElementById("live-status");
   const note = document.getElementById("live-note");
   const check = document.getElementById("live-verified");
-  const GLYPH = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const GERMAN_SUIT = { C: "Eichel", D: "Schellen", H: "Herz", S: "Grün" };
-  const GERMAN_RANK = { 7: "7", 8: "8", 9: "9", T: "10", J: "Unter", Q: "Ober", K: "König", A: "Daus" };
-  const cardName = (code) => deck === "german"
-    ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
-    : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
+  const cardName = (code) => window.ElfernBoard ? window.ElfernBoard.cardName(code, deck) : code;  // board.js
   const seat = (i) => (i === undefined || i === null || i < 0 || i >= names.length) ? "?" : names[i];
-  const cell = (text, cls) => {
+  const cell = (text, cls, label) => {
     const td = document.createElement("td");
     td.textContent = text;
     if (cls) td.className = cls;
+    if (label) td.dataset.label = label;  // a phone shows each row as labelled pairs (style.css)
     return td;
   };
+  const boardBox = document.getElementById("live-board");
   let source = null;
+
+  function drawBoard(state) {  // the replay viewer's table (board.js), as a spectator may see it
+    if (!state || !window.ElfernBoard || !boardBox) return;
+    let board = document.getElementById("board");
+    if (!board) {
+      board = document.createElement("section");
+      board.id = "board";
+      board.className = "board";
+      board.setAttribute("aria-live", "polite");
+      boardBox.replaceChildren(board);
+    }
+    board.dataset.deal = state.deal;
+    board.dataset.step = state.tricks;
+    board.innerHTML = window.ElfernBoard.draw(names, deck, state.dealer, state, 0);
+  }
 
   function dealRow(n) {
     let row = deals.querySelector(`tr[data-deal="${n}"]`);
@@ -35,7 +47,8 @@
       row = document.createElement("tr");
       row.className = "live-deal";
       row.dataset.deal = n;
-      row.append(cell(String(n)), cell("?"), cell("playing", "winner muted"), cell("", "score"));
+      row.append(cell(String(n), "", "Deal"), cell("?", "", "Dealer"), cell("playing", "winner muted", "Winner"),
+        cell("", "score", "Lines"));
       deals.append(row);
     }
     return row;
@@ -44,6 +57,7 @@
   function clear() {  // the match restarted (a worker broke down): its new attempt starts at deal 1
     tricks.replaceChildren();
     deals.replaceChildren();
+    if (boardBox) boardBox.replaceChildren();
   }
 
   function onStatus(data) {
@@ -75,21 +89,26 @@
     const row = document.createElement("tr");
     row.className = "live-trick";
     row.dataset.id = ident;
-    row.append(cell(String(t.deal)), cell(String(t.trick)), cell(seat(t.leader)),
-      cell(cardName(t.cards[0]), "card-name"), cell(cardName(t.cards[1]), "card-name"),
-      cell(seat(t.winner)), cell((t.tricks_won || [0, 0]).join("–")));
+    row.append(cell(String(t.deal), "", "Deal"), cell(String(t.trick), "", "#"), cell(seat(t.leader), "", "Led by"),
+      cell(cardName(t.cards[0]), "card-name", "Lead"), cell(cardName(t.cards[1]), "card-name", "Follow"),
+      cell(seat(t.winner), "", "Won by"), cell((t.tricks_won || [0, 0]).join("–"), "", "Tricks"));
     row.children[3].dataset.card = t.cards[0];
     row.children[4].dataset.card = t.cards[1];
     tricks.append(row);
   }
 
+  const keep = Number(root.dataset.trickDeals || 5);
   function onDeal(d) {
     dealRow(d.deal).children[1].textContent = seat(d.dealer);
+    tricks.querySelectorAll("tr.live-trick").forEach((tr) => {  // the newest deals' tricks only
+      if (Number(tr.dataset.id.split(".")[0]) <= d.deal - keep) tr.remove();
+    });
   }
 
   function onDealEnd(d) {
     const row = dealRow(d.deal);
-    row.children[2].textContent = d.winner < 0 ? "Ständer" : seat(d.winner);
+    if (d.winner < 0 && window.ElfernBoard) row.children[2].innerHTML = window.ElfernBoard.STAENDER;
+    else row.children[2].textContent = d.winner < 0 ? "Ständer" : seat(d.winner);
     row.children[2].className = "winner";
     row.children[3].textContent = (d.lines || []).join("–");
   }
@@ -120,7 +139,11 @@
   function follow() {
     const after = root.dataset.last ? `?after=${encodeURIComponent(root.dataset.last)}` : "";
     source = new EventSource(`/api/matches/${id}/events${after}`);
-    const on = (kind, fn) => source.addEventListener(kind, (e) => fn(JSON.parse(e.data), e.lastEventId));
+    const on = (kind, fn) => source.addEventListener(kind, (e) => {
+      const data = JSON.parse(e.data);
+      fn(data, e.lastEventId);
+      if (data.board) drawBoard(data.board);
+    });
     on("status", onStatus);
     on("deal", onDeal);
     on("trick", onTrick);

@@ -6,6 +6,7 @@
 (function () {
   "use strict";
   const root = document.getElementById("viewer");
+  if (!window.ElfernBoard) return;
   const blob = document.getElementById("timeline-data");
   if (!root || !blob) return;
   const tl = JSON.parse(blob.textContent);  // seats, deck, deal_count; deals[0] is the shown deal
@@ -20,16 +21,9 @@
   let timer = null;
   let wanted = 0;  // the newest navigation: an older one that finishes loading later is dropped
 
-  const GLYPH = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const GERMAN_SUIT = { C: "Eichel", D: "Schellen", H: "Herz", S: "Grün" };
-  const GERMAN_RANK = { 7: "7", 8: "8", 9: "9", T: "10", J: "Unter", Q: "Ober", K: "König", A: "Daus" };
-  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-  const cardName = (code) => tl.deck === "german"
-    ? GERMAN_SUIT[code[1]] + " " + GERMAN_RANK[code[0]]
-    : GLYPH[code[1]] + (code[0] === "T" ? "10" : code[0]);
-  const card = (code, css = "card") => code
-    ? `<svg class="${css}" viewBox="0 0 60 84" data-card="${code}" role="img" aria-label="${cardName(code)}"><title>${cardName(code)}</title><use href="#card-${code}"/></svg>`
-    : `<svg class="card back" viewBox="0 0 60 84" role="img" aria-label="hidden card"><use href="#card-back"/></svg>`;
+  const B = window.ElfernBoard;  // board.js: the one drawing of the table, shared with the live page
+  const esc = B.esc;
+  const cardName = (code) => B.cardName(code, tl.deck);
   const dealOf = (d) => cache.get(d).deals[0];
   const lastStep = (d) => dealOf(d).steps.length - 1;
   const href = (d, s) => `/matches/${root.dataset.match}?deal=${d}&step=${s}&view=${view}`;  // s < 0: from the end
@@ -48,30 +42,6 @@
     return got;
   }
 
-  function seatHtml(seat, s, d) {
-    const fresh = s.drew.filter((dr) => dr.seat === seat).map((dr) => dr.card);
-    const hand = s.hands[seat] !== null
-      ? s.hands[seat].map((c) => card(c, fresh.includes(c) ? "card drawn"
-        : s.legal && seat === s.to_move && !s.legal.includes(c) ? "card illegal" : "card")).join("")
-      : card(null).repeat(s.counts[seat]);
-    return `<div class="seat ${seat === bottom ? "bottom" : "top"}" data-seat="${seat}">` +
-      `<div class="seat-info"><b>${esc(tl.seats[seat])}</b> <span class="muted">seat ${seat}${d.dealer === seat ? " · dealer" : ""}</span>` +
-      ` · honours <b class="honours">${s.honours[seat]}</b> · lines ${s.lines[seat]}` +
-      (s.to_move === seat ? ' <span class="tag to-move">to move</span>' : "") + "</div>" +
-      `<div class="hand" data-seat="${seat}" data-count="${s.counts[seat]}">${hand}</div></div>`;
-  }
-
-  function middleHtml(s) {
-    const trick = s.table.map((t) => `<figure class="played${s.trick_winner === t.seat ? " won" : ""}" data-seat="${t.seat}">` +
-      `${card(t.card)}<figcaption>${esc(tl.seats[t.seat])}</figcaption></figure>`).join("");
-    const drew = s.drew.map((dr) => ` ${esc(tl.seats[dr.seat])} draws ${dr.card ? cardName(dr.card) : "a card"}.`).join("");
-    return `<div class="middle"><div class="stock" data-count="${s.stock}">${s.stock ? card(null) : ""}` +
-      `<span><b class="stock-count">${s.stock}</b> in stock</span>` +
-      (s.trump ? `<span class="trump">trump ${card(s.trump)}</span>` : "") + "</div>" +
-      `<div class="trick" data-winner="${s.trick_winner === null ? "" : s.trick_winner}">${trick}</div>` +
-      `<p class="note">${esc(s.note)}${drew}</p></div>`;
-  }
-
   function setLink(el, target) {
     if (!el) return;
     if (target) { el.setAttribute("href", href(target[0], target[1])); el.removeAttribute("aria-disabled"); }
@@ -82,10 +52,10 @@
 
   function rowHtml(r) {
     const seat = (n) => n === null || n === undefined ? "?" : esc(tl.seats[n]);
-    const winner = !r.complete ? '<span class="muted">unfinished</span>' : r.winner === null ? "Ständer" : seat(r.winner);
-    return `<tr${r.number === deal ? ' class="current"' : ""}><td><a class="deal-link" data-deal="${r.number}" href="${href(r.number, 0)}">${r.number}</a></td>` +
-      `<td>${seat(r.dealer)}</td><td>${r.honours.join("–")}</td><td>${winner}</td>` +
-      `<td>${r.lines.join("–")}${r.multiplier > 1 ? ` (×${r.multiplier})` : ""}${r.pot ? ` (+${r.pot} pot)` : ""}</td><td>${r.totals.join("–")}</td></tr>`;
+    const winner = !r.complete ? '<span class="muted">unfinished</span>' : r.winner === null ? B.STAENDER : seat(r.winner);
+    return `<tr${r.number === deal ? ' class="current"' : ""}><td data-label="Deal"><a class="deal-link" data-deal="${r.number}" href="${href(r.number, 0)}">${r.number}</a></td>` +
+      `<td data-label="Dealer">${seat(r.dealer)}</td><td data-label="Honours">${r.honours.join("–")}</td><td data-label="Winner">${winner}</td>` +
+      `<td data-label="Lines">${r.lines.join("–")}${r.multiplier > 1 ? ` (×${r.multiplier})` : ""}${r.pot ? ` (+${r.pot} pot)` : ""}</td><td data-label="Total">${r.totals.join("–")}</td></tr>`;
   }
 
   function renderRows() {  // the summary rows around the deal, as its answer carries them
@@ -113,7 +83,7 @@
     const board = document.getElementById("board");
     board.dataset.deal = deal;
     board.dataset.step = step;
-    board.innerHTML = seatHtml(1 - bottom, s, d) + middleHtml(s) + seatHtml(bottom, s, d);
+    board.innerHTML = B.draw(tl.seats, tl.deck, d.dealer, s, bottom);
     root.dataset.deal = deal;
     root.dataset.step = step;
     document.getElementById("counter").textContent = `deal ${deal}, step ${step} of ${lastStep(deal)}`;
@@ -127,6 +97,7 @@
     setLink(document.getElementById("next-deal"), deal < count ? [deal + 1, 0] : null);
     const input = document.getElementById("deal-input");
     if (input && document.activeElement !== input) input.value = deal;
+    if (dealScrub && document.activeElement !== dealScrub) dealScrub.value = deal;
     document.querySelectorAll("nav.views a").forEach((a) => {
       const u = new URL(a.href, location.href);
       u.searchParams.set("deal", deal); u.searchParams.set("step", step);
@@ -134,8 +105,8 @@
     });
     renderRows();
     document.querySelectorAll(".deal-no").forEach((el) => { el.textContent = deal; });
-    const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td>${t.no}</td><td>${esc(tl.seats[t.leader])}</td>` +
-      `<td>${cardName(t.cards[0])}</td><td>${cardName(t.cards[1])}</td><td>${esc(tl.seats[t.winner])}</td><td>${t.honours}</td></tr>`);
+    const rows = d.tricks.slice(0, s.tricks).map((t) => `<tr><td data-label="#">${t.no}</td><td data-label="Led by">${esc(tl.seats[t.leader])}</td>` +
+      `<td data-label="Lead">${cardName(t.cards[0])}</td><td data-label="Follow">${cardName(t.cards[1])}</td><td data-label="Won by">${esc(tl.seats[t.winner])}</td><td data-label="Honours">${t.honours}</td></tr>`);
     document.querySelector("#tricks tbody").innerHTML = rows.length ? rows.join("") :
       '<tr><td colspan="6" class="muted">No trick played yet.</td></tr>';
     document.querySelectorAll(".analysis-deal").forEach((el) => {  // the solver's marks, when analysed
@@ -186,6 +157,7 @@
   play.hidden = false;
   const scrub = document.getElementById("scrub");
   scrub.hidden = false;
+  const dealScrub = document.getElementById("deal-scrub");
   scrub.addEventListener("input", () => { setPlaying(false); go([deal, Number(scrub.value)]); });
   play.addEventListener("click", () => setPlaying(!timer));
   const bind = (id, target) => {
@@ -204,6 +176,11 @@
     if (!a) return;
     e.preventDefault(); setPlaying(false); go([Number(a.dataset.deal), 0]);
   });
+  if (dealScrub) {  // the deals of a long match on one slider: the number follows it, the deal loads on release
+    dealScrub.hidden = false;
+    dealScrub.addEventListener("input", () => { document.getElementById("deal-input").value = dealScrub.value; });
+    dealScrub.addEventListener("change", () => { setPlaying(false); go([Number(dealScrub.value), 0]); });
+  }
   const picker = document.getElementById("deal-picker");
   if (picker) picker.addEventListener("submit", (e) => {
     e.preventDefault(); setPlaying(false);
