@@ -190,13 +190,13 @@ def show(name: str, as_json: bool, remote: Remote | None) -> None:
         "versions": [
             {
                 "number": v.number,
-                "hash": v.content_hash,
+                "content_hash": v.content_hash,
                 "language": v.language,
                 "protocol": v.protocol,
                 "build_ok": v.build_ok,
                 "build_log": v.build_log,
                 "path": v.path,
-                "submitted": v.created_at.isoformat(timespec="seconds"),
+                "created_at": v.created_at.isoformat(timespec="seconds"),
             }
             for v in bot.versions
         ],
@@ -219,7 +219,7 @@ def print_show(data: dict, as_json: bool) -> None:
     for v in data["versions"]:
         build = "built" if v["build_ok"] else "BUILD FAILED"
         click.echo(
-            f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}"
+            f"  @{v['number']}  {v['created_at']}  {v['language']}/{v['protocol']}  {v['content_hash'][:12]}  {build}"
         )
         if (v["build_log"] or "").strip() and not v["build_ok"]:
             click.echo("      " + failed_build(data["name"], v["build_log"]).replace("\n", "\n      | "))
@@ -229,7 +229,7 @@ def print_show(data: dict, as_json: bool) -> None:
     if data.get("verdicts"):
         click.echo("verdicts: " + ", ".join(f"{k} {n}" for k, n in data["verdicts"].items()))
     for r in data.get("recent", [])[:10]:
-        click.echo(f"  match {r['id']}  {r['kind']}  {r['status']}  {' vs '.join(r['players'])}")
+        click.echo(f"  match {r['id']}  {r['kind']}  {r['status']}  {' vs '.join(r['versions'])}")
     if data["notices"]:
         click.echo("notices for the owner:")
         for n in data["notices"]:

@@ -185,13 +185,13 @@ def show_remote(remote: Remote, name: str) -> dict:
         "versions": [
             {
                 "number": v.number,
-                "hash": v.content_hash,
+                "content_hash": v.content_hash,
                 "language": v.language,
                 "protocol": v.protocol,
                 "build_ok": v.build_ok,
                 "build_log": builds.get(v.number),  # None: not yours to read
                 "path": None,  # where the server keeps it is the server's business
-                "submitted": _local_time(v.created_at),
+                "created_at": _local_time(v.created_at),
             }
             for v in bot.versions
         ],

@@ -174,8 +174,8 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     remote = json.loads(ok(server.run("standings", "s1", "--json", "--los")))
     local = json.loads(ok(server.local("standings", "s1", "--json", "--los")))
     assert set(remote) == set(local) and remote["season"] == "s1" and remote["status"] == "running"
-    assert remote["standings"] == local["standings"] and len(remote["standings"]) == 2
-    assert sum(r["games"] for r in remote["standings"]) == 4
+    assert remote["rows"] == local["rows"] and len(remote["rows"]) == 2
+    assert sum(r["games"] for r in remote["rows"]) == 4
     assert remote == local and len(local["los"]["matrix"]) == 2  # the LOS matrix too: one document
     assert "likelihood of superiority" in ok(server.run("standings", "s1", "--los"))
     assert "alicebot@1" in ok(server.run("standings"))  # the running season by default
