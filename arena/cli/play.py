@@ -289,6 +289,14 @@ def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
         )  # fmt: skip
 
 
+def deals_text(finished: int, failed_deal: int) -> str:
+    """`3 deal(s) played`, or for a match a verdict ended mid-deal `0 deal(s) finished, ended in
+    deal 1`: the deal it died in, not a count of finished deals that reads as "none"."""
+    if failed_deal > finished:
+        return f"{finished} deal(s) finished, ended in deal {failed_deal}"
+    return f"{finished} deal(s) played"
+
+
 def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, time_text, sandbox) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -307,7 +315,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
     con.print(f"{escape(a)} vs {escape(b)}: {head}")
     con.print(
         f"  lines {s['lines'][0]}-{s['lines'][1]}, flags {s['flags'][0]}-{s['flags'][1]}, "
-        f"{s['deals_played']} deal(s), deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
+        f"{deals_text(s['deals_played'], s['failed_at']['deal'])}, "
+        f"deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
         + (f", {s['standoffs']} standoff(s)" if s["standoffs"] else "")
     )
     if s.get("elo") is not None and s["deals_played"] >= 10:

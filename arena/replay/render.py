@@ -38,6 +38,9 @@ def render(
         "  "
         + "   ".join(f"seat {s}: {names.get(s, '?')}" for s in (0, 1))
         + (f"   (as seat {seat} saw it)" if seat is not None else "   (everything shown)"),
+        "  each trick: N. the leader's card, the answer -> who takes it (+honours in it)   "
+        + ("draws: what each drew" if seat is None else "what you drew")
+        + "   [think: the leader's time, the answer's]",
     ]
     m = Match(rules, record.seed)
     walk = Walk(m, record_deals(record))
@@ -78,8 +81,8 @@ def render(
         head = "draw"
     else:
         head = f"{names.get(r.winner, r.winner)} (seat {r.winner}) wins"
-    out.append(f"result: {head}; lines {list(r.lines)}, flags {list(r.flags)}, {r.deals_played} deal(s), "
-               f"{r.end_reason.lower() or 'unknown end'}")  # fmt: skip
+    out.append(f"result: {head}; lines {r.lines[0]}-{r.lines[1]}, flags {r.flags[0]}-{r.flags[1]}, "
+               f"{_deals(record)}, {END_WORDS.get(r.end_reason, r.end_reason.lower() or 'unknown end')}")  # fmt: skip
     for s, verdict in enumerate(r.verdicts):
         if verdict != "OK":
             out.append(f"  seat {s}: {verdict}: {r.details[s]}")
@@ -96,6 +99,23 @@ def render(
         if len(logs) > 200:
             out.append(f"  ... {len(logs) - 200} more")
     return out
+
+
+END_WORDS = {
+    "COMPLETED": "played to its end",
+    "VERDICT": "ended by a verdict",
+    "SHUTDOWN": "the referee shut down",
+    "ABORTED": "aborted",
+}
+
+
+def _deals(record: replay_pb2.MatchRecord) -> str:
+    """`3 deal(s) played`, or `0 deal(s) finished, ended in deal 1` when the match ended mid-deal."""
+    r = record.result
+    last = record.deals[-1].number if record.deals else 0
+    if last > r.deals_played:
+        return f"{r.deals_played} deal(s) finished, ended in deal {last}"
+    return f"{r.deals_played} deal(s) played"
 
 
 Who = Callable[[int], str]
@@ -140,7 +160,7 @@ def _trick_lines(
         else:
             mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
             line += f"   you drew {card_label(mine, deck_style)}"
-    line += f"   [{t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
+    line += f"   [think {t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
     out = [line]
     deal = m.deal
     if seat is not None and deal is not None and not deal.done:
