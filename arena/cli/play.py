@@ -301,6 +301,9 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
     from rich.console import Console
     from rich.markup import escape
 
+    from arena.engine.cards import labels_in
+    from arena.verdicts import Verdict
+
     con = Console(soft_wrap=True)
     a, b = s["players"]
     if s["void"]:
@@ -332,7 +335,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
             f"[bold red]{verdict}[/] for {escape(s['players'][seat])} (seat {seat})"
             + (f" at deal {at['deal']}, trick {at['trick']}, turn {at['turn']}" if at["turn"] else "")
         )
-        con.print(escape(s["details"][seat]), highlight=False)
+        detail = s["details"][seat]
+        con.print(escape(labels_in(detail) if verdict == Verdict.ILLEGAL_MOVE else detail), highlight=False)
         if s["private_details"][seat]:  # what the bot sent and its last output: yours, so shown here
             con.print(escape(s["private_details"][seat]), highlight=False)
         q = shlex.quote  # the line is pasted into a shell: a path with a space must stay one word

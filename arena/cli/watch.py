@@ -78,7 +78,9 @@ class Table:
             return [f"deal {ev.deal.deal}, dealer {self.seat(ev.deal.dealer)}"]
         if kind == "trick":
             t = ev.trick
-            plays = ", ".join(f"{self.seat((t.leader + i) % 2)} {card}" for i, card in enumerate(t.cards))
+            plays = ", ".join(
+                f"{self.seat((t.leader + i) % 2)} {shown_card(card)}" for i, card in enumerate(t.cards)
+            )
             won = "-".join(str(x) for x in t.tricks_won)
             return [
                 f"  trick {t.trick}: {plays} → {self.seat(t.winner)} takes it"
@@ -92,6 +94,17 @@ class Table:
         return []
 
 
+def shown_card(code: str) -> str:
+    """A card as the terminal shows it (`♣7`, docs/rules.md "Card notation"); a code the stream
+    should never send stays as sent."""
+    from arena.engine.cards import CardError, code_label
+
+    try:
+        return code_label(code)
+    except CardError:
+        return code
+
+
 def final(ev: Any) -> bool:
     """A status saying the match is over: its line is printed after the held-back tricks."""
     return ev.WhichOneof("event") == "status" and ev.status.status in ("done", "failed")
@@ -99,7 +112,12 @@ def final(ev: Any) -> bool:
 
 @click.command()
 @click.argument("match", metavar="MATCH")
-@click.option("--json", "as_json", is_flag=True, help="Print each event as one JSON object per line.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print each event as one JSON object per line (cards as wire codes, e.g. 7C).",
+)
 @remote_options
 def watch(match: str, as_json: bool, remote: Remote | None) -> None:
     """Follow MATCH live, trick by trick, one full trick behind the play (as every spectator sees it).

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from arena.engine import Deal, EngineError, Match, TrickRecord, card_label
+from arena.engine.cards import labels_in
 from arena.proto import replay_pb2
 from arena.replay.record import rules_of
 from arena.replay.walk import DealEnd, DealStart, Played, Walk, record_deals
+from arena.verdicts import Verdict
 
 
 def render(
@@ -84,8 +86,9 @@ def render(
     out.append(f"result: {head}; lines {r.lines[0]}-{r.lines[1]}, flags {r.flags[0]}-{r.flags[1]}, "
                f"{_deals(record)}, {END_WORDS.get(r.end_reason, r.end_reason.lower() or 'unknown end')}")  # fmt: skip
     for s, verdict in enumerate(r.verdicts):
-        if verdict != "OK":
-            out.append(f"  seat {s}: {verdict}: {r.details[s]}")
+        if verdict != "OK":  # an illegal move's sentence names cards: in the terminal's form
+            detail = labels_in(r.details[s], deck_style) if verdict == Verdict.ILLEGAL_MOVE else r.details[s]
+            out.append(f"  seat {s}: {verdict}: {detail}")
     for st in record.stats:
         if st.stale_actions or st.logs_dropped:
             out.append(

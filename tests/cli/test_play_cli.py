@@ -81,6 +81,20 @@ def test_a_crash_shows_verdict_stderr_turn_and_how_to_reproduce(in_tmp):
     assert "lines 0-0, flags 0-0, 0 deal(s) finished, ended in deal 1, ended by a verdict" in result
 
 
+def test_an_illegal_move_reads_in_the_terminals_card_form(in_tmp):
+    """The terminal shows cards as labels (♣7), the JSON keeps the wire codes (7C) the bot was sent."""
+    args = ("play", in_tmp("random"), in_tmp("illegal"), "--seed", "7", "--sandbox", "local", "--time", FAST)
+    text = invoke(*args).output
+    line = next(x for x in text.splitlines() if x.startswith("played "))
+    assert re.match(
+        r"played [♣♦♥♠](10|[2-9JQKA]), .*the legal cards were( [♣♦♥♠](10|[2-9JQKA]))+ \(deal 1", line
+    )
+    shown = invoke("replay", "show", "last").output
+    assert line in shown  # the replay's verdict line says the same
+    data = json.loads(invoke(*args, "--json").stdout)
+    assert re.match(r"played [789TJQKA][CDHS]\b", data["details"][1])
+
+
 def test_replay_show_labels_its_columns(in_tmp):
     """Each trick line's think times say they are think times, and a legend says whose."""
     assert invoke("play", in_tmp("random"), in_tmp("random"), "--seed", "3", "--sandbox", "local",
