@@ -55,6 +55,11 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
     Remotely a folder is packed as a .tar.gz (without __pycache__, .git, ...) and streamed to the
     server in 64 KiB chunks; the server builds it in its sandbox before answering.
     """
+    submit_one(path, name, owner, launcher, remote)
+
+
+def submit_one(path: str, name: str, owner: str | None, launcher: str, remote: Remote | None) -> None:
+    """`arena bots submit`'s work, locally or remotely (`arena bots house` submits through it too)."""
     from arena.workers.submit import submit_bundle
 
     if remote is not None:
@@ -283,3 +288,8 @@ def logs(name: str, last: int, match_id: int | None, as_json: bool, remote: Remo
         click.echo(f"match {number} ({label}, seat {seat}):")
         for line in (text or "(no output)").splitlines():
             click.echo(f"  {line}")
+
+
+from arena.cli.bots_house import house  # noqa: E402 - attached after the group it joins
+
+bots.add_command(house)

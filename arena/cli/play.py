@@ -58,10 +58,14 @@ def parse_rules(pairs: tuple[str, ...], flags: int | None, deals: int | None):
 
 
 def load(path: str):
+    """A bundle folder, or where none is, a house bot by name (`random`: sample_bots/python/random),
+    so that `arena play . random` works from a bot's own folder wherever it lives."""
+    from arena.cli.bots_house import house_bot
     from arena.sandbox.bundle import BundleError, load_bundle
 
+    sample = None if Path(path).exists() else house_bot(path)
     try:
-        return load_bundle(path)
+        return load_bundle(sample or path)
     except BundleError as exc:
         raise UserError(str(exc)) from None
 
@@ -169,12 +173,14 @@ def _elo(p: float, n: int) -> float:
 def play(
     bot_a, bot_b, seed, rule_pairs, flags, deals, time_text, as_json, out, sandbox, remote, listen
 ) -> None:
-    """Play one match between two bot bundles (folders with a bot.toml) and write its replay.
+    """Play one match between two bot bundles (folders with a bot.toml) and write its replay. A name
+    with no such folder is a house bot (`arena bots house`): random, greedy, tactician, pimc, ismcts.
 
     \b
     Examples:
       arena play sample_bots/python/tactician sample_bots/python/random --seed 1
       arena play mybot sample_bots/python/tactician --deals 200
+      arena play . random                                  # from your bot's folder, anywhere
       arena play sample_bots/python/tactician --remote      # then run your own bot with the printed values
 
     Exit status: 0 when the match completed with no fault verdict; 1 when a seat got one (TIMEOUT,
