@@ -202,8 +202,10 @@ def show_remote(remote: Remote, name: str) -> dict:
 
 
 def logs_data(answer: Any) -> dict:
+    """`arena bots logs --json`: `bot` as `/api/bots/{name}/logs` names it; the build logs and the match
+    logs apart (`builds`, `matches`), where the API's `logs` holds both (a build's `match_id` null)."""
     return {
-        "name": answer.name,
+        "bot": answer.name,
         "builds": [{"version": b.version, "build_ok": b.build_ok, "log": b.log} for b in answer.builds],
         "matches": [
             {"match_id": x.match_id, "seat": x.seat, "verdict": x.verdict, "text": x.text}

@@ -71,6 +71,10 @@ def test_listing_documents_are_keyed_as_the_api(arena) -> None:
     }
     assert {"name", "owner", "retired", "suspended", "suspension_reason", "versions"} <= set(shown)
 
+    logs = arena("bots", "logs", "random", "--json")
+    assert set(logs) & fields(schemas.LogsOut) == {"bot"} and logs["bot"] == "random"
+    assert set(logs) - fields(schemas.LogsOut) == {"builds", "matches"}  # the API's `logs`, split in two
+
     standings = arena("standings", "s", "--json")
     assert "rows" in standings and {"first", "total", "next_after"} <= fields(schemas.StandingsOut)
     row = standings["rows"][0]

@@ -63,7 +63,7 @@ def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> No
     assert mine["versions"][0]["path"] is None  # the server's paths stay on the server
 
     logs = json.loads(ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
-    assert logs["name"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
+    assert logs["bot"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
     assert "no recorded match logs yet" in ok(server.run("bots", "logs", "alicebot", token=alice))
     one_line_error(
         server.run("bots", "logs", "alicebot", token=bob),

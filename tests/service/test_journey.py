@@ -284,7 +284,7 @@ def test_the_journey_with_the_cli(arena: Arena, tmp_path: Path) -> None:
 
     _until("two season matches recorded", recorded, arena.proc)
     logs = json.loads(client(ann, "bots", "logs", "annbot", "--json").stdout)
-    assert logs["name"] == "annbot" and logs["builds"] and logs["matches"]
+    assert logs["bot"] == "annbot" and logs["builds"] and logs["matches"]
     refused = client(arena.new_owner("bob"), "bots", "logs", "annbot", ok=False)
     assert refused.returncode == 2 and "PERMISSION_DENIED" in refused.stderr
     challenged = client(ann, "challenge", "annbot", "greedy", "--json").stdout
