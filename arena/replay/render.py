@@ -83,7 +83,7 @@ def render(
         head = "draw"
     else:
         head = f"{names.get(r.winner, r.winner)} (seat {r.winner}) wins"
-    out.append(f"result: {head}; lines {r.lines[0]}-{r.lines[1]}, flags {r.flags[0]}-{r.flags[1]}, "
+    out.append(f"result: {head}; lines {_pair(r.lines)}, flags {_pair(r.flags)}, "
                f"{_deals(record)}, {END_WORDS.get(r.end_reason, r.end_reason.lower() or 'unknown end')}")  # fmt: skip
     for s, verdict in enumerate(r.verdicts):
         if verdict != "OK":  # an illegal move's sentence names cards: in the terminal's form
@@ -110,6 +110,11 @@ END_WORDS = {
     "SHUTDOWN": "the referee shut down",
     "ABORTED": "aborted",
 }
+
+
+def _pair(values) -> str:  # noqa: ANN001 - a repeated field
+    """`3-1`: one figure per seat (`-` for a record without them)."""
+    return "-".join(str(v) for v in values) or "-"
 
 
 def _deals(record: replay_pb2.MatchRecord) -> str:
