@@ -75,6 +75,10 @@ def test_listing_documents_are_keyed_as_the_api(arena) -> None:
     assert set(logs) & fields(schemas.LogsOut) == {"bot"} and logs["bot"] == "random"
     assert set(logs) - fields(schemas.LogsOut) == {"builds", "matches"}  # the API's `logs`, split in two
 
+    arena("owners", "add", "carol")
+    owners = arena("owners", "list", "--json")  # /api/owners answers the same OwnerInfo, by its names
+    assert set(owners[0]) == {f.name for f in pb.OwnerInfo.DESCRIPTOR.fields}
+
     standings = arena("standings", "s", "--json")
     assert "rows" in standings and {"first", "total", "next_after"} <= fields(schemas.StandingsOut)
     row = standings["rows"][0]
