@@ -71,13 +71,16 @@ class Filters:
     after: int | None
 
     def words(self) -> str:
-        """` in season autumn for bot alice, ...`: the filters, in words ("" for none)."""
+        """` in season autumn, for bot alice`: the filters but kind and status, in words ("" for none)."""
         parts = [f"in season {self.season}"] if self.season else []
         parts += [f"for bot {self.bot}"] if self.bot else []
         parts += [f"with verdict {self.verdict}"] if self.verdict else []
-        parts += [f"{self.status}"] if self.status else []
         parts += [f"older than match {self.after}"] if self.after else []
         return (" " + ", ".join(parts)) if parts else ""
+
+    def what(self) -> str:
+        """`queued final matches`: the kind and the status, before the word."""
+        return " ".join(x for x in (self.status, self.kind, "matches") if x)
 
     def args(self) -> str:
         """The same filters as options, but --kind: ` --bot alice --status done`."""
@@ -106,14 +109,14 @@ def count_challenges(client: Any, f: Filters) -> str | None:
 
 def empty_line(f: Filters, challenges: str | None) -> str:
     """What an empty listing says: which matches there are none of, and the challenges it left out."""
-    if f.kind:
-        return f"no {f.kind} matches{f.words()}"
     if challenges:
         return (
-            f"no matches{f.words()} other than challenges; {challenges}: "
+            f"no {f.what()}{f.words()} other than challenges; {challenges}: "
             f"`arena matches --kind challenge{f.args()}` lists them"
         )
-    return f"no matches{f.words()}" if f.words() else "no matches yet"
+    if f.kind or f.status or f.words():
+        return f"no {f.what()}{f.words()}"
+    return "no matches yet"
 
 
 @click.command()

@@ -41,7 +41,7 @@ def test_matches_counts_the_challenges_it_leaves_out(arena) -> None:
     )
     by_bot = arena("matches", "--bot", "random", "--status", "queued").strip()
     assert by_bot == (
-        "no matches for bot random, queued other than challenges; 2 challenges: "
+        "no queued matches for bot random other than challenges; 2 challenges: "
         "`arena matches --kind challenge --bot random --status queued` lists them"
     )
     assert arena("matches", "--kind", "final").strip() == "no final matches"
