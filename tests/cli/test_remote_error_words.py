@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from remote_support import Server, one_line_error
+from remote_support import REPO, Server, one_line_error
 
-from tests.service.test_error_words import RPCS
-
-NAMES = re.compile(r"\b(" + "|".join(RPCS) + r")\b")
+PROTOS = REPO / "protos" / "elfern" / "arena" / "v1"
+NAMES = re.compile(
+    r"\b(" + "|".join(re.findall(r"\brpc (\w+)", (PROTOS / "arena.proto").read_text())) + r")\b"
+)
 
 
 def test_refusals_name_commands_not_calls(server: Server) -> None:
