@@ -92,7 +92,7 @@ EOF
     "${A[@]}" standings lane --json >"$OUT/standings.json"; } || rc=1
   "$PY" - "$OUT/standings.json" <<'EOF' || rc=1
 import json, sys
-rows = {r["bot"]: r for r in json.load(open(sys.argv[1]))["standings"]}
+rows = {r["label"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 print("standings:", {b: (r["games"], r["wins"], r["draws"], r["losses"]) for b, r in rows.items()})
 assert set(rows) == {"rand@1", "greedy@1"} and all(r["games"] == 2 for r in rows.values()), rows
 EOF

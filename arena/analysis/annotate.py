@@ -151,10 +151,10 @@ def text_lines(
     analysis: dict[str, Any], seats: Sequence[str] = ("seat 0", "seat 1"), deck: str = "french"
 ) -> list[str]:
     """The analysis as terminal lines: one per move that was not a best card, and a summary per deal."""
-    from arena.engine.cards import card_label, parse_card
+    from arena.engine.cards import code_label
 
     def lab(code: str) -> str:
-        return card_label(parse_card(code), deck)
+        return code_label(code, deck)
 
     out = [
         f"analysis: phase 2 exact; phase 1 estimated from the mover's view over {analysis['samples']} worlds (~)"

@@ -55,6 +55,11 @@ def submit(path: str, name: str, owner: str | None, launcher: str, remote: Remot
     Remotely a folder is packed as a .tar.gz (without __pycache__, .git, ...) and streamed to the
     server in 64 KiB chunks; the server builds it in its sandbox before answering.
     """
+    submit_one(path, name, owner, launcher, remote)
+
+
+def submit_one(path: str, name: str, owner: str | None, launcher: str, remote: Remote | None) -> None:
+    """`arena bots submit`'s work, locally or remotely (`arena bots house` submits through it too)."""
     from arena.workers.submit import submit_bundle
 
     if remote is not None:
@@ -190,13 +195,13 @@ def show(name: str, as_json: bool, remote: Remote | None) -> None:
         "versions": [
             {
                 "number": v.number,
-                "hash": v.content_hash,
+                "content_hash": v.content_hash,
                 "language": v.language,
                 "protocol": v.protocol,
                 "build_ok": v.build_ok,
                 "build_log": v.build_log,
                 "path": v.path,
-                "submitted": v.created_at.isoformat(timespec="seconds"),
+                "created_at": v.created_at.isoformat(timespec="seconds"),
             }
             for v in bot.versions
         ],
@@ -219,7 +224,7 @@ def print_show(data: dict, as_json: bool) -> None:
     for v in data["versions"]:
         build = "built" if v["build_ok"] else "BUILD FAILED"
         click.echo(
-            f"  @{v['number']}  {v['submitted']}  {v['language']}/{v['protocol']}  {v['hash'][:12]}  {build}"
+            f"  @{v['number']}  {v['created_at']}  {v['language']}/{v['protocol']}  {v['content_hash'][:12]}  {build}"
         )
         if (v["build_log"] or "").strip() and not v["build_ok"]:
             click.echo("      " + failed_build(data["name"], v["build_log"]).replace("\n", "\n      | "))
@@ -229,7 +234,7 @@ def print_show(data: dict, as_json: bool) -> None:
     if data.get("verdicts"):
         click.echo("verdicts: " + ", ".join(f"{k} {n}" for k, n in data["verdicts"].items()))
     for r in data.get("recent", [])[:10]:
-        click.echo(f"  match {r['id']}  {r['kind']}  {r['status']}  {' vs '.join(r['players'])}")
+        click.echo(f"  match {r['id']}  {r['kind']}  {r['status']}  {' vs '.join(r['versions'])}")
     if data["notices"]:
         click.echo("notices for the owner:")
         for n in data["notices"]:
@@ -283,3 +288,8 @@ def logs(name: str, last: int, match_id: int | None, as_json: bool, remote: Remo
         click.echo(f"match {number} ({label}, seat {seat}):")
         for line in (text or "(no output)").splitlines():
             click.echo(f"  {line}")
+
+
+from arena.cli.bots_house import house  # noqa: E402 - attached after the group it joins
+
+bots.add_command(house)

@@ -185,13 +185,13 @@ def show_remote(remote: Remote, name: str) -> dict:
         "versions": [
             {
                 "number": v.number,
-                "hash": v.content_hash,
+                "content_hash": v.content_hash,
                 "language": v.language,
                 "protocol": v.protocol,
                 "build_ok": v.build_ok,
                 "build_log": builds.get(v.number),  # None: not yours to read
                 "path": None,  # where the server keeps it is the server's business
-                "submitted": _local_time(v.created_at),
+                "created_at": _local_time(v.created_at),
             }
             for v in bot.versions
         ],
@@ -202,8 +202,10 @@ def show_remote(remote: Remote, name: str) -> dict:
 
 
 def logs_data(answer: Any) -> dict:
+    """`arena bots logs --json`: `bot` as `/api/bots/{name}/logs` names it; the build logs and the match
+    logs apart (`builds`, `matches`), where the API's `logs` holds both (a build's `match_id` null)."""
     return {
-        "name": answer.name,
+        "bot": answer.name,
         "builds": [{"version": b.version, "build_ok": b.build_ok, "log": b.log} for b in answer.builds],
         "matches": [
             {"match_id": x.match_id, "seat": x.seat, "verdict": x.verdict, "text": x.text}

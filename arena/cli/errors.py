@@ -1,6 +1,7 @@
 """User-facing errors: one line that names the bad input and the fix, never a traceback.
 
-`UserError` is a mistake the user can fix (exit 2). `ServiceLost` is a service the command needs
+`UserError` is a mistake the user can fix (exit 2). `MatchesFailed` is a run whose matches failed
+to play and were given up (exit 4). `ServiceLost` is a service the command needs
 (the database, the Redis broker) that cannot be reached or went away during the run (exit 3): the
 line names the service and its address. `lost_service` recognises those exceptions wherever they
 come from, so that the `arena` group (arena/cli/__init__.py) turns them into that one line.
@@ -17,6 +18,13 @@ class UserError(click.ClickException):
     """Raise for any mistake the user can fix; click prints `Error: <message>` and exits 2."""
 
     exit_code = 2
+
+
+class MatchesFailed(click.ClickException):
+    """Matches a run had to give up (each failed MAX_ATTEMPTS times without a result); `Error:
+    <message>`, exit 4: the run did its work but not all of it, and the line says why and where."""
+
+    exit_code = 4
 
 
 class ServiceLost(click.ClickException):

@@ -10,7 +10,6 @@ cache, since its build (`npm ci --offline`) has no network.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -94,12 +93,19 @@ ALWAYS_SKIP = {"__pycache__", ".pytest_cache"}
 README = """# {name}: an Elfern Arena bot in {language}
 
 Made by `arena new {language} {folder}` from the sample bot `{sample}`. It speaks {transport};
-{doc} explains the protocol and what to change. Edit the bot, then, from the arena's checkout:
+{doc} (in the arena's repository) explains the protocol and what to change. Edit the bot, then,
+from this folder (wherever it lives; `arena` is on your PATH):
 
-    arena play {folder} sample_bots/python/random      # one sandboxed match against the random bot
-    arena replay show last                             # the match, deal by deal
-    arena bots submit {folder} --name {name}           # onto the ladder (add --server HOST:PORT
-                                                       # and --api-token elf_... for a remote arena)
+    arena play . random                    # one sandboxed match against the house's random bot
+    arena play . tactician --deals 50      # a stronger opponent, a longer match
+    arena replay show last                 # the match, deal by deal
+    arena bots submit . --name {name}      # onto the ladder
+
+For a remote arena, set its address and your token first (the organiser hands them out):
+
+    export ARENA_SERVER=arena.example.org:50051 ARENA_API_TOKEN=elf_...
+    arena bots submit . --name {name}
+    arena challenge {name} tactician --deals 50
 """
 
 
@@ -143,7 +149,7 @@ def new(language: str | None, folder: Path | None, name: str | None, show: bool,
 
     The bot plays a clean sandboxed match with no edits:
 
-      arena new python mybot && arena play mybot sample_bots/python/random
+      arena new python mybot && arena play mybot random
 
     `arena new --list` shows the languages and the transport each one uses.
     """
@@ -185,4 +191,4 @@ def new(language: str | None, folder: Path | None, name: str | None, show: bool,
     except OSError as exc:
         raise UserError(f"{folder}: {exc.strerror or exc}; give a folder you can write") from None
     click.echo(f"wrote a {language.lower()} bot named {name} into {folder} ({starter.transport})")
-    click.echo(f"next: arena play {folder} {os.path.relpath(SAMPLES / 'python' / 'random')}")
+    click.echo(f"next: arena play {folder} random   (or, in {folder}: arena play . random)")

@@ -58,10 +58,14 @@ def parse_rules(pairs: tuple[str, ...], flags: int | None, deals: int | None):
 
 
 def load(path: str):
+    """A bundle folder, or where none is, a house bot by name (`random`: sample_bots/python/random),
+    so that `arena play . random` works from a bot's own folder wherever it lives."""
+    from arena.cli.bots_house import house_bot
     from arena.sandbox.bundle import BundleError, load_bundle
 
+    sample = None if Path(path).exists() else house_bot(path)
     try:
-        return load_bundle(path)
+        return load_bundle(sample or path)
     except BundleError as exc:
         raise UserError(str(exc)) from None
 
@@ -169,12 +173,14 @@ def _elo(p: float, n: int) -> float:
 def play(
     bot_a, bot_b, seed, rule_pairs, flags, deals, time_text, as_json, out, sandbox, remote, listen
 ) -> None:
-    """Play one match between two bot bundles (folders with a bot.toml) and write its replay.
+    """Play one match between two bot bundles (folders with a bot.toml) and write its replay. A name
+    with no such folder is a house bot (`arena bots house`): random, greedy, tactician, pimc, ismcts.
 
     \b
     Examples:
       arena play sample_bots/python/tactician sample_bots/python/random --seed 1
       arena play mybot sample_bots/python/tactician --deals 200
+      arena play . random                                  # from your bot's folder, anywhere
       arena play sample_bots/python/tactician --remote      # then run your own bot with the printed values
 
     Exit status: 0 when the match completed with no fault verdict; 1 when a seat got one (TIMEOUT,
@@ -289,9 +295,20 @@ def _run(bundles, rules, seed, tc, launcher, remote, listen, as_json, err):
         )  # fmt: skip
 
 
+def deals_text(finished: int, failed_deal: int) -> str:
+    """`3 deal(s) played`, or for a match a verdict ended mid-deal `0 deal(s) finished, ended in
+    deal 1`: the deal it died in, not a count of finished deals that reads as "none"."""
+    if failed_deal > finished:
+        return f"{finished} deal(s) finished, ended in deal {failed_deal}"
+    return f"{finished} deal(s) played"
+
+
 def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, time_text, sandbox) -> None:
     from rich.console import Console
     from rich.markup import escape
+
+    from arena.engine.cards import labels_in
+    from arena.verdicts import Verdict
 
     con = Console(soft_wrap=True)
     a, b = s["players"]
@@ -307,7 +324,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
     con.print(f"{escape(a)} vs {escape(b)}: {head}")
     con.print(
         f"  lines {s['lines'][0]}-{s['lines'][1]}, flags {s['flags'][0]}-{s['flags'][1]}, "
-        f"{s['deals_played']} deal(s), deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
+        f"{deals_text(s['deals_played'], s['failed_at']['deal'])}, "
+        f"deals won {s['deals_won'][0]}-{s['deals_won'][1]}"
         + (f", {s['standoffs']} standoff(s)" if s["standoffs"] else "")
     )
     if s.get("elo") is not None and s["deals_played"] >= 10:
@@ -323,7 +341,8 @@ def _print_summary(s: dict[str, Any], bot_a, bot_b, rule_pairs, flags, deals, ti
             f"[bold red]{verdict}[/] for {escape(s['players'][seat])} (seat {seat})"
             + (f" at deal {at['deal']}, trick {at['trick']}, turn {at['turn']}" if at["turn"] else "")
         )
-        con.print(escape(s["details"][seat]), highlight=False)
+        detail = s["details"][seat]
+        con.print(escape(labels_in(detail) if verdict == Verdict.ILLEGAL_MOVE else detail), highlight=False)
         if s["private_details"][seat]:  # what the bot sent and its last output: yours, so shown here
             con.print(escape(s["private_details"][seat]), highlight=False)
         q = shlex.quote  # the line is pasted into a shell: a path with a space must stay one word

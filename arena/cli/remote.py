@@ -186,6 +186,16 @@ def _reason(details: str) -> str:
     return details or "no answer"
 
 
+def _command(method: str) -> str:
+    """The command being run, as the user typed it (`arena season create`), for the error line: a
+    person knows the command, not the gRPC method behind it (`method`, the fallback outside click)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return method
+    path = ctx.command_path.split(" ", 1)
+    return f"`arena {path[1]}`" if len(path) == 2 else "`arena`"
+
+
 def explain(err: Any, address: str, token: str | None, method: str, timeout: float | None) -> str:
     """One line for a failed call: what happened, with which address or token, and what to do."""
     import grpc
@@ -197,7 +207,7 @@ def explain(err: Any, address: str, token: str | None, method: str, timeout: flo
         return f"cannot reach arena server {address}: {_reason(details)}; check --server / ARENA_SERVER"
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return (
-            f"arena server {address} did not answer {method} within {timeout or DEADLINE:.0f} s; "
+            f"arena server {address} did not answer {_command(method)} within {timeout or DEADLINE:.0f} s; "
             "check --server / ARENA_SERVER, or try again later"
         )
     if code == grpc.StatusCode.UNAUTHENTICATED:
@@ -219,8 +229,11 @@ def explain(err: Any, address: str, token: str | None, method: str, timeout: flo
         again = f"; retry after {wait} s" if wait and "retry" not in details.lower() else ""
         return f"over the limit (RESOURCE_EXHAUSTED): {details}{again}"
     if code == grpc.StatusCode.UNIMPLEMENTED:
-        return f"the server at {address} does not offer {method} (UNIMPLEMENTED): {details}"
-    return f"the arena server failed {method} ({name}): {details}"
+        return (
+            f"the server at {address} does not offer {_command(method)} (UNIMPLEMENTED): {details}; "
+            "it may run an older arena"
+        )
+    return f"the arena server failed {_command(method)} ({name}): {details}"
 
 
 def _retry_after(err: Any) -> str | None:

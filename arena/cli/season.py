@@ -197,6 +197,8 @@ def list_(as_json: bool, remote: Remote | None) -> None:
 
         _print_seasons(season_remote.seasons(remote), as_json)
         return
+    from arena.service.convert import iso
+
     rows = [
         {
             "name": s.name,
@@ -204,7 +206,8 @@ def list_(as_json: bool, remote: Remote | None) -> None:
             "rules": s.rules,
             "time": s.time_control,
             "duplicate": s.duplicate,
-            "recorded": s.recorded,
+            "matches": s.recorded,
+            "created_at": iso(s.created_at) or None,  # as ListSeasons sends it
         }
         for s in open_store().seasons()
     ]
@@ -219,7 +222,7 @@ def _print_seasons(rows: list[dict], as_json: bool) -> None:
         click.echo("no seasons yet; `arena season create NAME`")
     for r in rows:
         click.echo(
-            f"{r['name']:<16} {r['status']:<8} {r['recorded']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
+            f"{r['name']:<16} {r['status']:<8} {r['matches']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
             f"{'  duplicate' if r['duplicate'] else ''}"
         )
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.cli.errors import UserError
+from arena.cli.errors import MatchesFailed, UserError
 from arena.cli.ladder_common import (
     EXECUTOR_HELP,
     SANDBOX_HELP,
@@ -41,7 +41,7 @@ def play_season(
     quiet: bool,
     executor: str = "local",
 ) -> None:
-    from arena.ladder.runner import SeasonRun
+    from arena.ladder.runner import MAX_FAILED, SeasonRun
     from arena.workers.execute import run_job
 
     with user_errors():
@@ -78,16 +78,20 @@ def play_season(
         sys.exit(130)
     for bot in dict.fromkeys(source.suspended):
         click.echo(f"suspended {bot}: see `arena bots show {bot}`", err=True)
-    for err in source.errors:
+    for err in source.errors[:SHOWN_ERRORS]:
         click.echo(f"warning: {err}", err=True)
+    if len(source.errors) > SHOWN_ERRORS:
+        click.echo(f"warning: ... {len(source.errors) - SHOWN_ERRORS} more", err=True)
     if source.blocked:  # matchmaking could pair nobody: say why, never "played 0 matches"
         if progress.done:
             click.echo(f"played {progress.done} matches in {progress.elapsed:.0f}s, then stopped", err=True)
         raise UserError(source.blocked)
     click.echo(
         f"played {progress.done} matches in {progress.elapsed:.0f}s ({progress.rate:.1f}/min)"
-        + (f", {progress.failed} failed" if progress.failed else "")
+        + (f", {progress.failed} attempt(s) failed" if progress.failed else "")
     )
+    if source.errors:  # given up after MAX_ATTEMPTS each: the goal is not met, and the exit says so
+        raise MatchesFailed(failed_line(name, source.errors, matches_left=len(source.errors) >= MAX_FAILED))
     if until_stable and not source.check_stable():
         who = "; ".join(f"{bot}: {why}" for bot, why in source.unstable)
         raise UserError(
@@ -96,6 +100,25 @@ def play_season(
         )
     if until_stable:
         click.echo(f"season {name} is stable: every active bot rated within ±{stable_ci:g} Elo")
+
+
+SHOWN_ERRORS = 5  # the given-up matches named one per line; the rest are counted
+
+
+def failed_line(name: str, errors: list[str], *, matches_left: bool) -> str:
+    """Why a run exits 4: how many matches were given up, the first one's reason, where to see them."""
+    from arena.ladder.runner import MAX_ATTEMPTS
+
+    stopped = (
+        f"; the run stopped scheduling after {len(errors)} (the executor, not the bots, is likely broken)"
+        if matches_left
+        else ""
+    )
+    return (
+        f"season {name}: {len(errors)} match(es) failed to play {MAX_ATTEMPTS} times each and were given "
+        f"up{stopped}; the first: {errors[0][:300]}; `arena matches --season {name} --status failed` lists "
+        "them (their details say why)"
+    )
 
 
 def source_status(store, name: str) -> str:  # noqa: ANN001
@@ -159,7 +182,18 @@ def run(
     warm: bool | None,
     quiet: bool,
 ) -> None:
-    """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes."""
+    """Play NAME's matches with a live progress bar. Ctrl-C is safe; the same command resumes.
+
+    \b
+    Exit codes:
+      0    the goal is met (--matches N recorded, or --until-stable stable)
+      2    a usage error; matchmaking can pair nobody; or --until-stable still
+           unstable at --max-matches (the message names who and why)
+      3    the database or the broker was lost during the run
+      4    matches failed to play (each given up after 3 attempts; the message
+           gives the first reason and the command that lists them)
+      130  interrupted (Ctrl-C); the same command resumes
+    """
     store_only("season run")
     if (matches is None) == (not until_stable):
         raise UserError("give exactly one goal: --matches N or --until-stable")

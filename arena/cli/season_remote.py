@@ -66,7 +66,7 @@ def close(remote: Remote, name: str) -> None:
 
 
 def seasons(remote: Remote) -> list[dict]:
-    """ListSeasons as the rows of the local listing (oldest first; `recorded`: matches done)."""
+    """ListSeasons as the rows of the local listing (oldest first; `matches`: matches done, as /api/seasons)."""
     from arena.proto import arena_pb2 as pb
 
     rows = []
@@ -80,7 +80,8 @@ def seasons(remote: Remote) -> list[dict]:
                 "rules": list(x.rules),
                 "time": {k: v / 1000 for k, v in clocks.items() if v},
                 "duplicate": x.duplicate,
-                "recorded": x.matches_done,
+                "matches": x.matches_done,
+                "created_at": x.created_at or None,
             }
         )
     return rows

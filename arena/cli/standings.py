@@ -31,6 +31,21 @@ GROUPS_NOTE = (
 )
 
 
+# The keys of a row that the HTTP API's standings row (arena/web/schemas.py StandingRow) lacks; every
+# other key is the API's, with its meaning (tests/cli/test_json_keys.py compares them).
+CLI_ONLY_ROW_KEYS = frozenset({"label", "owner", "active", "rated", "group", "anchor", "suspended"})
+
+
+def row_json(r) -> dict:  # noqa: ANN001 - a ladder Standing
+    """One standings row as `--json` prints it, keyed as `/api/standings`: `bot` the name, `version`
+    its number, `interval` the ± half-width, `live` the live Elo; `label` is `bot@version`."""
+    d = r.to_dict()
+    name, _, number = r.bot.rpartition("@")
+    d["bot"], d["version"], d["label"] = name or r.bot, int(number) if number.isdigit() else None, r.bot
+    d["interval"], d["live"] = d.pop("ci95"), d.pop("live_elo")
+    return d
+
+
 def document(info, rows: list, labels: list[str] | None, matrix, place: Place | None = None) -> dict:  # noqa: ANN001
     """The `--json` document (the same figures locally and from GetStandings): one page of rows,
     where it sits in the whole table (`first`, `total`) and the next page's `--after`."""
@@ -44,7 +59,7 @@ def document(info, rows: list, labels: list[str] | None, matrix, place: Place | 
         "first": place.first,
         "total": place.total,
         "next_after": place.next_after,
-        "standings": [r.to_dict() for r in rows],
+        "rows": [row_json(r) for r in rows],
         "groups": groups,
         "comparable": len(groups) <= 1,  # False: ranks and ratings hold within each group only
         "unrated": [r.bot for r in rows if not r.rated],

@@ -95,7 +95,9 @@ class Table:
             t = ev.trick
             self.board.feed({"kind": kind, "deal": t.deal, "trick": t.trick, "leader": t.leader,
                              "cards": list(t.cards), "winner": t.winner})  # fmt: skip
-            plays = ", ".join(f"{self.seat((t.leader + i) % 2)} {card}" for i, card in enumerate(t.cards))
+            plays = ", ".join(
+                f"{self.seat((t.leader + i) % 2)} {shown_card(card)}" for i, card in enumerate(t.cards)
+            )
             won = "-".join(str(x) for x in t.tricks_won)
             return [
                 f"  trick {t.trick}: {plays} → {self.seat(t.winner)} takes it"
@@ -110,6 +112,17 @@ class Table:
             honours = "-".join(str(x) for x in self.board.honours)
             return [f"deal {d.deal}: {who} with honours {honours}" + (f"; lines {lines}" if lines else "")]
         return []
+
+
+def shown_card(code: str) -> str:
+    """A card as the terminal shows it (`♣7`, docs/rules.md "Card notation"); a code the stream
+    should never send stays as sent."""
+    from arena.engine.cards import CardError, code_label
+
+    try:
+        return code_label(code)
+    except CardError:
+        return code
 
 
 def final(ev: Any) -> bool:
@@ -199,7 +212,12 @@ def follow(server: Remote, number: int) -> Iterator[Any]:
 
 @click.command()
 @click.argument("match", metavar="MATCH")
-@click.option("--json", "as_json", is_flag=True, help="Print each event as one JSON object per line.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print each event as one JSON object per line (cards as wire codes, e.g. 7C).",
+)
 @remote_options
 def watch(match: str, as_json: bool, remote: Remote | None) -> None:
     """Follow MATCH live, trick by trick, one full trick behind the play (as every spectator sees it).

@@ -8,7 +8,9 @@ from arena.engine.cards import (
     card_code,
     card_label,
     cards_of,
+    code_label,
     honours_in,
+    label_code,
     mask_of,
     parse_card,
 )
@@ -44,11 +46,13 @@ __all__ = [
     "View",
     "card_code",
     "card_label",
+    "code_label",
     "cards_of",
     "check_deck",
     "deal_deck",
     "dealer_draw",
     "honours_in",
     "mask_of",
+    "label_code",
     "parse_card",
 ]

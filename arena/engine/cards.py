@@ -7,6 +7,7 @@ A set of cards is an int with bit `1 << card` set for each card, so suit filters
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 SUITS = "CDHS"
@@ -67,7 +68,8 @@ _CODES = _build_code_table()
 
 
 def parse_card(code: str) -> int:
-    """`"TS"` -> 31. Accepts lower case and `10` for the ten; anything else raises CardError."""
+    """`"TS"` -> 31. Accepts lower case and `10` for the ten; anything else raises CardError. Wire
+    codes only: the machine-readable forms (elfern/1 JSON, protobuf) never carry labels."""
     try:
         return _CODES[code.strip()]
     except (KeyError, AttributeError):
@@ -86,6 +88,29 @@ def card_label(card: int, deck: str = "french") -> str:
     if deck == "german":
         return f"{GERMAN_SUITS[card >> 3]} {GERMAN_RANKS[card & 7]}"
     return SUIT_SYMBOLS[card >> 3] + RANK_LABELS[card & 7]
+
+
+def code_label(code: str, deck: str = "french") -> str:
+    """`"TS"` -> `"♠10"`: a wire code as people read it, in the terminal and on the web (the one
+    direction from the wire to people; `label_code` is the other). CardError for a non-card."""
+    return card_label(parse_card(code), deck)
+
+
+def label_code(text: str) -> str:
+    """`"♠10"` (or `"Grün 10"`, or a code) -> `"TS"`: what a person wrote, as the wire code that
+    machine-readable forms carry (JSON, logs, replay files). CardError for a non-card."""
+    card = _LABELS.get(text.strip().lower()) if isinstance(text, str) else None
+    return card_code(parse_card(text) if card is None else card)
+
+
+_WIRE_CODE = re.compile(r"(?<![\w@])(?:[789TJQKA]|10)[CDHS](?![\w@])")
+
+
+def labels_in(text: str, deck: str = "french") -> str:
+    """The arena's own sentence about cards (an illegal move's verdict detail, written in wire codes
+    for the bot) as a person reads it: each standalone code -> its label. Only for the arena's
+    sentences: a bot's own text is quoted as it wrote it."""
+    return _WIRE_CODE.sub(lambda m: code_label(m.group(0), deck), text)
 
 
 def suit_label(suit: int, deck: str = "french") -> str:
@@ -122,3 +147,7 @@ def honours_in(mask: int) -> int:
 def labels(cards: Iterable[int], deck: str = "french") -> str:
     """`"♥7 ♥A"`: a space-separated list for messages."""
     return " ".join(card_label(c, deck) for c in cards)
+
+
+# the labels people read (both decks), lower-cased, for `label_code`
+_LABELS = {card_label(c, deck).lower(): c for c in range(32) for deck in DECKS}

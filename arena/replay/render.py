@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from arena.engine import Deal, EngineError, Match, TrickRecord, card_label
+from arena.engine.cards import labels_in
 from arena.proto import replay_pb2
 from arena.replay.record import rules_of
 from arena.replay.walk import DealEnd, DealStart, Played, Walk, record_deals
+from arena.verdicts import Verdict
 
 
 def render(
@@ -38,6 +40,9 @@ def render(
         "  "
         + "   ".join(f"seat {s}: {names.get(s, '?')}" for s in (0, 1))
         + (f"   (as seat {seat} saw it)" if seat is not None else "   (everything shown)"),
+        "  each trick: N. the leader's card, the answer -> who takes it (+honours in it)   "
+        + ("draws: what each drew" if seat is None else "what you drew")
+        + "   [think: the leader's time, the answer's]",
     ]
     m = Match(rules, record.seed)
     walk = Walk(m, record_deals(record))
@@ -78,11 +83,12 @@ def render(
         head = "draw"
     else:
         head = f"{names.get(r.winner, r.winner)} (seat {r.winner}) wins"
-    out.append(f"result: {head}; lines {list(r.lines)}, flags {list(r.flags)}, {r.deals_played} deal(s), "
-               f"{r.end_reason.lower() or 'unknown end'}")  # fmt: skip
+    out.append(f"result: {head}; lines {_pair(r.lines)}, flags {_pair(r.flags)}, "
+               f"{_deals(record)}, {END_WORDS.get(r.end_reason, r.end_reason.lower() or 'unknown end')}")  # fmt: skip
     for s, verdict in enumerate(r.verdicts):
-        if verdict != "OK":
-            out.append(f"  seat {s}: {verdict}: {r.details[s]}")
+        if verdict != "OK":  # an illegal move's sentence names cards: in the terminal's form
+            detail = labels_in(r.details[s], deck_style) if verdict == Verdict.ILLEGAL_MOVE else r.details[s]
+            out.append(f"  seat {s}: {verdict}: {detail}")
     for st in record.stats:
         if st.stale_actions or st.logs_dropped:
             out.append(
@@ -96,6 +102,28 @@ def render(
         if len(logs) > 200:
             out.append(f"  ... {len(logs) - 200} more")
     return out
+
+
+END_WORDS = {
+    "COMPLETED": "played to its end",
+    "VERDICT": "ended by a verdict",
+    "SHUTDOWN": "the referee shut down",
+    "ABORTED": "aborted",
+}
+
+
+def _pair(values) -> str:  # noqa: ANN001 - a repeated field
+    """`3-1`: one figure per seat (`-` for a record without them)."""
+    return "-".join(str(v) for v in values) or "-"
+
+
+def _deals(record: replay_pb2.MatchRecord) -> str:
+    """`3 deal(s) played`, or `0 deal(s) finished, ended in deal 1` when the match ended mid-deal."""
+    r = record.result
+    last = record.deals[-1].number if record.deals else 0
+    if last > r.deals_played:
+        return f"{r.deals_played} deal(s) finished, ended in deal {last}"
+    return f"{r.deals_played} deal(s) played"
 
 
 Who = Callable[[int], str]
@@ -140,7 +168,7 @@ def _trick_lines(
         else:
             mine = trick.winner_draw if trick.winner == seat else trick.loser_draw
             line += f"   you drew {card_label(mine, deck_style)}"
-    line += f"   [{t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
+    line += f"   [think {t1 / 1000:.1f} ms, {t2 / 1000:.1f} ms]"
     out = [line]
     deal = m.deal
     if seat is not None and deal is not None and not deal.done:

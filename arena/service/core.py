@@ -64,9 +64,26 @@ class Service:
         return principal
 
 
-def require_admin(principal: Principal, what: str) -> None:
+# What a person uses for each organiser's call: errors name these, never the gRPC method (a bot
+# author or organiser reads them in the CLI; tests/service/test_error_words.py checks every message).
+COMMANDS = {
+    "CreateSeason": "`arena season create`",
+    "StartSeason": "`arena season start`",
+    "FreezeSeason": "`arena season freeze`",
+    "CloseSeason": "`arena season close`",
+    "SuspendBot": "suspending a bot (`POST /api/bots/NAME/suspend`, the web's admin pages)",
+    "ReinstateBot": "reinstating a bot (`POST /api/bots/NAME/reinstate`, the web's admin pages)",
+    "ListOwners": "`arena owners list`",
+    "AddOwner": "`arena owners add`",
+    "RotateOwner": "`arena owners rotate`",
+    "RevokeOwner": "`arena owners revoke`",
+}
+
+
+def require_admin(principal: Principal, call: str) -> None:
+    """PERMISSION_DENIED naming the command (COMMANDS[call]) unless the caller is the admin."""
     if not principal.is_admin:
-        raise PermissionDenied(f"{what} is for the organiser: it needs the admin token")
+        raise PermissionDenied(f"{COMMANDS[call]} is for the organiser: it needs the admin token")
 
 
 def require_owner(principal: Principal, what: str) -> str:

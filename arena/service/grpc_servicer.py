@@ -81,7 +81,7 @@ async def abort_for(context: grpc.aio.ServicerContext, exc: BaseException, metho
     if status is None:
         log.exception("%s failed", method, exc_info=exc)
         await context.abort(
-            grpc.StatusCode.INTERNAL, f"{method}: internal error; the server's log has the details"
+            grpc.StatusCode.INTERNAL, "internal error; the server's log has the details (it names the call)"
         )
     assert status is not None
     if status.retry_after is not None:

@@ -89,7 +89,7 @@ def default_season_name(service: Service) -> str:
     with service.store.read() as s:
         found = default_season(s)
         if found is None:
-            raise NotFound("no seasons yet; the organiser creates one with CreateSeason")
+            raise NotFound("no seasons yet; the organiser creates one with `arena season create`")
         return found.name
 
 

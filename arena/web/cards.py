@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from arena.engine.cards import RANKS, SUITS, card_label, parse_card
+from arena.engine.cards import RANKS, SUITS, code_label
 
 DECKS = ("french", "german")
 
@@ -94,7 +94,7 @@ def index_text(code: str, deck: str) -> str:
 
 def card_name(code: str, deck: str) -> str:
     """A readable name for a card (its tooltip and accessible label): the engine's `♠10` or `Grün Unter`."""
-    return card_label(parse_card(code), deck)
+    return code_label(code, deck)
 
 
 def _use(suit: str, x: float, y: float, size: float, flip: bool = False) -> str:

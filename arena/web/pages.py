@@ -13,6 +13,7 @@ from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
+from arena.engine.cards import labels_in
 from arena.ladder.queries import HISTORY_SHOWN
 from arena.web.access import charge_token, is_admin, owner_key, owns
 from arena.web.analysis import stored_analysis
@@ -188,3 +189,4 @@ def register_template_helpers(templates) -> None:  # noqa: ANN001
     """Card drawing for the templates."""
     templates.env.globals["card"] = lambda code, deck="french", css="card": Markup(card_svg(code, deck, css))
     templates.env.globals["card_name"] = card_name
+    templates.env.filters["card_labels"] = labels_in  # an illegal move's detail: labels, as the terminal

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -48,11 +49,8 @@ def test_a_new_starter_plays_a_clean_sandboxed_match(language, tmp_path, monkeyp
     manifest = tomllib.loads((tmp_path / "starter" / "bot.toml").read_text())
     assert manifest["name"] == "starter"
     readme = (tmp_path / "starter" / "README.md").read_text()
-    assert (
-        "arena play starter" in readme
-        and "arena replay show last" in readme
-        and "arena bots submit" in readme
-    )
+    assert "arena play . random" in readme and "arena replay show last" in readme
+    assert "arena bots submit . --name starter" in readme and "checkout" not in readme
     assert not {"node_modules", "build", "classes", "dist", "target", "__pycache__"} & {
         p.name for p in (tmp_path / "starter").iterdir()
     }
@@ -88,3 +86,27 @@ def test_a_folder_in_use_is_refused_and_left_alone(tmp_path, monkeypatch) -> Non
     result = CliRunner().invoke(cli, ["new", "python", "mine"])
     assert result.exit_code == 2 and "mine: the folder is not empty; give a new folder" in result.output
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_the_readme_works_from_the_bots_own_folder(tmp_path, monkeypatch) -> None:
+    """The README's commands run as written from the new bot's folder, far from the arena's checkout:
+    `arena play . random` finds the house's random bot by name."""
+    import shlex
+
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert invoke("new", "python", "far/away/mybot").exit_code == 0
+    monkeypatch.chdir(tmp_path / "far" / "away" / "mybot")
+    readme = Path("README.md").read_text()
+    plays = [
+        line.split("#")[0].split() for line in readme.splitlines() if line.strip().startswith("arena play")
+    ]
+    assert plays and all(p[1:3] == ["play", "."] for p in plays)
+    first = plays[0][1:] + ["--deals", "1", "--seed", "2", "--sandbox", "local", "--json"]
+    played = invoke(*first)
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.stdout)["players"] == ["mybot", "random"]
+    shown = invoke(*shlex.split("replay show last"))
+    assert shown.exit_code == 0 and "seat 1: random" in shown.output
+    missing = invoke("play", ".", "randomm", "--sandbox", "local")
+    assert missing.exit_code == 2 and "randomm" in missing.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -73,6 +74,39 @@ def test_a_crash_shows_verdict_stderr_turn_and_how_to_reproduce(in_tmp):
     assert "crash: something went badly wrong" in text  # the bot's own stderr
     assert "reproduce: arena play" in text and "--seed 7" in text
     assert "random (seat 0) wins" in text
+    # the crash struck in deal 1: the summary and the replay say so, not "0 deal(s)"
+    assert "0 deal(s) finished, ended in deal 1" in text and "0 deal(s)," not in text
+    shown = invoke("replay", "show", "last").output
+    result = next(line for line in shown.splitlines() if line.startswith("result: "))
+    assert "lines 0-0, flags 0-0, 0 deal(s) finished, ended in deal 1, ended by a verdict" in result
+
+
+def test_an_illegal_move_reads_in_the_terminals_card_form(in_tmp):
+    """The terminal shows cards as labels (♣7), the JSON keeps the wire codes (7C) the bot was sent."""
+    args = ("play", in_tmp("random"), in_tmp("illegal"), "--seed", "7", "--sandbox", "local", "--time", FAST)
+    text = invoke(*args).output
+    line = next(x for x in text.splitlines() if x.startswith("played "))
+    assert re.match(
+        r"played [♣♦♥♠](10|[2-9JQKA]), .*the legal cards were( [♣♦♥♠](10|[2-9JQKA]))+ \(deal 1", line
+    )
+    shown = invoke("replay", "show", "last").output
+    assert line in shown  # the replay's verdict line says the same
+    data = json.loads(invoke(*args, "--json").stdout)
+    assert re.match(r"played [789TJQKA][CDHS]\b", data["details"][1])
+
+
+def test_replay_show_labels_its_columns(in_tmp):
+    """Each trick line's think times say they are think times, and a legend says whose."""
+    assert invoke("play", in_tmp("random"), in_tmp("random"), "--seed", "3", "--sandbox", "local",
+                  "--time", FAST, "--deals", "1").exit_code == 0  # fmt: skip
+    lines = invoke("replay", "show", "last").output.splitlines()
+    assert "[think: the leader's time, the answer's]" in lines[2] and "draws: what each drew" in lines[2]
+    tricks = [line for line in lines if line.startswith("   1. ")]
+    assert tricks and all(re.search(r"\[think \d+\.\d ms, \d+\.\d ms\]$", t) for t in tricks)
+    result = next(line for line in lines if line.startswith("result: "))
+    assert "1 deal(s) played, played to its end" in result
+    seat = invoke("replay", "show", "last", "--seat", "1").output.splitlines()
+    assert "what you drew" in seat[2]
 
 
 @pytest.mark.parametrize(

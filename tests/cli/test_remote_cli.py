@@ -63,7 +63,7 @@ def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> No
     assert mine["versions"][0]["path"] is None  # the server's paths stay on the server
 
     logs = json.loads(ok(server.run("bots", "logs", "alicebot", "--json", token=alice)))
-    assert logs["name"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
+    assert logs["bot"] == "alicebot" and [b["version"] for b in logs["builds"]] == [1]
     assert "no recorded match logs yet" in ok(server.run("bots", "logs", "alicebot", token=alice))
     one_line_error(
         server.run("bots", "logs", "alicebot", token=bob),
@@ -174,8 +174,8 @@ def test_admin_runs_seasons_and_owners_challenge_matches_and_standings(server: S
     remote = json.loads(ok(server.run("standings", "s1", "--json", "--los")))
     local = json.loads(ok(server.local("standings", "s1", "--json", "--los")))
     assert set(remote) == set(local) and remote["season"] == "s1" and remote["status"] == "running"
-    assert remote["standings"] == local["standings"] and len(remote["standings"]) == 2
-    assert sum(r["games"] for r in remote["standings"]) == 4
+    assert remote["rows"] == local["rows"] and len(remote["rows"]) == 2
+    assert sum(r["games"] for r in remote["rows"]) == 4
     assert remote == local and len(local["los"]["matrix"]) == 2  # the LOS matrix too: one document
     assert "likelihood of superiority" in ok(server.run("standings", "s1", "--los"))
     assert "alicebot@1" in ok(server.run("standings"))  # the running season by default

@@ -50,9 +50,9 @@ PRINTED = [  # what `arena watch 7` prints of SCRIPT
     "match 7 (ladder, season s1): ann@1 vs bea@2 — queued",
     "match 7 (ladder, season s1): ann@1 vs bea@2 — running",
     "deal 1, dealer bea@2",
-    "  trick 1: ann@1 7H, bea@2 KH → bea@2 takes it (tricks 0-1)",
+    "  trick 1: ann@1 ♥7, bea@2 ♥K → bea@2 takes it (tricks 0-1)",
     "    Honours 0–1: bea@2 leads; 10 more win the deal for them.",  # K: 1 honour
-    "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it",
+    "  trick 2: bea@2 ♠A, ann@1 ♠8 → bea@2 takes it",
     "    Honours 0–2: bea@2 leads; 9 more win the deal for them.",
     "deal 1: bea@2 wins it with honours 0-2; lines 0-2",
     "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",  # last, after the held-back trick

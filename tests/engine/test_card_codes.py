@@ -54,3 +54,35 @@ def test_masks_and_honours() -> None:
     assert honours_in(HONOUR_MASK) == 20 and HONOUR_MASK.bit_count() == 20
     assert cards_of(ABOVE[parse_card("QH")]) == [parse_card("KH"), parse_card("AH")]
     assert ABOVE[parse_card("AH")] == 0
+
+
+def test_one_helper_each_way_between_wire_codes_and_labels() -> None:
+    """docs/rules.md "Card notation": wire codes for machines, labels for people."""
+    from arena.engine import code_label, label_code
+
+    for c in range(32):
+        code = card_code(c)
+        for deck in ("french", "german"):
+            assert label_code(code_label(code, deck)) == code
+            assert label_code(code_label(code, deck).lower()) == code
+    assert (
+        code_label("TS") == "♠10" and code_label("7C") == "♣7" and code_label("JS", "german") == "Grün Unter"
+    )
+    assert label_code("♥A") == "AH" and label_code("10h") == "TH"
+    with pytest.raises(CardError):
+        label_code("♥1")
+    with pytest.raises(CardError):  # machine-readable forms stay wire codes only
+        parse_card("♠10")
+
+
+def test_labels_in_rewrites_the_arenas_card_sentence() -> None:
+    from arena.engine.cards import labels_in
+
+    detail = "played 7C, which is not in your hand; the legal cards were JC TH AS (deal 1, trick 1, turn 2)"
+    assert labels_in(detail) == (
+        "played ♣7, which is not in your hand; the legal cards were ♣J ♥10 ♠A (deal 1, trick 1, turn 2)"
+    )
+    assert (
+        labels_in("follow H (hearts), trump (S); ASS, bob@7C, 7CD")
+        == "follow H (hearts), trump (S); ASS, bob@7C, 7CD"
+    )

@@ -36,7 +36,7 @@ def test_bots_submit_list_show_retire(arena, tmp_path) -> None:
         ("rnd", "ann", 1, "active"),
     ]
     shown = json.loads(arena("bots", "show", "grd", "--json").output)
-    assert shown["versions"][0]["language"] == "python" and len(shown["versions"][0]["hash"]) == 64
+    assert shown["versions"][0]["language"] == "python" and len(shown["versions"][0]["content_hash"]) == 64
     page = arena("bots", "list", "--json", "--limit", "1")
     assert [r["name"] for r in json.loads(page.stdout)] == ["grd"]
     assert page.stderr.strip() == "more: arena bots list --after grd"
@@ -119,11 +119,11 @@ def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
         ).output
     )
     data = json.loads(arena("standings", "s", "--json", "--los").output)
-    assert data["status"] == "running" and len(data["standings"]) == 2
+    assert data["status"] == "running" and len(data["rows"]) == 2
     # an interval, or (4-0) a marked bound instead of one
     assert all(
-        r["games"] == 4 and ((r["ci95"] or 0) > 0) != bool(r["bound"]) and r["provisional"]
-        for r in data["standings"]
+        r["games"] == 4 and ((r["interval"] or 0) > 0) != bool(r["bound"]) and r["provisional"]
+        for r in data["rows"]
     )
     assert len(data["los"]["matrix"]) == 2
     table = arena("standings").output  # the newest running season by default
@@ -135,9 +135,9 @@ def test_season_lifecycle_with_real_matches(arena, tmp_path) -> None:
     assert "4 replays" in out and len(list((tmp_path / "home" / "replays" / "s").glob("*.replay"))) == 4
     assert "closed and frozen" in arena("season", "close", "s", "--sandbox", "local", "--quiet").output
     frozen = json.loads(arena("standings", "s", "--json").output)
-    assert frozen["status"] == "frozen" and sum(r["games"] for r in frozen["standings"]) == 2 * (4 + 2)
+    assert frozen["status"] == "frozen" and sum(r["games"] for r in frozen["rows"]) == 2 * (4 + 2)
     seasons = json.loads(arena("season", "list", "--json").output)
-    assert seasons[0]["status"] == "frozen" and seasons[0]["recorded"] == 6
+    assert seasons[0]["status"] == "frozen" and seasons[0]["matches"] == 6
 
 
 def test_compare_decides_by_sprt(arena) -> None:
@@ -164,3 +164,27 @@ def test_compare_decides_by_sprt(arena) -> None:
     assert data["verdict"] == "H1" and data["llr"] >= data["bounds"][1]
     assert data["elo"] > 100 and data["elo_ci95"][0] > 0
     assert sum(data["pentanomial"]) == data["pairs"] >= 2
+
+
+def test_season_run_whose_matches_fail_exits_4_and_says_why(arena, tmp_path) -> None:
+    """A bot whose bundle is gone from disk and from the store cannot be played: every match fails
+    its three attempts and is given up; the run says so and exits 4, never "played 0 matches", 0."""
+    import shutil
+    import sqlite3
+
+    for name, owner in (("random", "ann"), ("greedy", "bob")):
+        arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
+    arena("season", "create", "s", "--format", "flags=1")
+    arena("season", "start", "s")
+    digest = json.loads(arena("bots", "show", "random", "--json").output)["versions"][0]["content_hash"]
+    shutil.rmtree(tmp_path / "home" / "bundles" / digest)
+    with sqlite3.connect(tmp_path / "home" / "arena.db") as db:
+        db.execute("DELETE FROM bundle_blobs WHERE content_hash = ?", (digest,))
+    args = ("season", "run", "s", "--matches", "2", "--concurrency", "1", "--sandbox", "local", "--quiet")
+    result = arena(*args, ok=False)
+    assert result.exit_code == 4, result.output
+    assert "played 0 matches" in result.output
+    assert "failed to play 3 times each and were given up" in result.output
+    assert "no stored copy" in result.output  # the first reason
+    assert "arena matches --season s --status failed" in result.output
+    assert "Exit codes:" in arena("season", "run", "--help").output

@@ -19,7 +19,7 @@ def test_standings_of_a_season_without_games_is_one_line(arena) -> None:
     assert out.output.strip() == "d (draft): no rated games yet; 0 bots entered"
     assert out.stderr_bytes in (None, b"")
     data = json.loads(arena("standings", "d", "--json").output)
-    assert data["standings"] == [] and data["groups"] == [] and data["comparable"]
+    assert data["rows"] == [] and data["groups"] == [] and data["comparable"]
 
 
 def test_one_owners_bots_never_meet_and_the_run_says_why(arena) -> None:
@@ -35,7 +35,7 @@ def test_one_owners_bots_never_meet_and_the_run_says_why(arena) -> None:
     assert "'ann'" in run.output and "--pair-same-owner" in run.output and "played 0" not in run.output
     data = json.loads(arena("standings", "s", "--json").output)
     assert sorted(data["unrated"]) == ["greedy@1", "random@1"]
-    assert all(r["rank"] == 0 and r["elo"] is None and not r["rated"] for r in data["standings"])
+    assert all(r["rank"] == 0 and r["elo"] is None and not r["rated"] for r in data["rows"])
     out = arena("standings", "s").output
     assert out.strip() == "s (running): no rated games yet; 2 bots entered"
 

@@ -69,7 +69,7 @@ def test_suspended_loser_ranks_below_the_bots_it_met_marked_and_los_is_in_rank_o
     over = arena("standings", "s", "--los-top", "33", ok=False)  # a table of at most 32 bots
     assert over.exit_code != 0 and "limit of 32" in over.output and "Traceback" not in over.output
     hidden = json.loads(arena("standings", "s", "--hide-suspended", "--json", "--los").output)
-    assert "crash@1" not in [r["bot"] for r in hidden["standings"]] and "crash@1" not in hidden["los"]["bots"]
+    assert "crash@1" not in [r["label"] for r in hidden["rows"]] and "crash@1" not in hidden["los"]["bots"]
     store.close()
 
 

@@ -16,24 +16,24 @@ def test_arena_standings_pages_the_table(arena, tmp_path) -> None:
 
     whole = json.loads(arena("standings", "big", "--json").output)
     assert (whole["first"], whole["total"], whole["next_after"]) == (1, 25, None)
-    assert len(whole["standings"]) == 25
+    assert len(whole["rows"]) == 25
 
     seen: list[str] = []
     after: int | None = 0
     while after is not None:
         page = json.loads(arena("standings", "big", "--json", "--limit", "10", "--after", str(after)).output)
-        assert page["first"] == after + 1 and len(page["standings"]) <= 10
-        seen += [r["bot"] for r in page["standings"]]
+        assert page["first"] == after + 1 and len(page["rows"]) <= 10
+        seen += [r["label"] for r in page["rows"]]
         after = page["next_after"]
-    assert seen == [r["bot"] for r in whole["standings"]]
+    assert seen == [r["label"] for r in whole["rows"]]
 
     text = arena("standings", "big", "--limit", "10").output
     assert "rows 1-10 of 25; the next: --after 10" in text
-    target = whole["standings"][17]["bot"]
+    target = whole["rows"][17]["label"]
     found = json.loads(
         arena("standings", "big", "--json", "--limit", "10", "--bot", target.split("@")[0]).output
     )
-    assert found["first"] == 11 and target in [r["bot"] for r in found["standings"]]
+    assert found["first"] == 11 and target in [r["label"] for r in found["rows"]]
 
     missing = arena("standings", "big", "--bot", "nobody", ok=False)
     assert missing.exit_code != 0 and "nobody" in missing.output and "Traceback" not in missing.output

@@ -9,7 +9,7 @@ sample bot, and watches that match live. The web, in the same process over the s
 
 `test_the_journey_over_grpc` drives the client side with the generated stub (`ArenaStub`);
 `test_the_journey_with_the_cli` does the same with the remote CLI (`arena bots submit` etc. with
-ARENA_SERVER/ARENA_API_TOKEN) and is skipped while that CLI is absent.
+ARENA_SERVER/ARENA_API_TOKEN; the organiser's `arena bots house` gives the server its opponent).
 """
 
 from __future__ import annotations
@@ -255,18 +255,6 @@ def test_the_journey_over_grpc(arena: Arena) -> None:
     channel.close()
 
 
-def _has_remote_cli() -> bool:
-    from click.testing import CliRunner
-
-    from arena.cli import cli
-
-    return "--server" in CliRunner().invoke(cli, ["bots", "submit", "--help"]).output
-
-
-@pytest.mark.skipif(
-    not _has_remote_cli(),
-    reason="the remote CLI (`arena bots submit --server`, helper remotecli) is not merged yet",
-)
 def test_the_journey_with_the_cli(arena: Arena, tmp_path: Path) -> None:
     ann = arena.new_owner("ann")
     laptop = tmp_path / "laptop"  # the bot author's machine: no store, only the server and a token
@@ -282,7 +270,7 @@ def test_the_journey_with_the_cli(arena: Arena, tmp_path: Path) -> None:
         return out
 
     client(ann, "bots", "submit", str(SAMPLES / "random"), "--name", "annbot")
-    client(ADMIN, "bots", "submit", str(SAMPLES / "greedy"), "--name", "greedy", "--owner", "house")
+    assert "house bots: greedy" in client(ADMIN, "bots", "house", "greedy").stdout
     assert {b["name"] for b in json.loads(client(ann, "bots", "list", "--json").stdout)} == {
         "annbot",
         "greedy",
@@ -296,7 +284,7 @@ def test_the_journey_with_the_cli(arena: Arena, tmp_path: Path) -> None:
 
     _until("two season matches recorded", recorded, arena.proc)
     logs = json.loads(client(ann, "bots", "logs", "annbot", "--json").stdout)
-    assert logs["name"] == "annbot" and logs["builds"] and logs["matches"]
+    assert logs["bot"] == "annbot" and logs["builds"] and logs["matches"]
     refused = client(arena.new_owner("bob"), "bots", "logs", "annbot", ok=False)
     assert refused.returncode == 2 and "PERMISSION_DENIED" in refused.stderr
     challenged = client(ann, "challenge", "annbot", "greedy", "--json").stdout
