@@ -1,8 +1,9 @@
 /* The season fit's passes over the pair list, fused (arena/ladder/kernel.py loads this with ctypes).
 
 Each function is one pass over the E pairs (u, v, w or h), doing in one loop what NumPy does in
-eight to ten (gathers, exp, products, two scatter sums), with the same sums in the same order of
-pairs. Plain C11, no Python headers. */
+eight to ten (gathers, exp, products, two scatter sums), with the same sums to rounding (a u-side
+sum is kept in a register over each run of equal u: a pair list is sorted by u). Plain C11, no
+Python headers. */
 #include <math.h>
 #include <stdint.h>
 
@@ -24,16 +25,57 @@ void fit_information(int64_t e, const int64_t *u, const int64_t *v, const double
     }
 }
 
-/* out −= H x over the pairs (out holds diag·x from the caller): out[u] −= h·x[v], out[v] −= h·x[u]. */
-void fit_offdiagonal(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
-                     double *out) {
+/* The same from e_i = exp(theta_i − c) (one exp a player, not a pair: p = e_u / (e_u + e_v)), the
+   u side summed in registers over each run of equal u (a pair list is sorted by u; any order is
+   still right, a run then being shorter). The caller uses it while theta's range keeps e finite. */
+void fit_information_runs(int64_t e, const int64_t *u, const int64_t *v, const double *w,
+                          const double *ex, double *h, double *expected, double *degree) {
+    int64_t a = e ? u[0] : 0;
+    double ea = e ? ex[a] : 0.0, xa = 0.0, ya = 0.0;
     for (int64_t k = 0; k < e; k++) {
-        const int64_t a = u[k], b = v[k];
-        out[a] -= h[k] * x[b];
-        out[b] -= h[k] * x[a];
+        if (u[k] != a) {
+            expected[a] += xa;
+            degree[a] += ya;
+            xa = ya = 0.0;
+            a = u[k];
+            ea = ex[a];
+        }
+        const int64_t b = v[k];
+        const double eb = ex[b], inv = 1.0 / (ea + eb);
+        const double x = w[k] * ea * inv; /* w·p */
+        const double y = x * eb * inv;    /* w·p(1 − p) */
+        xa += x;
+        ya += y;
+        expected[b] += w[k] - x;
+        h[k] = y;
+        degree[b] += y;
+    }
+    if (e) {
+        expected[a] += xa;
+        degree[a] += ya;
     }
 }
 
+/* out −= H x over the pairs (out holds diag·x from the caller): out[u] −= h·x[v], out[v] −= h·x[u];
+   the u side summed in a register over each run of equal u (any order is still right). */
+void fit_offdiagonal(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
+                     double *out) {
+    int64_t a = e ? u[0] : 0;
+    double xa = e ? x[a] : 0.0, acc = 0.0;
+    for (int64_t k = 0; k < e; k++) {
+        if (u[k] != a) {
+            out[a] -= acc;
+            acc = 0.0;
+            a = u[k];
+            xa = x[a];
+        }
+        const int64_t b = v[k];
+        acc += h[k] * x[b];
+        out[b] -= h[k] * xa;
+    }
+    if (e)
+        out[a] -= acc;
+}
 
 /* The two-level covariance's C = L Rᵀ, off-diagonal part: c[u·k + g[v]] −= h and, for the v side,
    its transpose ct[g[u]·m + v] −= h (rows of Cᵀ stay near each other as the pairs go by u). */

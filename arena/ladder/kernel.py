@@ -65,10 +65,17 @@ def library() -> ctypes.CDLL | None:
     i64 = np.ctypeslib.ndpointer(dtype=np.int64, flags="C_CONTIGUOUS")
     n = ctypes.c_int64
     lib.fit_information.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
+    lib.fit_information_runs.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
     lib.fit_offdiagonal.argtypes = [n, i64, i64, f64, f64, f64]
     lib.fit_coarse.argtypes = [n, i64, i64, f64, i64, n, n, f64, f64]
     lib.fit_weights.argtypes = [n, i64, i64, f64, f64, n, f64, f64, i64]
-    for fn in (lib.fit_information, lib.fit_offdiagonal, lib.fit_coarse, lib.fit_weights):
+    for fn in (
+        lib.fit_information,
+        lib.fit_information_runs,
+        lib.fit_offdiagonal,
+        lib.fit_coarse,
+        lib.fit_weights,
+    ):
         fn.restype = None
     _lib = lib
     return lib

@@ -17,6 +17,7 @@ from arena.ladder import kernel
 
 CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see newton_step)
 CG_MAX = 500
+EXP_SPREAD = 600.0  # log-odds: below, exp(±spread/2) is finite, and the compiled pass takes one exp a player
 
 
 class StepError(ArithmeticError):
@@ -109,9 +110,13 @@ def information(
     lib = kernel.library()
     if lib is not None:
         h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
-        lib.fit_information(
-            len(graph.u), graph.u, graph.v, graph.w, np.ascontiguousarray(theta), h, expected, degree
-        )
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
+        if spread < EXP_SPREAD:  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
+            ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+            lib.fit_information_runs(len(graph.u), graph.u, graph.v, graph.w, ex, h, expected, degree)
+        else:
+            lib.fit_information(len(graph.u), graph.u, graph.v, graph.w, theta, h, expected, degree)
         return h, points - expected, degree
     p = theta[graph.v]  # p = 1 / (1 + exp(theta_v − theta_u)), in place: each temporary is E floats
     p -= theta[graph.u]
