@@ -100,3 +100,39 @@ void fit_weights(int64_t e, const int64_t *u, const int64_t *v, const double *ga
         key[k] = a * n + b;
     }
 }
+
+/* The gradient's pass without storing a pair: each player's expected points (expected, with each
+   pair's virtual draws w = games·(1 + c[u] + c[v])), its virtual draws (virtual_total) and its total
+   of information (degree), all zeroed by the caller, from e_i = exp(theta_i − const) as in
+   fit_information_runs (the u side summed over each run of equal u). */
+void fit_gradient(int64_t e, const int64_t *u, const int64_t *v, const double *games, const double *c,
+                  const double *ex, double *expected, double *virtual_total, double *degree) {
+    int64_t a = e ? u[0] : 0;
+    double ea = e ? ex[a] : 0.0, ca = e ? c[a] : 0.0, xa = 0.0, ya = 0.0, va = 0.0;
+    for (int64_t k = 0; k < e; k++) {
+        if (u[k] != a) {
+            expected[a] += xa;
+            degree[a] += ya;
+            virtual_total[a] += va;
+            xa = ya = va = 0.0;
+            a = u[k];
+            ea = ex[a];
+            ca = c[a];
+        }
+        const int64_t b = v[k];
+        const double virt = games[k] * (ca + c[b]), w = games[k] + virt;
+        const double eb = ex[b], inv = 1.0 / (ea + eb);
+        const double x = w * ea * inv, y = x * eb * inv;
+        xa += x;
+        ya += y;
+        va += virt;
+        expected[b] += w - x;
+        degree[b] += y;
+        virtual_total[b] += virt;
+    }
+    if (e) {
+        expected[a] += xa;
+        degree[a] += ya;
+        virtual_total[a] += va;
+    }
+}

@@ -69,12 +69,14 @@ def library() -> ctypes.CDLL | None:
     lib.fit_offdiagonal.argtypes = [n, i64, i64, f64, f64, f64]
     lib.fit_coarse.argtypes = [n, i64, i64, f64, i64, n, n, f64, f64]
     lib.fit_weights.argtypes = [n, i64, i64, f64, f64, n, f64, f64, i64]
+    lib.fit_gradient.argtypes = [n, i64, i64, f64, f64, f64, f64, f64, f64]
     for fn in (
         lib.fit_information,
         lib.fit_information_runs,
         lib.fit_offdiagonal,
         lib.fit_coarse,
         lib.fit_weights,
+        lib.fit_gradient,
     ):
         fn.restype = None
     _lib = lib

@@ -131,6 +131,41 @@ def information(
     return expected, grad, graph.degree(expected)
 
 
+def gradient(
+    n: int,
+    u: np.ndarray,
+    v: np.ndarray,
+    games: np.ndarray,
+    c: np.ndarray,
+    real_points: np.ndarray,
+    theta: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The log-likelihood's gradient at theta (with the virtual draws c, as `weights` spreads them)
+    and the information's diagonal, in one pass over the pairs that stores nothing per pair: what
+    `arena.ladder.refit` checks its step with. The NumPy fallback is `weights` then `information`."""
+    lib = kernel.library()
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
+    if lib is not None and spread < EXP_SPREAD:
+        expected, virtual, degree = np.zeros(n), np.zeros(n), np.zeros(n)
+        ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+        lib.fit_gradient(
+            len(u),
+            np.ascontiguousarray(u, dtype=np.int64),
+            np.ascontiguousarray(v, dtype=np.int64),
+            np.ascontiguousarray(games, dtype=np.float64),
+            np.ascontiguousarray(c, dtype=np.float64),
+            ex,
+            expected,
+            virtual,
+            degree,
+        )
+        return real_points + 0.5 * virtual - expected, degree
+    w, virtual, _ = weights(n, u, v, games, c)
+    _, grad, degree = information(Graph(n, u, v, w), real_points + 0.5 * virtual, theta)
+    return grad, degree
+
+
 def newton_step(
     graph: Graph,
     h: np.ndarray,
