@@ -77,6 +77,17 @@ void fit_offdiagonal(int64_t e, const int64_t *u, const int64_t *v, const double
         out[a] -= acc;
 }
 
+/* The same product pair by pair (the u side scattered at every pair): the pass before the runs, kept
+   for ARENA_FIT_KERNEL=pairs, the bench's same-run baseline. */
+void fit_offdiagonal_pairs(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
+                           double *out) {
+    for (int64_t k = 0; k < e; k++) {
+        const int64_t a = u[k], b = v[k];
+        out[a] -= h[k] * x[b];
+        out[b] -= h[k] * x[a];
+    }
+}
+
 /* The two-level covariance's C = L Rᵀ, off-diagonal part: c[u·k + g[v]] −= h and, for the v side,
    its transpose ct[g[u]·m + v] −= h (rows of Cᵀ stay near each other as the pairs go by u). */
 void fit_coarse(int64_t e, const int64_t *u, const int64_t *v, const double *h, const int64_t *g,

@@ -5,7 +5,8 @@ gathers, exp, products and scatter sums make eight to ten sweeps of the pairs fo
 does in one (measured: 5x faster for the information, 3x for a Laplacian product). The library is
 built in place from its source on first use (gcc, or $CC; like `arena.sandbox.launch_helper`), and
 rebuilt when older than it; where that fails, or with ARENA_FIT_KERNEL=0, the NumPy passes run
-instead and the figures agree to rounding (tests/ladder/test_fit_kernel.py).
+instead and the figures agree to rounding (tests/ladder/test_fit_kernel.py). ARENA_FIT_KERNEL=pairs runs
+the compiled passes as they were before they summed over runs of equal u (`by_runs`).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def library() -> ctypes.CDLL | None:
     lib.fit_information.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
     lib.fit_information_runs.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
     lib.fit_offdiagonal.argtypes = [n, i64, i64, f64, f64, f64]
+    lib.fit_offdiagonal_pairs.argtypes = [n, i64, i64, f64, f64, f64]
     lib.fit_coarse.argtypes = [n, i64, i64, f64, i64, n, n, f64, f64]
     lib.fit_weights.argtypes = [n, i64, i64, f64, f64, n, f64, f64, i64]
     lib.fit_gradient.argtypes = [n, i64, i64, f64, f64, f64, f64, f64, f64]
@@ -74,6 +76,7 @@ def library() -> ctypes.CDLL | None:
         lib.fit_information,
         lib.fit_information_runs,
         lib.fit_offdiagonal,
+        lib.fit_offdiagonal_pairs,
         lib.fit_coarse,
         lib.fit_weights,
         lib.fit_gradient,
@@ -81,6 +84,13 @@ def library() -> ctypes.CDLL | None:
         fn.restype = None
     _lib = lib
     return lib
+
+
+def by_runs() -> bool:
+    """Whether the compiled passes sum over runs of equal u with one exp a player (the default), or
+    pair by pair with an exp a pair as they did before (ARENA_FIT_KERNEL=pairs: the bench's baseline,
+    `arena bench ratings`); the same fit to rounding either way."""
+    return os.environ.get("ARENA_FIT_KERNEL", "1") != "pairs"
 
 
 def _c(a: np.ndarray, dtype: type) -> np.ndarray:

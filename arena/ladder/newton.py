@@ -74,7 +74,8 @@ class Graph:
         lib = kernel.library()
         if lib is not None:
             out = diag * x
-            lib.fit_offdiagonal(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
+            product = lib.fit_offdiagonal if kernel.by_runs() else lib.fit_offdiagonal_pairs
+            product(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
             return out
         along = x[self.v]
         along *= h
@@ -112,7 +113,9 @@ def information(
         h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
         theta = np.ascontiguousarray(theta, dtype=np.float64)
         spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
-        if spread < EXP_SPREAD:  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
+        if (
+            spread < EXP_SPREAD and kernel.by_runs()
+        ):  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
             ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
             lib.fit_information_runs(len(graph.u), graph.u, graph.v, graph.w, ex, h, expected, degree)
         else:
