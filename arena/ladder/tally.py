@@ -45,11 +45,19 @@ class Tally:
     since: int = 0  # the tally `fit` was made from held this many results ...
     delta: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # ... and these were added since (keys,
     # games, lo's points, as above): what `arena.ladder.refit` takes in from that fit; None: not known
+    index: dict[bytes, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, compare=False, repr=False)
+    # `pairs`' (u, v) by the entry ids they were found in (one item): kept while no new pair comes
 
     def pairs(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(u, v, games, u's points) with each entry as its index in `ids` (the season's entry ids,
         sorted)."""
-        return _indexed(ids, self.keys, self.games, self.points)
+        key = ids.tobytes()
+        found = self.index.get(key)
+        if found is None:  # a binary search of every pair: once per tally of new pairs, not per fit
+            u, v, _, _ = _indexed(ids, self.keys, self.games, self.points)
+            self.index.clear()
+            self.index[key] = found = (u, v)
+        return found[0], found[1], self.games, self.points
 
     def added(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """`pairs` of the results added since the tally of `since` results only (None: not known)."""
@@ -101,7 +109,8 @@ def tally(s: Session, season: Season) -> tuple[Tally, bool]:
         if old.recorded:
             _extend_trends(trends, s, season.id, old.recorded, recorded)
         added = None if old.delta is None else _add(Tally(old.since, *old.delta), delta)
-        slot.tally = Tally(recorded, *new, trends, old.fit, old.warm, old.since, added)
+        index = dict(old.index) if new[0] is old.keys else {}  # no new pair: the same (u, v)
+        slot.tally = Tally(recorded, *new, trends, old.fit, old.warm, old.since, added, index)
         return slot.tally, True
 
 
