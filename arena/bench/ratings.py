@@ -6,7 +6,7 @@
   (`arena.ladder.refit`, with its distance from the full one), and the dense fit where it fits in
   memory (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
 - with --coverage, the 95% intervals' coverage of the true ratings at 200 and 2,000 bots, opponents
-  from the whole field and from a narrow band of ranks;
+  from the whole field, from a narrow band of ranks, and paired by the ladder's matchmaking;
 - steadiness: the 200-bot fit repeated, min / median / max (OpenBLAS's default threads made it
   bimodal: 6–19 ms, or 0.9 s);
 - live Elo under matchmaking: the live spread against the true spread after 4,000 games per bot,
@@ -249,6 +249,7 @@ def run_all(
             run_coverage(200, 20, 100),
             run_coverage(2000, 3, 100),
             run_coverage(200, 6, 100, matchmaking=True),
+            run_coverage(2000, 1, 100, matchmaking=True),  # pairs in Python: ~100x the 200-bot one
             run_coverage(200, 20, 100, band=10),
             run_coverage(2000, 3, 100, band=50),
         ]
