@@ -1,11 +1,12 @@
 """`arena bench ratings`, the parts beyond the 200-bot fit against MM (`ladder.run_ratings`):
 
 - the sparse fit against the dense reference at 200, 2,000 and 10,000 bots (100 games each), in the
-  same run: cold, a warm full refit after 1,000 more results, the incremental refit of the same
+  same run: cold (and cold with the compiled passes pair by pair, as before: the baseline), a warm
+  full refit after 1,000 more results, the incremental refit of the same
   (`arena.ladder.refit`, with its distance from the full one), and the dense fit where it fits in
   memory (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
 - with --coverage, the 95% intervals' coverage of the true ratings at 200 and 2,000 bots, opponents
-  from the whole field and from a narrow band of ranks;
+  from the whole field, from a narrow band of ranks, and paired by the ladder's matchmaking;
 - steadiness: the 200-bot fit repeated, min / median / max (OpenBLAS's default threads made it
   bimodal: 6–19 ms, or 0.9 s);
 - live Elo under matchmaking: the live spread against the true spread after 4,000 games per bot,
@@ -57,6 +58,7 @@ def run_large(
         a0, b0, s0 = a[:matches], b[:matches], score[:matches]
         aggregate_s, pairs = _median_time(partial(Pairs.from_matches, bots, a0, b0, s0), 1)
         cold_s, fit = _median_time(partial(fit_pairs, pairs), repeats)
+        before_s, _ = _median_time(partial(_pair_by_pair, partial(fit_pairs, pairs)), repeats)
         more = Pairs.from_matches(bots, a, b, score)
         warm_s, warm = _median_time(partial(fit_pairs, more, warm=fit.ratings), repeats)
         new = Pairs.from_matches(bots, a[matches:], b[matches:], score[matches:])
@@ -67,6 +69,7 @@ def run_large(
             "pairs": len(pairs.u),
             "aggregate_s": round(aggregate_s, 3),
             "sparse_fit_s": round(cold_s, 3),
+            "sparse_fit_pair_by_pair_s": round(before_s, 3),  # the compiled passes as before: the baseline
             "iterations": fit.iterations,
             f"warm_refit_after_{new_results}_s": round(warm_s, 3),
             "warm_iterations": warm.iterations,
@@ -92,6 +95,22 @@ def run_large(
             )
         out.append(row)
     return {"sizes": out, "runs": repeats, "target_cold_s": 2.0, "target_warm_s_per_1000": 0.1}
+
+
+def _pair_by_pair(fit: Callable[[], T]) -> T:
+    """`fit()` with the compiled passes as they were before they summed over runs of equal u with one
+    exp a player (ARENA_FIT_KERNEL=pairs: an exp and a scatter a pair): the same fit, the baseline."""
+    import os
+
+    before = os.environ.get("ARENA_FIT_KERNEL")
+    os.environ["ARENA_FIT_KERNEL"] = "pairs"
+    try:
+        return fit()
+    finally:
+        if before is None:
+            os.environ.pop("ARENA_FIT_KERNEL", None)
+        else:
+            os.environ["ARENA_FIT_KERNEL"] = before
 
 
 def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.ndarray, ...]:
@@ -230,6 +249,7 @@ def run_all(
             run_coverage(200, 20, 100),
             run_coverage(2000, 3, 100),
             run_coverage(200, 6, 100, matchmaking=True),
+            run_coverage(2000, 1, 100, matchmaking=True),  # pairs in Python: ~100x the 200-bot one
             run_coverage(200, 20, 100, band=10),
             run_coverage(2000, 3, 100, band=50),
         ]

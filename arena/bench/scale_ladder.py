@@ -1,6 +1,9 @@
 """The ladder's steps against a big store, as `arena season run` and `arena serve --workers` take
 them: claim the next queued match, pair (queue a new duplicate pair by matchmaking), record a result
-with its replay and rating changes, and refit the season (its results read and fitted).
+with its replay and rating changes, and refit the season as the matchmaking does
+(`arena.ladder.pairing_fit.store_pairing_fit`: the results recorded since the last fit read from the
+tally, taken in by the incremental refit, and the entries' pairing ratings written; the first run of
+a process starts from the saved tally, or the whole season, and fits it whole).
 
 Each step runs in this process, as the season runner's parent does, `reps` times; the statements of
 the last run are counted. The steps write: every run of the bench claims and records `reps` matches
@@ -14,18 +17,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from sqlalchemy import select
 
 from arena.bench.scale_ops import Kind, Statements
 from arena.bench.scale_replays import replay_pool
 from arena.bench.scale_rows import SEASON
-from arena.ladder.fit import fit_ratings
+from arena.ladder.pairing_fit import store_pairing_fit
 from arena.ladder.record import record_result
 from arena.ladder.seasons import schedule
-from arena.ladder.standings import season_results
 from arena.store import MatchResult, Store
-from arena.store.models import Entry, Season
+from arena.store.models import Season
 from arena.store.queue import claim, lease_owner
 
 STEPS = ("pair", "claim", "record", "refit")
@@ -62,14 +63,9 @@ def ladder_steps(url: str, home: str, reps: int, statements: Statements) -> list
                                  deals_played=won.deals, replay=won.data, duration=1.0)  # fmt: skip
             record_result(store, owner, claimed.pop(0), result)
 
-        def refit() -> None:
-            with store.read() as s:
-                ids = s.scalars(select(Entry.id).where(Entry.season_id == season_id).order_by(Entry.id)).all()
-                index = {e: i for i, e in enumerate(ids)}
-                rows = season_results(s, season_id)
-            a = np.array([index[r[0]] for r in rows], dtype=np.int64)
-            b = np.array([index[r[1]] for r in rows], dtype=np.int64)
-            fit_ratings(len(ids), a, b, np.array([r[2] for r in rows], dtype=np.float64))
+        def refit() -> None:  # the matchmaking's refit, as a pairing makes it when due
+            with store.tx() as s:
+                store_pairing_fit(s, s.get_one(Season, season_id, with_for_update=True))
 
         steps: dict[str, Callable[[], None]] = {"pair": pair, "claim": take, "record": put, "refit": refit}
         timings: dict[str, _Timing] = {name: _Timing() for name in STEPS}

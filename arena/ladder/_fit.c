@@ -1,8 +1,9 @@
 /* The season fit's passes over the pair list, fused (arena/ladder/kernel.py loads this with ctypes).
 
 Each function is one pass over the E pairs (u, v, w or h), doing in one loop what NumPy does in
-eight to ten (gathers, exp, products, two scatter sums), with the same sums in the same order of
-pairs. Plain C11, no Python headers. */
+eight to ten (gathers, exp, products, two scatter sums), with the same sums to rounding (a u-side
+sum is kept in a register over each run of equal u: a pair list is sorted by u). Plain C11, no
+Python headers. */
 #include <math.h>
 #include <stdint.h>
 
@@ -24,16 +25,68 @@ void fit_information(int64_t e, const int64_t *u, const int64_t *v, const double
     }
 }
 
-/* out −= H x over the pairs (out holds diag·x from the caller): out[u] −= h·x[v], out[v] −= h·x[u]. */
+/* The same from e_i = exp(theta_i − c) (one exp a player, not a pair: p = e_u / (e_u + e_v)), the
+   u side summed in registers over each run of equal u (a pair list is sorted by u; any order is
+   still right, a run then being shorter). The caller uses it while theta's range keeps e finite. */
+void fit_information_runs(int64_t e, const int64_t *u, const int64_t *v, const double *w,
+                          const double *ex, double *h, double *expected, double *degree) {
+    int64_t a = e ? u[0] : 0;
+    double ea = e ? ex[a] : 0.0, xa = 0.0, ya = 0.0;
+    for (int64_t k = 0; k < e; k++) {
+        if (u[k] != a) {
+            expected[a] += xa;
+            degree[a] += ya;
+            xa = ya = 0.0;
+            a = u[k];
+            ea = ex[a];
+        }
+        const int64_t b = v[k];
+        const double eb = ex[b], inv = 1.0 / (ea + eb);
+        const double x = w[k] * ea * inv; /* w·p */
+        const double y = x * eb * inv;    /* w·p(1 − p) */
+        xa += x;
+        ya += y;
+        expected[b] += w[k] - x;
+        h[k] = y;
+        degree[b] += y;
+    }
+    if (e) {
+        expected[a] += xa;
+        degree[a] += ya;
+    }
+}
+
+/* out −= H x over the pairs (out holds diag·x from the caller): out[u] −= h·x[v], out[v] −= h·x[u];
+   the u side summed in a register over each run of equal u (any order is still right). */
 void fit_offdiagonal(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
                      double *out) {
+    int64_t a = e ? u[0] : 0;
+    double xa = e ? x[a] : 0.0, acc = 0.0;
+    for (int64_t k = 0; k < e; k++) {
+        if (u[k] != a) {
+            out[a] -= acc;
+            acc = 0.0;
+            a = u[k];
+            xa = x[a];
+        }
+        const int64_t b = v[k];
+        acc += h[k] * x[b];
+        out[b] -= h[k] * xa;
+    }
+    if (e)
+        out[a] -= acc;
+}
+
+/* The same product pair by pair (the u side scattered at every pair): the pass before the runs, kept
+   for ARENA_FIT_KERNEL=pairs, the bench's same-run baseline. */
+void fit_offdiagonal_pairs(int64_t e, const int64_t *u, const int64_t *v, const double *h, const double *x,
+                           double *out) {
     for (int64_t k = 0; k < e; k++) {
         const int64_t a = u[k], b = v[k];
         out[a] -= h[k] * x[b];
         out[b] -= h[k] * x[a];
     }
 }
-
 
 /* The two-level covariance's C = L Rᵀ, off-diagonal part: c[u·k + g[v]] −= h and, for the v side,
    its transpose ct[g[u]·m + v] −= h (rows of Cᵀ stay near each other as the pairs go by u). */
@@ -56,5 +109,41 @@ void fit_weights(int64_t e, const int64_t *u, const int64_t *v, const double *ga
         virtual_total[a] += x;
         virtual_total[b] += x;
         key[k] = a * n + b;
+    }
+}
+
+/* The gradient's pass without storing a pair: each player's expected points (expected, with each
+   pair's virtual draws w = games·(1 + c[u] + c[v])), its virtual draws (virtual_total) and its total
+   of information (degree), all zeroed by the caller, from e_i = exp(theta_i − const) as in
+   fit_information_runs (the u side summed over each run of equal u). */
+void fit_gradient(int64_t e, const int64_t *u, const int64_t *v, const double *games, const double *c,
+                  const double *ex, double *expected, double *virtual_total, double *degree) {
+    int64_t a = e ? u[0] : 0;
+    double ea = e ? ex[a] : 0.0, ca = e ? c[a] : 0.0, xa = 0.0, ya = 0.0, va = 0.0;
+    for (int64_t k = 0; k < e; k++) {
+        if (u[k] != a) {
+            expected[a] += xa;
+            degree[a] += ya;
+            virtual_total[a] += va;
+            xa = ya = va = 0.0;
+            a = u[k];
+            ea = ex[a];
+            ca = c[a];
+        }
+        const int64_t b = v[k];
+        const double virt = games[k] * (ca + c[b]), w = games[k] + virt;
+        const double eb = ex[b], inv = 1.0 / (ea + eb);
+        const double x = w * ea * inv, y = x * eb * inv;
+        xa += x;
+        ya += y;
+        va += virt;
+        expected[b] += w - x;
+        degree[b] += y;
+        virtual_total[b] += virt;
+    }
+    if (e) {
+        expected[a] += xa;
+        degree[a] += ya;
+        virtual_total[a] += va;
     }
 }

@@ -4,8 +4,9 @@ Each pass visits every pair that met: 9M of them at 10,000 bots / 10M results, w
 gathers, exp, products and scatter sums make eight to ten sweeps of the pairs for what one C loop
 does in one (measured: 5x faster for the information, 3x for a Laplacian product). The library is
 built in place from its source on first use (gcc, or $CC; like `arena.sandbox.launch_helper`), and
-rebuilt when older than it; where that fails, or with ARENA_FIT_KERNEL=0, the NumPy passes run
-instead and the figures agree to rounding (tests/ladder/test_fit_kernel.py).
+rebuilt when older than it or lacking one of its passes (a copied library of an older source); where that fails, or with ARENA_FIT_KERNEL=0, the NumPy passes run
+instead and the figures agree to rounding (tests/ladder/test_fit_kernel.py). ARENA_FIT_KERNEL=pairs runs
+the compiled passes as they were before they summed over runs of equal u (`by_runs`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import ctypes
 import logging
 import os
 import shlex
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -57,21 +60,64 @@ def library() -> ctypes.CDLL | None:
         return _lib
     _tried = True
     try:
-        lib = ctypes.CDLL(str(build()))
+        lib = _typed(ctypes.CDLL(str(build())))
+        if lib is None:  # a library of an older source (copied, or its mtime newer): build it again
+            lib = _typed(_fresh(build(force=True)))
+        if lib is None:
+            raise RuntimeError(f"{TARGET} lacks the passes {SOURCE.name} defines")
     except (RuntimeError, OSError) as exc:
         log.warning("the season fit's compiled kernel is not available (%s); using NumPy", exc)
+        return None
+    _lib = lib
+    return lib
+
+
+def _fresh(path: Path) -> ctypes.CDLL:
+    """Load `path` anew: dlopen hands back the library already loaded from the same name, so a copy
+    under a name of its own is loaded (and unlinked: its mapping stays)."""
+    copy = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.so")
+    shutil.copyfile(path, copy)
+    try:
+        return ctypes.CDLL(str(copy))
+    finally:
+        copy.unlink(missing_ok=True)
+
+
+PASSES = (
+    "fit_information",
+    "fit_information_runs",
+    "fit_offdiagonal",
+    "fit_offdiagonal_pairs",
+    "fit_coarse",
+    "fit_weights",
+    "fit_gradient",
+)
+
+
+def _typed(lib: ctypes.CDLL) -> ctypes.CDLL | None:
+    """`lib` with its passes' argument types declared; None when it lacks one of PASSES."""
+    if not all(hasattr(lib, name) for name in PASSES):
         return None
     f64 = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
     i64 = np.ctypeslib.ndpointer(dtype=np.int64, flags="C_CONTIGUOUS")
     n = ctypes.c_int64
     lib.fit_information.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
+    lib.fit_information_runs.argtypes = [n, i64, i64, f64, f64, f64, f64, f64]
     lib.fit_offdiagonal.argtypes = [n, i64, i64, f64, f64, f64]
+    lib.fit_offdiagonal_pairs.argtypes = [n, i64, i64, f64, f64, f64]
     lib.fit_coarse.argtypes = [n, i64, i64, f64, i64, n, n, f64, f64]
     lib.fit_weights.argtypes = [n, i64, i64, f64, f64, n, f64, f64, i64]
-    for fn in (lib.fit_information, lib.fit_offdiagonal, lib.fit_coarse, lib.fit_weights):
-        fn.restype = None
-    _lib = lib
+    lib.fit_gradient.argtypes = [n, i64, i64, f64, f64, f64, f64, f64, f64]
+    for name in PASSES:
+        getattr(lib, name).restype = None
     return lib
+
+
+def by_runs() -> bool:
+    """Whether the compiled passes sum over runs of equal u with one exp a player (the default), or
+    pair by pair with an exp a pair as they did before (ARENA_FIT_KERNEL=pairs: the bench's baseline,
+    `arena bench ratings`); the same fit to rounding either way."""
+    return os.environ.get("ARENA_FIT_KERNEL", "1") != "pairs"
 
 
 def _c(a: np.ndarray, dtype: type) -> np.ndarray:

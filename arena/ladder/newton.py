@@ -17,6 +17,7 @@ from arena.ladder import kernel
 
 CG_RTOL = 1e-3  # a Newton step's residual, relative to the gradient (inexact Newton: see newton_step)
 CG_MAX = 500
+EXP_SPREAD = 600.0  # log-odds: below, exp(±spread/2) is finite, and the compiled pass takes one exp a player
 
 
 class StepError(ArithmeticError):
@@ -73,7 +74,8 @@ class Graph:
         lib = kernel.library()
         if lib is not None:
             out = diag * x
-            lib.fit_offdiagonal(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
+            product = lib.fit_offdiagonal if kernel.by_runs() else lib.fit_offdiagonal_pairs
+            product(len(self.u), self.u, self.v, h, np.ascontiguousarray(x), out)
             return out
         along = x[self.v]
         along *= h
@@ -109,9 +111,15 @@ def information(
     lib = kernel.library()
     if lib is not None:
         h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
-        lib.fit_information(
-            len(graph.u), graph.u, graph.v, graph.w, np.ascontiguousarray(theta), h, expected, degree
-        )
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
+        if (
+            spread < EXP_SPREAD and kernel.by_runs()
+        ):  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
+            ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+            lib.fit_information_runs(len(graph.u), graph.u, graph.v, graph.w, ex, h, expected, degree)
+        else:
+            lib.fit_information(len(graph.u), graph.u, graph.v, graph.w, theta, h, expected, degree)
         return h, points - expected, degree
     p = theta[graph.v]  # p = 1 / (1 + exp(theta_v − theta_u)), in place: each temporary is E floats
     p -= theta[graph.u]
@@ -124,6 +132,41 @@ def information(
     p *= expected
     np.subtract(expected, p, out=expected)  # h = w·p − w·p² = w·p (1 − p)
     return expected, grad, graph.degree(expected)
+
+
+def gradient(
+    n: int,
+    u: np.ndarray,
+    v: np.ndarray,
+    games: np.ndarray,
+    c: np.ndarray,
+    real_points: np.ndarray,
+    theta: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The log-likelihood's gradient at theta (with the virtual draws c, as `weights` spreads them)
+    and the information's diagonal, in one pass over the pairs that stores nothing per pair: what
+    `arena.ladder.refit` checks its step with. The NumPy fallback is `weights` then `information`."""
+    lib = kernel.library()
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
+    if lib is not None and spread < EXP_SPREAD:
+        expected, virtual, degree = np.zeros(n), np.zeros(n), np.zeros(n)
+        ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+        lib.fit_gradient(
+            len(u),
+            np.ascontiguousarray(u, dtype=np.int64),
+            np.ascontiguousarray(v, dtype=np.int64),
+            np.ascontiguousarray(games, dtype=np.float64),
+            np.ascontiguousarray(c, dtype=np.float64),
+            ex,
+            expected,
+            virtual,
+            degree,
+        )
+        return real_points + 0.5 * virtual - expected, degree
+    w, virtual, _ = weights(n, u, v, games, c)
+    _, grad, degree = information(Graph(n, u, v, w), real_points + 0.5 * virtual, theta)
+    return grad, degree
 
 
 def newton_step(

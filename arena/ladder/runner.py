@@ -17,6 +17,7 @@ from arena.ladder.ratings import PROVISIONAL_GAMES, is_provisional
 from arena.ladder.record import record_result
 from arena.ladder.seasons import SeasonError, no_pairing_reason, schedule
 from arena.ladder.standings import season_fit
+from arena.ladder.tally import Unsaved, save, unsaved
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.models import Bot, BotVersion, Entry, Match, Season, utcnow
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, release, renew, requeue_abandoned, take
@@ -85,6 +86,7 @@ class SeasonRun:
         self.blocked: str | None = None  # why matchmaking could not pair anyone (the run then stops)
         self.unstable: list[tuple[str, str]] = []  # (bot, why) at the last --until-stable check
         self._last_requeue = 0.0
+        self._pending: Unsaved | None = None  # a tally to save once next_job's transaction is over
         with store.tx() as s:
             season = s.scalar(select(Season).where(Season.name == name))
             if season is None:
@@ -96,6 +98,15 @@ class SeasonRun:
 
     # -- JobSource -------------------------------------------------------------------------------
     def next_job(self) -> MatchJob | None:
+        """The next match to play (claimed, or paired and claimed); after its transaction, the season's
+        tally and fit as the pairing left them are saved when due (`arena.ladder.tally.save`), so that
+        the standings of a new process start from the matchmaking's fit as well as from a reader's."""
+        self._pending = None
+        job = self._next_job()
+        save(self.store.engine, self._pending)
+        return job
+
+    def _next_job(self) -> MatchJob | None:
         with self.store.tx() as s:
             if time.monotonic() - self._last_requeue > REQUEUE_EVERY:
                 requeue_abandoned(s)
@@ -116,6 +127,7 @@ class SeasonRun:
                 )
                 if m is None and self._want_more(s, season, done, queued + running):
                     created = schedule(s, season, 1)
+                    self._pending = unsaved(s, season)  # never saved inside this transaction
                     if created:  # the oldest match `claim` could take now is the first one just queued
                         m = take(s, self.owner, created[0], ttl=self.ttl)
                     elif queued + running == 0:

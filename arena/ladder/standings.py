@@ -24,6 +24,7 @@ from arena.ladder.los import (  # noqa: F401 - re-exported: the callers ask the 
     los_next,
 )
 from arena.ladder.ratings import INITIAL, Fit, is_provisional, replay_elo
+from arena.ladder.refit import refit
 from arena.ladder.tally import keep_fit, save, season_key, tally, unsaved
 from arena.memo import Memo
 from arena.proto.codec import decode_record
@@ -102,7 +103,9 @@ def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
     """The season's entries (by id) and their fit, anchored by the season's anchors if any.
 
     From the season's tally (`arena.ladder.tally`): only the results recorded since the last call
-    are read, and the fit is made again only when there are some (warm-started from the last one)."""
+    are read, and the fit is made again only when there are some: from this process's last fit by
+    `arena.ladder.refit` (a step with the new results, checked and corrected against every pair's
+    gradient: the full fit's ratings to 0.01 Elo), else warm-started from the last ratings known."""
     from arena.ladder.seasons import season_options
 
     entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)))
@@ -127,7 +130,21 @@ def season_fit(s: Session, season: Season) -> tuple[list[Entry], Fit]:
         ok = (at < len(before_ids)) & (before_ids[np.minimum(at, len(before_ids) - 1)] == ids)
         warm[ok] = before[at[ok]]
     pairs = Pairs(n, u, v, games, player_games, player_points)
-    fit = fit_pairs(pairs, anchors=anchors, warm=warm)
+    added = counts.added(ids)
+    if last is not None and added is not None and last[0] == (counts.since, *key[1:]):
+        # the fit of the tally this one grew from: take in only the results added since
+        du, dv, dgames, dpoints = added
+        new = Pairs(
+            n,
+            du,
+            dv,
+            dgames,
+            np.bincount(du, dgames, n) + np.bincount(dv, dgames, n),
+            np.bincount(du, dpoints, n) + np.bincount(dv, dgames - dpoints, n),
+        )
+        fit = refit(last[1], pairs, new, anchors=anchors)
+    else:
+        fit = fit_pairs(pairs, anchors=anchors, warm=warm)
     keep_fit(s, season, counts, (key, fit), (ids, np.asarray(fit.ratings, dtype=np.float64)))
     return entries, fit
 

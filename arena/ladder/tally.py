@@ -42,16 +42,32 @@ class Tally:
     trends: dict[int, tuple[float, ...]] = field(default_factory=dict)  # entry id -> last points
     fit: Any = None  # what standings.py made from it (its key and fit); None: not fitted here yet
     warm: tuple[np.ndarray, np.ndarray] | None = None  # a fit's (sorted entry ids, ratings): the next start
+    since: int = 0  # the tally `fit` was made from held this many results ...
+    delta: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # ... and these were added since (keys,
+    # games, lo's points, as above): what `arena.ladder.refit` takes in from that fit; None: not known
+    index: dict[bytes, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, compare=False, repr=False)
+    # `pairs`' (u, v) by the entry ids they were found in (one item): kept while no new pair comes
 
     def pairs(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(u, v, games, u's points) with each entry as its index in `ids` (the season's entry ids,
         sorted)."""
-        return (
-            np.searchsorted(ids, self.keys // SHIFT),
-            np.searchsorted(ids, self.keys % SHIFT),
-            self.games,
-            self.points,
-        )
+        key = ids.tobytes()
+        found = self.index.get(key)
+        if found is None:  # a binary search of every pair: once per tally of new pairs, not per fit
+            u, v, _, _ = _indexed(ids, self.keys, self.games, self.points)
+            self.index.clear()
+            self.index[key] = found = (u, v)
+        return found[0], found[1], self.games, self.points
+
+    def added(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """`pairs` of the results added since the tally of `since` results only (None: not known)."""
+        return None if self.delta is None else _indexed(ids, *self.delta)
+
+
+def _indexed(
+    ids: np.ndarray, keys: np.ndarray, games: np.ndarray, points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    return np.searchsorted(ids, keys // SHIFT), np.searchsorted(ids, keys % SHIFT), games, points
 
 
 class _Slot:
@@ -87,11 +103,14 @@ def tally(s: Session, season: Season) -> tuple[Tally, bool]:
         if old.recorded == recorded:
             slot.tally = old
             return old, True
-        new = _add(old, _aggregate(s, season.id, old.recorded, recorded))
+        delta = _canonical(_aggregate(s, season.id, old.recorded, recorded))
+        new = _add(old, delta)
         trends = dict(old.trends) if old.recorded else _trend_points(s, season.id, recorded)
         if old.recorded:
             _extend_trends(trends, s, season.id, old.recorded, recorded)
-        slot.tally = Tally(recorded, new[0], new[1], new[2], trends, old.fit, old.warm)
+        added = None if old.delta is None else _add(Tally(old.since, *old.delta), delta)
+        index = dict(old.index) if new[0] is old.keys else {}  # no new pair: the same (u, v)
+        slot.tally = Tally(recorded, *new, trends, old.fit, old.warm, old.since, added, index)
         return slot.tally, True
 
 
@@ -102,8 +121,9 @@ def keep_fit(
     was made from, if that is still the season's latest."""
     slot = _SLOTS.get(season_key(s, season), _Slot)
     with slot.lock:
-        if slot.tally is current:
-            slot.tally = replace(current, fit=fit, warm=warm)
+        if slot.tally is current:  # what is added from now on is added since this fit
+            empty = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+            slot.tally = replace(current, fit=fit, warm=warm, since=current.recorded, delta=empty)
 
 
 @dataclass(frozen=True)
@@ -162,18 +182,40 @@ def _aggregate(s: Session, season_id: int, since: int, until: int) -> tuple[np.n
     return rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]
 
 
-def _add(old: Tally, rows: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The old tally's arrays with the new aggregated rows added in."""
+def _canonical(rows: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Aggregated rows (entry0, entry1, games, entry0's points) as a tally's arrays: sorted keys
+    lo·SHIFT + hi, each once, with their games and lo's points. O(k log k) for k new rows."""
     a, b, count, won0 = rows
-    if not len(a):
-        return old.keys, old.games, old.points
     lo_first = a < b
     keys = np.where(lo_first, a * SHIFT + b, b * SHIFT + a)
     lo_points = np.where(lo_first, won0, count - won0)
-    unique, at = np.unique(np.concatenate([old.keys, keys]), return_inverse=True)
-    games = np.bincount(at, np.concatenate([old.games, count]), len(unique))
-    points = np.bincount(at, np.concatenate([old.points, lo_points]), len(unique))
-    return unique, games, points
+    unique, at = np.unique(keys, return_inverse=True)
+    return unique, np.bincount(at, count, len(unique)), np.bincount(at, lo_points, len(unique))
+
+
+def _add(
+    old: Tally, delta: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The old tally's arrays with the new (canonical) rows added in: the pairs met before are found
+    by binary search (O(k log pairs)) and a new pair is inserted in place, never a sort of the whole."""
+    keys, count, lo_points = delta
+    if not len(keys):
+        return old.keys, old.games, old.points
+    at = np.searchsorted(old.keys, keys)
+    met = at < len(old.keys)
+    met[met] = old.keys[at[met]] == keys[met]
+    games, points = old.games.copy(), old.points.copy()  # the old arrays are shared: read only
+    games[at[met]] += count[met]
+    points[at[met]] += lo_points[met]
+    fresh = ~met
+    if not fresh.any():
+        return old.keys, games, points
+    where = at[fresh]
+    return (
+        np.insert(old.keys, where, keys[fresh]),
+        np.insert(games, where, count[fresh]),
+        np.insert(points, where, lo_points[fresh]),
+    )
 
 
 def _trend_points(s: Session, season_id: int, until: int) -> dict[int, tuple[float, ...]]:

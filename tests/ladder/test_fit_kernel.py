@@ -63,3 +63,42 @@ def test_without_a_compiler_the_fit_runs_in_numpy_and_says_why(
     _, a, b, score = synthetic_season(40, 3000, seed=1)
     fit = fit_ratings(40, a, b, score)
     assert np.isfinite(fit.ratings).all()
+
+
+def test_the_passes_by_runs_give_the_fit_of_the_passes_pair_by_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One exp a player and u-side sums over runs (the default) against an exp and a scatter a pair
+    (ARENA_FIT_KERNEL=pairs, the bench's baseline): the same fit to rounding."""
+    _, a, b, score = synthetic_season(300, 40_000, seed=10)
+    monkeypatch.setenv("ARENA_FIT_KERNEL", "1")
+    assert kernel.library() is not None and kernel.by_runs()
+    runs = fit_ratings(300, a, b, score)
+    monkeypatch.setenv("ARENA_FIT_KERNEL", "pairs")
+    assert kernel.library() is not None and not kernel.by_runs()
+    pairs = fit_ratings(300, a, b, score)
+    assert runs.iterations == pairs.iterations
+    np.testing.assert_allclose(runs.ratings, pairs.ratings, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(runs.var, pairs.var, rtol=1e-9)
+
+
+def test_a_library_of_an_older_source_is_built_again(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A library that lacks a pass its source defines (built from an older source, yet newer than
+    it: a copied file) is built again from the source, not loaded and failing at the first fit."""
+    import os
+    import subprocess
+
+    old = tmp_path / "old.c"
+    old.write_text("void fit_information(void) {}\n")
+    target = tmp_path / "_arena_fit.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(target), str(old)], check=True)
+    future = kernel.SOURCE.stat().st_mtime + 100
+    os.utime(target, (future, future))  # newer than the source: `build` alone would keep it
+    monkeypatch.setenv("ARENA_FIT_KERNEL", "1")
+    monkeypatch.setattr(kernel, "TARGET", target)
+    monkeypatch.setattr(kernel, "_tried", False)
+    monkeypatch.setattr(kernel, "_lib", None)
+    lib = kernel.library()
+    assert lib is not None and all(hasattr(lib, name) for name in kernel.PASSES)
+    _, a, b, score = synthetic_season(300, 40_000, seed=12)
+    compiled = fit_ratings(300, a, b, score)
+    monkeypatch.setenv("ARENA_FIT_KERNEL", "0")
+    np.testing.assert_allclose(compiled.ratings, fit_ratings(300, a, b, score).ratings, rtol=0, atol=1e-9)

@@ -126,3 +126,24 @@ def test_a_save_behind_a_busy_sqlite_writer_is_skipped_and_the_wait_restored(sto
     assert _saved(store, "b") == 40
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == SQLITE_BUSY_SECONDS * 1000
+
+
+def test_the_season_runners_pairing_fit_is_saved_for_a_new_process(store: Store) -> None:
+    """The matchmaking's fit feeds the saved tally: a runner that pairs (and so fits) saves the season's
+    tally and fit ratings after its transaction, and a new process's standings start from them."""
+    from arena.ladder.runner import SeasonRun
+
+    ids = make_season(store, 20, "q")
+    record(store, "q", random_results(ids, 500, seed=8))  # everyone past provisional: a pairing fit is due
+    _new_process()
+    run = SeasonRun(store, "q", launcher="local", matches=501)
+    assert run.next_job() is not None  # paired (the fit made) and claimed
+    assert _saved(store, "q") == 500
+    _new_process()
+    listening = Statements(store)
+    try:
+        with store.read() as s:
+            season_fit(s, s.scalars(select(Season).where(Season.name == "q")).one())
+        assert all("record_seq >=" in q for q, _ in listening.reading("matches"))  # no whole season read
+    finally:
+        listening.close()
