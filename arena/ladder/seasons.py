@@ -21,14 +21,14 @@ from collections import Counter
 from itertools import combinations
 from typing import cast
 
-from sqlalchemy import Table, exists, func, select, update
+from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.engine.rng import GOLDEN, MASK64, mix64
 from arena.ladder.matchmaking import SPREAD
 from arena.ladder.pairing_fit import FitState, fit_state, fit_state_query, refresh_pairing_fit
 from arena.ladder.pairing_pick import Seat, pick_in_sql
-from arena.ladder.season_entries import _out_of_sync, _sync_all, sync_entries
+from arena.ladder.season_entries import _sync_all, entries_in_sync, registry_rev, sync_entries
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
 from arena.store.models import BotVersion, Entry, Match, Season, utcnow
@@ -192,14 +192,18 @@ def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "fin
 
 
 def _pairing_state(s: Session, season: Season) -> FitState:
-    """Before a pairing: the entries synced (`sync_entries`) and the pairing fit's state, asked
-    together in one query (the usual answer: in sync, and nothing to refit)."""
-    counts = fit_state_query(season).subquery()
-    in_sync, *row = s.execute(select(~exists(_out_of_sync(season)), *counts.c)).one()
-    if in_sync:
+    """Before a pairing: the entries synced (`sync_entries`) and the pairing fit's state. One query
+    reads the registry's count of changes with the fit's figures; only when the count moved since
+    the season was last found in sync is the registry read (`entries_in_sync`), and synced if need
+    be. The count is read first, so a change committed meanwhile leaves it moved for the next."""
+    rev, *row = s.execute(select(registry_rev(), *fit_state_query(season).subquery().c)).one()
+    if rev is not None and rev == season.synced_rev:
         return fit_state(season, row)
-    _sync_all(s, season)
-    return fit_state(season, s.execute(fit_state_query(season)).one())
+    if not entries_in_sync(s, season):
+        _sync_all(s, season)  # its own changes move the count: the next pairing checks once more
+        row = list(s.execute(fit_state_query(season)).one())
+    season.synced_rev = rev  # written with the pairing's own update of the season row
+    return fit_state(season, row)
 
 
 def add_version(store: Store, name: str, version_id: int) -> None:
