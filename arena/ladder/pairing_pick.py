@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sqlalchemy import CTE, Select, and_, case, func, select, true, union_all
+from sqlalchemy import CTE, ColumnElement, Select, and_, case, func, literal, select, true, union_all
 from sqlalchemy.orm import Session
 
 from arena.ladder.queries import MatchKind
@@ -38,11 +38,15 @@ class Seat(NamedTuple):
 def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) -> tuple[Seat, Seat] | None:
     """The next pairing of the season's active entries as `pick_pairing` makes it when its random
     draw is `offset` (first = the longest-waiting entry), or None when no two entries may meet."""
-    m, e, v, b = Match.__table__, Entry.__table__, BotVersion.__table__, Bot.__table__
+    m, e = Match.__table__, Entry.__table__
+    # PostgreSQL reads them from `ix_matches_held` alone; SQLite through `ix_matches_claim` (KINDS)
+    kinds = [] if s.get_bind().dialect.name == "postgresql" else [m.c.kind.in_(KINDS)]
     held = union_all(
         *(
             select(seat.label("entry_id"), m.c.status).where(
-                m.c.status.in_(HELD), m.c.kind.in_(KINDS), m.c.season_id == season_id
+                m.c.status.in_([literal(x, literal_execute=True) for x in HELD]),  # as the index's WHERE
+                *kinds,
+                m.c.season_id == season_id,
             )
             for seat in (m.c.entry0_id, m.c.entry1_id)
         )
@@ -60,14 +64,12 @@ def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) 
         select(
             e.c.id,
             e.c.version_id,
-            b.c.owner,
             func.coalesce(e.c.pairing_elo, e.c.rating).label("rating"),
             (e.c.wins + e.c.draws + e.c.losses + e.c.voids + func.coalesce(load.c.n, 0)).label("games"),
             e.c.last_scheduled,
             func.coalesce(load.c.busy, 0).label("busy"),
         )
-        .join_from(e, v, v.c.id == e.c.version_id)
-        .join(b, b.c.id == v.c.bot_id)
+        .select_from(e)
         .outerjoin(load, load.c.entry_id == e.c.id)
         .where(e.c.season_id == season_id, e.c.active.is_(True))
         .cte("cand")
@@ -94,7 +96,7 @@ def _pairing(cand: CTE, offset: float, same_owner: bool) -> Select[Any]:
         .join_from(
             first,
             other,
-            and_(other.c.id != first.c.id, true() if same_owner else other.c.owner != first.c.owner),
+            and_(other.c.id != first.c.id, true() if same_owner else _not_owned_as(first, other)),
         )
         .order_by(
             other.c.busy,
@@ -104,3 +106,19 @@ def _pairing(cand: CTE, offset: float, same_owner: bool) -> Select[Any]:
         )
         .limit(1)
     )
+
+
+def _not_owned_as(first: CTE, other: Any) -> ColumnElement[bool]:
+    """SQL: `other`'s version is not of a bot of the owner of `first`'s. The owner's versions are
+    found once (a subquery that does not depend on the row: hashed), so no candidate is joined to
+    the registry: only the first's owner is looked up."""
+    v, b = BotVersion.__table__, Bot.__table__
+    fv, fb = v.alias("first_version"), b.alias("first_bot")
+    owner = (
+        select(fb.c.owner)
+        .select_from(first.join(fv, fv.c.id == first.c.version_id).join(fb, fb.c.id == fv.c.bot_id))
+        .correlate(None)
+        .scalar_subquery()
+    )
+    owned = select(v.c.id).join_from(v, b, b.c.id == v.c.bot_id).where(b.c.owner == owner).correlate(None)
+    return other.c.version_id.not_in(owned)

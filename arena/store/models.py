@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -229,6 +230,17 @@ class Match(Base):
         Index("ix_matches_entry1", "entry1_id", "record_seq"),
         # migration 0006: a season's results in recording order from a point on (the standings' tally)
         Index("ix_matches_season_seq", "season_id", "record_seq"),
+        # migration 0014: the matches each entry holds beyond its counters (queued, running, failed),
+        # read by every pairing (`arena.ladder.pairing_pick`) from the index alone: it holds only those
+        Index(
+            "ix_matches_held",
+            "season_id",
+            "entry0_id",
+            "entry1_id",
+            "status",
+            postgresql_where=text("status IN ('queued', 'running', 'failed')"),
+            sqlite_where=text("status IN ('queued', 'running', 'failed')"),
+        ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
