@@ -13,9 +13,25 @@ checks the query against `pick_pairing` on random fields.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import CTE, ColumnElement, Select, and_, case, func, literal, select, true, union_all
+from sqlalchemy import (
+    CTE,
+    BindParameter,
+    ColumnElement,
+    Float,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal,
+    select,
+    true,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from arena.ladder.queries import MatchKind
@@ -38,9 +54,23 @@ class Seat(NamedTuple):
 def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) -> tuple[Seat, Seat] | None:
     """The next pairing of the season's active entries as `pick_pairing` makes it when its random
     draw is `offset` (first = the longest-waiting entry), or None when no two entries may meet."""
+    # the longest-waiting entry goes first: when it has nobody to meet, all are of one owner (or
+    # it is alone), so nobody has, and `pick_pairing`'s search for a first that has one finds none
+    query = _pick(s.get_bind().dialect.name, same_owner)
+    row = s.execute(query, {"season_id": season_id, "offset": offset}).first()
+    if row is None:
+        return None
+    return Seat(row[0], row[1]), Seat(row[2], row[3])
+
+
+@cache
+def _pick(dialect: str, same_owner: bool) -> Select[Any]:
+    """`pick_in_sql`'s query for a dialect and owner rule, its season and offset bound at execution;
+    built once a process (building it cost a third of a pairing's time on the L store)."""
     m, e = Match.__table__, Entry.__table__
+    season_id = bindparam("season_id", type_=Integer())
     # PostgreSQL reads them from `ix_matches_held` alone; SQLite through `ix_matches_claim` (KINDS)
-    kinds = [] if s.get_bind().dialect.name == "postgresql" else [m.c.kind.in_(KINDS)]
+    kinds = [] if dialect == "postgresql" else [m.c.kind.in_(KINDS)]
     held = union_all(
         *(
             select(seat.label("entry_id"), m.c.status).where(
@@ -74,15 +104,10 @@ def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) 
         .where(e.c.season_id == season_id, e.c.active.is_(True))
         .cte("cand")
     )
-    # the longest-waiting entry goes first: when it has nobody to meet, all are of one owner (or
-    # it is alone), so nobody has, and `pick_pairing`'s search for a first that has one finds none
-    row = s.execute(_pairing(cand, offset, same_owner)).first()
-    if row is None:
-        return None
-    return Seat(row[0], row[1]), Seat(row[2], row[3])
+    return _pairing(cand, bindparam("offset", type_=Float()), same_owner)
 
 
-def _pairing(cand: CTE, offset: float, same_owner: bool) -> Select[Any]:
+def _pairing(cand: CTE, offset: BindParameter[float], same_owner: bool) -> Select[Any]:
     """The first of the candidates `cand` by waiting order, and its opponent among them."""
     first = (
         select(cand)
