@@ -7,10 +7,9 @@ engine."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.ladder.record import record_result
@@ -18,25 +17,11 @@ from arena.ladder.seasons import schedule
 from arena.store import MatchResult, Store
 from arena.store.models import Bot, BotVersion, Entry, RegistryRev, Season
 from arena.store.queue import claim, lease_owner
-from tests.store.scale_support import fill
+from tests.store.scale_support import counted, fill
 
 SIZES = ((300, 12), (1600, 40))  # (finished matches, bots)
 RESULT = MatchResult(winner=0, void=False, verdicts=("OK", "OK"), replay=b"replay", duration=1.0)
 REGISTRY_READ = "build_ok"  # a column only the registry check reads
-
-
-@contextmanager
-def counted(store: Store) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
-        statements.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", note)
-    try:
-        yield statements
-    finally:
-        event.remove(store.engine, "before_cursor_execute", note)
 
 
 def _steps(store: Store, season_id: int) -> dict[str, Callable[[], None]]:
