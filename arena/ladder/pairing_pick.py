@@ -13,6 +13,7 @@ checks the query against `pick_pairing` on random fields.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -56,17 +57,22 @@ def pick_in_sql(s: Session, season_id: int, offset: float, *, same_owner: bool) 
     draw is `offset` (first = the longest-waiting entry), or None when no two entries may meet."""
     # the longest-waiting entry goes first: when it has nobody to meet, all are of one owner (or
     # it is alone), so nobody has, and `pick_pairing`'s search for a first that has one finds none
-    query = _pick(s.get_bind().dialect.name, same_owner)
-    row = s.execute(query, {"season_id": season_id, "offset": offset}).first()
-    if row is None:
+    query = pick_query(s.get_bind().dialect.name, same_owner)
+    return seats(s.execute(query, {"season_id": season_id, "offset": offset}).first())
+
+
+def seats(row: Sequence[Any] | None) -> tuple[Seat, Seat] | None:
+    """The pairing of a row of `pick_query` (first id and version, other id and version); None for
+    no row, or a row of NULLs (the query outer-joined to another that found no pairing)."""
+    if row is None or row[0] is None:
         return None
     return Seat(row[0], row[1]), Seat(row[2], row[3])
 
 
 @cache
-def _pick(dialect: str, same_owner: bool) -> Select[Any]:
-    """`pick_in_sql`'s query for a dialect and owner rule, its season and offset bound at execution;
-    built once a process (building it cost a third of a pairing's time on the L store)."""
+def pick_query(dialect: str, same_owner: bool) -> Select[Any]:
+    """`pick_in_sql`'s query for a dialect and owner rule, its `season_id` and `offset` bound at
+    execution; built once a process (building it cost a third of a pairing's time on the L store)."""
     m, e = Match.__table__, Entry.__table__
     season_id = bindparam("season_id", type_=Integer())
     # PostgreSQL reads them from `ix_matches_held` alone; SQLite through `ix_matches_claim` (KINDS)
@@ -117,7 +123,12 @@ def _pairing(cand: CTE, offset: BindParameter[float], same_owner: bool) -> Selec
     )
     other = cand.alias("other")
     return (
-        select(first.c.id, first.c.version_id, other.c.id, other.c.version_id)
+        select(
+            first.c.id.label("first_id"),
+            first.c.version_id.label("first_version"),
+            other.c.id.label("other_id"),
+            other.c.version_id.label("other_version"),
+        )
         .join_from(
             first,
             other,
