@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Select, Table, bindparam, case, func, select, update
+from sqlalchemy import BindParameter, Select, Table, bindparam, case, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.models import Entry, Season
@@ -69,8 +69,9 @@ def fit_key(s: Session, season: Season) -> tuple:
     return (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
 
 
-def fit_state_query(season: Season) -> Select[tuple[int, int, int]]:
-    """(active entries, established ones, established ones without a pairing rating) of the season."""
+def fit_state_query(season: Season | BindParameter[int]) -> Select[tuple[int, int, int]]:
+    """(active entries, established ones, established ones without a pairing rating) of the season
+    (or of the season whose id is bound at execution)."""
     from arena.ladder.ratings import PROVISIONAL_GAMES
 
     established = Entry.rated >= PROVISIONAL_GAMES
@@ -78,7 +79,7 @@ def fit_state_query(season: Season) -> Select[tuple[int, int, int]]:
         func.count(),
         func.coalesce(func.sum(case((established, 1), else_=0)), 0),
         func.coalesce(func.sum(case((established & Entry.pairing_elo.is_(None), 1), else_=0)), 0),
-    ).where(Entry.season_id == season.id, Entry.active.is_(True))
+    ).where(Entry.season_id == (season.id if isinstance(season, Season) else season), Entry.active.is_(True))
 
 
 def fit_state(season: Season, counts: Iterable[Any]) -> FitState:

@@ -34,7 +34,8 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
 
     The season's row is locked, its status checked and its count of recorded results taken (the
     match's `record_seq`) by one UPDATE ... RETURNING, and the entries' new figures go out in one
-    batched UPDATE: seven statements however long the history."""
+    batched UPDATE, the bots' tallies in one upsert: eight statements (PostgreSQL) however long the
+    history."""
     with store.tx() as s:
         m = lock_for_record(s, owner, match_id)
         if m is None:

@@ -1,16 +1,18 @@
 """Which bot versions hold a season's entries: each eligible bot's newest built ladder version, entered
 with a starting rating, the others deactivated (`sync_entries`), and the one-query test of whether
-that would change anything (`entries_in_sync`), which the matchmaking asks before every pairing.
+that would change anything (`entries_in_sync`), which the matchmaking asks when the registry's count
+of changes (`registry_rev`, kept by database triggers: migration 0013) moved since the season was last
+found in sync (`Season.synced_rev`), so a pairing reads no registry row in the usual case.
 """
 
 from __future__ import annotations
 
 import logging
 
-from sqlalchemy import Select, and_, exists, func, or_, select
+from sqlalchemy import ScalarSelect, Select, and_, exists, func, or_, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import Bot, BotVersion, Entry, Season
+from arena.store.models import Bot, BotVersion, Entry, RegistryRev, Season
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,12 @@ def entries_in_sync(s: Session, season: Season) -> bool:
     to go stale (a bot registered, built, retired or suspended since is seen at once), and no row of
     the registry reaches Python."""
     return not s.scalar(select(exists(_out_of_sync(season))))
+
+
+def registry_rev() -> ScalarSelect[int]:
+    """SQL: the registry's count of changes (`RegistryRev`), to read beside other figures; NULL if
+    its row is missing (then every pairing checks the registry)."""
+    return select(RegistryRev.rev).where(RegistryRev.id == 1).scalar_subquery()
 
 
 def _out_of_sync(season: Season) -> Select[tuple[int]]:

@@ -18,17 +18,18 @@ import math
 import random
 import secrets
 from collections import Counter
+from functools import cache
 from itertools import combinations
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, exists, func, select, update
+from sqlalchemy import Integer, Select, Table, bindparam, func, select, true, update
 from sqlalchemy.orm import Session
 
 from arena.engine.rng import GOLDEN, MASK64, mix64
 from arena.ladder.matchmaking import SPREAD
-from arena.ladder.pairing_fit import FitState, fit_state, fit_state_query, refresh_pairing_fit
-from arena.ladder.pairing_pick import Seat, pick_in_sql
-from arena.ladder.season_entries import _out_of_sync, _sync_all, sync_entries
+from arena.ladder.pairing_fit import fit_state, fit_state_query, refresh_pairing_fit
+from arena.ladder.pairing_pick import Seat, pick_in_sql, pick_query, seats
+from arena.ladder.season_entries import _sync_all, entries_in_sync, registry_rev, sync_entries
 from arena.store import Store, StoreError
 from arena.store.decks import commit_decks, new_seed
 from arena.store.models import BotVersion, Entry, Match, Season, utcnow
@@ -191,15 +192,34 @@ def pending(s: Session, season_id: int, kinds: tuple[str, ...] = ("ladder", "fin
     )
 
 
-def _pairing_state(s: Session, season: Season) -> FitState:
-    """Before a pairing: the entries synced (`sync_entries`) and the pairing fit's state, asked
-    together in one query (the usual answer: in sync, and nothing to refit)."""
-    counts = fit_state_query(season).subquery()
-    in_sync, *row = s.execute(select(~exists(_out_of_sync(season)), *counts.c)).one()
-    if in_sync:
-        return fit_state(season, row)
-    _sync_all(s, season)
-    return fit_state(season, s.execute(fit_state_query(season)).one())
+def _first_pick(s: Session, season: Season, offset: float, same_owner: bool) -> tuple[Seat, Seat] | None:
+    """A pairing's first pick, read in one query with what must be done before it: the registry's
+    count of changes and the pairing fit's state. The pick is taken as it is unless the entries must
+    be synced (the count moved since the season was last found in sync and `entries_in_sync` says
+    no) or the pairing fit refreshed (`refresh_pairing_fit`): then it is made again after. The count
+    is read before the registry is, so a change committed meanwhile leaves it moved for the next."""
+    query = _first_pick_query(s.get_bind().dialect.name, same_owner)
+    row = s.execute(query, {"season_id": season.id, "offset": offset}).one()
+    rev, counts, picked = row[0], list(row[1:4]), row[4:]
+    stale = False
+    if rev is None or rev != season.synced_rev:
+        if not entries_in_sync(s, season):
+            _sync_all(s, season)  # its own changes move the count: the next pairing checks once more
+            counts, stale = list(s.execute(fit_state_query(season)).one()), True
+        season.synced_rev = rev  # written with the pairing's own update of the season row
+    if refresh_pairing_fit(s, season, fit_state(season, counts)):
+        stale = True
+    return pick_in_sql(s, season.id, offset, same_owner=same_owner) if stale else seats(picked)
+
+
+@cache
+def _first_pick_query(dialect: str, same_owner: bool) -> Select[Any]:
+    """`_first_pick`'s query, its `season_id` and `offset` bound at execution; built once a process
+    (built per pairing, its Python cost doubled the pairing's time outside SQL)."""
+    season_id = bindparam("season_id", type_=Integer())
+    state = select(registry_rev(), *fit_state_query(season_id).subquery().c).subquery("state")
+    pick = pick_query(dialect, same_owner).subquery("pick")
+    return select(*state.c, *pick.c).select_from(state.outerjoin(pick, true()))
 
 
 def add_version(store: Store, name: str, version_id: int) -> None:
@@ -252,13 +272,15 @@ def schedule(s: Session, season: Season, pairings: int = 1) -> list[Match]:
     the number of entries and matches. The pairing ratings are refitted first when due."""
     if season.status != "running":
         return []
-    refresh_pairing_fit(s, season, _pairing_state(s, season))
     same_owner = bool(season_options(season)["pair_same_owner"])
     created: list[Match] = []
-    for _ in range(pairings):
+    for i in range(pairings):
         rng = random.Random(derive_seed(season.seed ^ 0x5EED, season.scheduled))
         offset = rng.gauss(0.0, SPREAD)  # `pick_pairing`'s draw: the first's rating + offset is the target
-        pick = pick_in_sql(s, season.id, offset, same_owner=same_owner)
+        if i == 0:  # with the registry's count and the fit's state: the refit, when due, comes first
+            pick = _first_pick(s, season, offset, same_owner)
+        else:
+            pick = pick_in_sql(s, season.id, offset, same_owner=same_owner)
         if pick is None:
             break
         first, second = pick

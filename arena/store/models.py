@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -154,6 +155,21 @@ class Season(Base):
     options: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     # `recorded` when the matchmaking last fitted the season for pairing (entries' pairing_elo); None: never
     pairing_fitted: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # `registry_revs.rev` when the matchmaking last found the season's entries in sync with the
+    # registry (`arena.ladder.season_entries`); None: never. Equal: no registry check before a pairing
+    synced_rev: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class RegistryRev(Base):
+    """One row (id 1): a count of the changes to what decides a season's entries, bumped by database
+    triggers (migration 0013) on every insert and delete of bots, bot versions and entries and on
+    every update of the columns that rule (bots' retired and suspended; versions' bot, number,
+    build_ok and ladder; entries' season, version and active). A pairing compares it with its
+    season's `synced_rev` instead of reading the registry (issue #30). Not shown anywhere."""
+
+    __tablename__ = "registry_revs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    rev: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class SeasonTally(Base):
@@ -214,6 +230,17 @@ class Match(Base):
         Index("ix_matches_entry1", "entry1_id", "record_seq"),
         # migration 0006: a season's results in recording order from a point on (the standings' tally)
         Index("ix_matches_season_seq", "season_id", "record_seq"),
+        # migration 0014: the matches each entry holds beyond its counters (queued, running, failed),
+        # read by every pairing (`arena.ladder.pairing_pick`) from the index alone: it holds only those
+        Index(
+            "ix_matches_held",
+            "season_id",
+            "entry0_id",
+            "entry1_id",
+            "status",
+            postgresql_where=text("status IN ('queued', 'running', 'failed')"),
+            sqlite_where=text("status IN ('queued', 'running', 'failed')"),
+        ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)

@@ -16,8 +16,9 @@ import socket
 import time
 import uuid
 
-from sqlalchemy import ColumnElement, CursorResult, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, exists, func, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from arena.store.decks import MATE, deck_mates, redeal
 from arena.store.models import Match, utcnow
@@ -63,10 +64,6 @@ def _back_to_queue(s: Session, m: Match) -> None:
     redeal(s, m)
 
 
-def _mate_running(m: Match) -> ColumnElement[bool]:
-    return exists().where(MATE.status == "running", deck_mates(m))
-
-
 def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
     """Conditions that keep out every queued match with a running deck-mate. The running matches are
     few (one per worker), so they are read first and the queue is filtered by plain value lists: a
@@ -101,12 +98,36 @@ def _deck_key(seed: int) -> int:
 
 
 def _lock_decks(s: Session, m: Match) -> bool:
-    """PostgreSQL: take the seed's transaction lock without waiting, then look again for a running
-    deck-mate. Two claimers that picked both twins at the same instant cannot both pass: the second
-    either finds the lock taken (the first has not committed) or, once it gets the lock, sees the
-    first's twin running (each statement reads what was committed before it began)."""
-    got = s.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _deck_key(m.seed))))
-    return bool(got) and not s.scalar(select(_mate_running(m)))
+    """PostgreSQL: take the seed's transaction lock without waiting (False: another claimer holds it)."""
+    return bool(s.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _deck_key(m.seed)))))
+
+
+def _no_running_mate() -> ColumnElement[bool]:
+    """SQL, correlated with the queued `Match`: no running match shares its decks. The running
+    matches are few (one per worker) and found by their status's index, so each candidate costs a
+    probe of them, and the claim's walk in id order stops at the first that passes."""
+    same_pair = and_(MATE.season_id == Match.season_id, MATE.pair == Match.pair)
+    return ~exists().where(MATE.status == "running", or_(MATE.seed == Match.seed, same_pair))
+
+
+def _take_alone(s: Session, owner: str, m: Match, ttl: float) -> bool:
+    """PostgreSQL, under the seed's lock: lease `m` in one UPDATE unless a deck-mate is running now.
+    The UPDATE's own snapshot is taken after the lock was granted, so it sees a twin that a claimer
+    holding the lock before us committed as running; False (nothing changed) when there is one."""
+    now, expires = utcnow(), time.time() + ttl
+    attempts = s.scalar(
+        update(Match)
+        .where(Match.id == m.id, Match.status == "queued", ~exists().where(MATE.status == "running", deck_mates(m)))
+        .values(status="running", lease_owner=owner, lease_expires=expires, started_at=now, attempts=Match.attempts + 1)
+        .returning(Match.attempts)
+        .execution_options(synchronize_session=False)
+    )  # fmt: skip
+    if attempts is None:
+        return False
+    for name, value in (("status", "running"), ("lease_owner", owner), ("lease_expires", expires),
+                        ("started_at", now), ("attempts", attempts)):  # fmt: skip
+        set_committed_value(m, name, value)
+    return True
 
 
 def claim(
@@ -122,10 +143,15 @@ def claim(
     lease, passing over any whose deck-mate is running; None when nothing may start now.
 
     SQLite runs one writer at a time (BEGIN IMMEDIATE), so the check and the claim cannot interleave
-    with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED
-    and each pick is confirmed under its seed's advisory lock (`_lock_decks`).
+    with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED,
+    the running deck-mates kept out in the same query (`_no_running_mate`), and each pick is leased
+    under its seed's advisory lock by an UPDATE that looks again for a running deck-mate
+    (`_take_alone`): three statements.
     """
-    query = select(Match).where(Match.status == "queued", *_not_beside_running(s))
+    pg = s.get_bind().dialect.name == "postgresql"
+    query = select(Match).where(
+        Match.status == "queued", *([_no_running_mate()] if pg else _not_beside_running(s))
+    )
     if ids is not None:
         query = query.where(Match.id.in_(ids))
     if season_id is not None:
@@ -133,21 +159,19 @@ def claim(
     if kinds:
         query = query.where(Match.kind.in_(kinds))
     query = query.order_by(Match.id).limit(1)
-    if s.get_bind().dialect.name != "postgresql":
+    if not pg:
         m = s.scalar(query)
-    else:
-        passed: list[int] = []
-        for _ in range(MAX_PASSED):
-            pick = query.where(Match.id.not_in(passed)) if passed else query
-            m = s.scalar(pick.with_for_update(skip_locked=True, of=Match))
-            if m is None or _lock_decks(s, m):
-                break
-            passed.append(m.id)  # a twin is being claimed or played right now: try the next one
-        else:
-            m = None
-    if m is None:
-        return None
-    return take(s, owner, m, ttl=ttl)
+        return None if m is None else take(s, owner, m, ttl=ttl)
+    passed: list[int] = []
+    for _ in range(MAX_PASSED):
+        pick = query.where(Match.id.not_in(passed)) if passed else query
+        m = s.scalar(pick.with_for_update(skip_locked=True, of=Match))
+        if m is None:
+            return None
+        if _lock_decks(s, m) and _take_alone(s, owner, m, ttl):
+            return m
+        passed.append(m.id)  # a twin is being claimed or played right now: try the next one
+    return None
 
 
 def take(s: Session, owner: str, m: Match, *, ttl: float = LEASE_SECONDS) -> Match:

@@ -15,10 +15,14 @@ seat's verdict (OK for a record without two verdicts), and unless the match is v
 
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Executable,
     Select,
+    bindparam,
     case,
     delete,
     func,
@@ -93,17 +97,22 @@ def add_match(s: Session, m: Match) -> None:
     PostgreSQL lock the rows they share in the same order (no deadlock between a ladder match and a
     challenge of the same two bots)."""
     s.flush()
-    dialect = s.get_bind().dialect.name
-    rows = share_rows(Match.id == m.id)
+    # on the connection: Core, not the ORM's bulk insert (which would take the parameters for rows)
+    s.connection().execute(_upsert(s.get_bind().dialect.name), {"match_id": m.id})
+
+
+@cache
+def _upsert(dialect: str) -> Executable:
+    """`add_match`'s statement for a dialect, built once a process: building it (two seats' joins
+    and JSON verdict expressions) cost more than running it (issue #30)."""
+    rows = share_rows(Match.id == bindparam("match_id"))
     rows = rows.order_by(*list(rows.selected_columns)[: len(KEY)])
     upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(BotTally).from_select(
         [*KEY, *COUNTED], rows
     )
-    s.execute(
-        upsert.on_conflict_do_update(
-            index_elements=list(KEY),
-            set_={c: getattr(BotTally, c) + getattr(upsert.excluded, c) for c in COUNTED},
-        )
+    return upsert.on_conflict_do_update(
+        index_elements=list(KEY),
+        set_={c: getattr(BotTally, c) + getattr(upsert.excluded, c) for c in COUNTED},
     )
 
 

@@ -8,14 +8,31 @@ go in with one executemany per table: thousands of rows in well under a second o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import insert, select
+from sqlalchemy import event, insert, select
 
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Entry, Match, RatingChange, Season
 from arena.store.tallies import recount
+
+
+@contextmanager
+def counted(store: Store) -> Iterator[list[str]]:
+    """The SQL statements the store's engine sends while the block runs."""
+    statements: list[str] = []
+
+    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        yield statements
+    finally:
+        event.remove(store.engine, "before_cursor_execute", note)
 
 
 @dataclass

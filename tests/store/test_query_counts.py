@@ -6,11 +6,10 @@ the management API's operations (what gRPC and the CLI call) and the web's data 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import pytest
-from sqlalchemy import delete, event, func, select
+from sqlalchemy import delete, func, select
 
 from arena.ladder import queries
 from arena.ladder.visibility import unrevealed_ids
@@ -20,23 +19,9 @@ from arena.service.core import Service
 from arena.store import Store
 from arena.store.models import Bot, BotTally, BotVersion, Entry, Match, RatingChange, Season
 from arena.web.data import WebData
-from tests.store.scale_support import fill
+from tests.store.scale_support import counted, fill
 
 SMALL, LARGE = 300, 1600  # finished matches: the large store needs several of the old 500-id chunks
-
-
-@contextmanager
-def counted(store: Store) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
-        statements.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", note)
-    try:
-        yield statements
-    finally:
-        event.remove(store.engine, "before_cursor_execute", note)
 
 
 def _reads(store: Store, web: WebData, bot: str, season: str, middle: int) -> dict[str, Callable[[], object]]:

@@ -20,7 +20,7 @@ from arena.ladder import queries
 from arena.ladder.pairing_pick import pick_in_sql
 from arena.ladder.record import _check_suspension
 from arena.ladder.runner import SeasonRun
-from arena.ladder.seasons import _pairing_state
+from arena.ladder.seasons import _first_pick
 from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store, db
 from arena.store.models import Bot, Match, Season
@@ -145,8 +145,8 @@ def _reads(store: Store, ladder: Ladder) -> dict[str, Callable[[Session], object
         "the claim of a season's next match": lambda s: claim(
             s, lease_owner(), season_id=ladder.season_id, kinds=("ladder",)
         ),
-        "the pairing's registry and fit check": lambda s: _pairing_state(
-            s, s.get_one(Season, ladder.season_id)
+        "the pairing's first pick, with the registry's count and the fit's state": lambda s: _first_pick(
+            s, s.get_one(Season, ladder.season_id), 0.0, False
         ),
         "the pairing": lambda s: pick_in_sql(s, ladder.season_id, 0.0, same_owner=False),
         "bot page (rating history)": history,
