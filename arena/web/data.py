@@ -11,7 +11,7 @@ says it is revealed, and of the arena's verdict sentences and suspension reasons
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import joinedload
@@ -54,8 +54,12 @@ class WebData(MatchQueries):
     # ---- seasons and standings -------------------------------------------------------------
     def seasons(self) -> list[SeasonOut]:
         """Every season, newest first, with its finished matches: the season's `recorded` counter."""
-        with self.session() as s:
-            rows = s.scalars(select(m.Season).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
+        with self.session() as s:  # the listed columns only: not a frozen season's stored standings
+            rows = s.execute(
+                select(*(getattr(m.Season, c) for c in SEASON_COLUMNS)).order_by(
+                    m.Season.created_at.desc(), m.Season.id.desc()
+                )
+            ).all()
             return [_season(r, r.recorded or 0) for r in rows]
 
     def default_season(self) -> str | None:
@@ -292,7 +296,10 @@ def _row(st: Standing, points: tuple[float, ...]) -> StandingRow:
     )
 
 
-def _season(row: m.Season, matches: int) -> SeasonOut:
+SEASON_COLUMNS = ("name", "status", "rules", "duplicate", "recorded", "created_at")
+
+
+def _season(row: Any, matches: int) -> SeasonOut:
     return SeasonOut(
         name=row.name,
         status=row.status,

@@ -105,7 +105,6 @@ def matches_page(
         after=after,
         filters={"season": season, "bot": bot, "verdict": verdict},
         seasons=data.seasons(),
-        bots=data.bot_names(),
         verdicts=data.verdict_names(),
         title="Matches",
     )

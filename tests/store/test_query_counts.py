@@ -98,3 +98,30 @@ def test_a_page_of_matches_costs_one_reveal_statement(store: Store) -> None:
     assert set(ladder.sealed) <= hidden
     reveal = [x for x in statements if "open_mate" in x]
     assert len(reveal) == 1, statements
+
+
+def test_now_playing_is_one_list_of_ladder_matches_and_challenges(store: Store) -> None:
+    """The home page's "now playing" box: the newest running matches of every kind, challenges
+    included, from one page query plus the seats' labels and the seasons' names (three statements,
+    no count: the box shows none), at either store size. Before, it listed ladder matches and
+    challenges apart, each with its capped count: eight statements per home page."""
+    from arena.web.live import NOW_PLAYING, now_playing
+
+    ladder = fill(store, matches=SMALL)
+    with store.tx() as s:  # two queued twins start to play; one of them becomes a challenge
+        ids = sorted(s.scalars(select(Match.id).where(Match.status == "queued")))[:2]
+        for mid in ids:
+            match = s.get_one(Match, mid)
+            match.status = "running"
+        s.get_one(Match, ids[0]).kind = "challenge"
+        s.get_one(Match, ids[0]).season_id = None
+    service = Service(store=store)
+    with counted(store) as statements:
+        playing = now_playing(service)
+    assert [x["id"] for x in playing] == sorted(ids, reverse=True)
+    assert {x["kind"] for x in playing} == {"ladder", "challenge"}
+    assert {x["season"] for x in playing} == {ladder.season, ""}
+    assert all(len(x["players"]) == 2 and "@" in x["players"][0] for x in playing)
+    reads = [x for x in statements if x.lstrip().upper().startswith("SELECT")]  # not SQLite's BEGIN
+    assert len(reads) == 3, statements
+    assert NOW_PLAYING <= queries.MAX_LIMIT
