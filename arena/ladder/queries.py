@@ -17,7 +17,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func, not_, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    String,
+    case,
+    cast,
+    func,
+    not_,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from arena.ladder.visibility import OPEN, sealed_clause, sealed_done
@@ -82,11 +93,8 @@ def parse_after(token: str | int | None, name: str = "after") -> int | None:
 def default_season(s: Session) -> Season | None:
     """The season a visitor most likely wants: the newest running one, else the newest closing one,
     else the newest; None when there is none. The web, the API and the CLI all ask this."""
-    for status in ("running", "closing"):
-        season = s.scalar(select(Season).where(Season.status == status).order_by(Season.id.desc()).limit(1))
-        if season is not None:
-            return season
-    return s.scalar(select(Season).order_by(Season.id.desc()).limit(1))
+    first = case((Season.status == "running", 0), (Season.status == "closing", 1), else_=2)
+    return s.scalar(select(Season).order_by(first, Season.id.desc()).limit(1))  # one statement
 
 
 def open_counts(s: Session) -> dict[int | None, int]:
