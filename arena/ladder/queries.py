@@ -315,7 +315,9 @@ def bot_record(
         .where(BotTally.bot_id == bot_id)
     ).all()  # fmt: skip
     hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
-    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
+    # asked even when nothing is sealed (an empty IN costs the database nothing), so that a bot's
+    # page costs the same statements whether or not one of its results is sealed at the moment
+    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if tallied else []
     verdicts: Counter[str] = Counter()
     games: dict[int, list[int]] = {}
     names: dict[int, str] = {}
