@@ -16,12 +16,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 
 from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Select,
     String,
+    bindparam,
     case,
     cast,
     func,
@@ -317,7 +319,7 @@ def bot_record(
     hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
     # asked even when nothing is sealed (an empty IN costs the database nothing), so that a bot's
     # page costs the same statements whether or not one of its results is sealed at the moment
-    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if tallied else []
+    withheld = s.execute(_withheld(), {"hidden": hidden, "bot": bot_id}).all() if tallied else []
     verdicts: Counter[str] = Counter()
     games: dict[int, list[int]] = {}
     names: dict[int, str] = {}
@@ -335,6 +337,13 @@ def bot_record(
         key=lambda h: (-h.games, h.name),
     )
     return BotRecord(+verdicts, h2h[: max(0, shown)], len(h2h))
+
+
+@cache
+def _withheld() -> Select:
+    """`share_rows` of a bot's (`:bot`) matches among `:hidden`: built once (its two seats' joins
+    and cases cost more Python to build than the statement costs to run), compiled once."""
+    return share_rows(Match.id.in_(bindparam("hidden", expanding=True)), bot_id=bindparam("bot"))  # type: ignore[arg-type]
 
 
 def rating_history(
