@@ -100,6 +100,7 @@ def web_ops(x: Sample) -> list[Op]:
         Op("GET /api/matches", Kind.JSON, f"{api}/matches"),
         Op("GET /api/matches?bot=NAME", Kind.JSON, f"{api}/matches?bot={x.bot}"),
         Op("GET /api/matches?after=deep", Kind.JSON, f"{api}/matches?after={x.deep_after}"),
+        Op("GET /api/matches?verdict=TIMEOUT", Kind.JSON, f"{api}/matches?verdict=TIMEOUT"),  # a rare one
         Op("GET /api/matches/ID", Kind.JSON, f"{api}/matches/{x.revealed}"),
         Op("GET /api/matches/ID/record", Kind.JSON, f"{api}/matches/{x.revealed}/record"),
         Op("GET /api/matches/ID/record.bin", Kind.JSON, f"{api}/matches/{x.revealed}/record.bin"),

@@ -16,13 +16,26 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 
-from sqlalchemy import ColumnElement, CompoundSelect, Select, String, cast, func, not_, or_, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    String,
+    bindparam,
+    case,
+    cast,
+    func,
+    not_,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from arena.ladder.visibility import OPEN, sealed_clause, sealed_done
 from arena.store.hints import likely, unlikely
-from arena.store.models import Bot, BotTally, BotVersion, Match, RatingChange, Season
+from arena.store.models import Bot, BotTally, BotVersion, Match, RatingChange, Season, unusual
 from arena.store.tallies import share_rows
 from arena.verdicts import Verdict
 
@@ -82,11 +95,8 @@ def parse_after(token: str | int | None, name: str = "after") -> int | None:
 def default_season(s: Session) -> Season | None:
     """The season a visitor most likely wants: the newest running one, else the newest closing one,
     else the newest; None when there is none. The web, the API and the CLI all ask this."""
-    for status in ("running", "closing"):
-        season = s.scalar(select(Season).where(Season.status == status).order_by(Season.id.desc()).limit(1))
-        if season is not None:
-            return season
-    return s.scalar(select(Season).order_by(Season.id.desc()).limit(1))
+    first = case((Season.status == "running", 0), (Season.status == "closing", 1), else_=2)
+    return s.scalar(select(Season).order_by(first, Season.id.desc()).limit(1))  # one statement
 
 
 def open_counts(s: Session) -> dict[int | None, int]:
@@ -113,8 +123,9 @@ class MatchFilter:
     season: str | None = None
     bot: str | None = None
     verdict: str | None = None  # a Verdict name or VOID (check_verdict)
-    kind: MatchKind | None = None  # None: every kind but challenges
+    kind: MatchKind | None = None  # None: every kind but challenges (and them too with `challenges`)
     status: MatchStatus | None = None
+    challenges: bool = False  # with kind None: challenges as well (the home page's "now playing")
 
 
 @dataclass
@@ -135,20 +146,26 @@ def _filtered(s: Session, f: MatchFilter) -> tuple[Select[Match] | None, list[in
     ids: list[int] = []
     if f.status:
         q = q.where(status_is(f.status))
-    q = q.where(Match.kind == f.kind) if f.kind else q.where(Match.kind != MatchKind.CHALLENGE)
+    if f.kind:
+        q = q.where(Match.kind == f.kind)
+    elif not f.challenges:
+        q = q.where(Match.kind != MatchKind.CHALLENGE)
     if f.season:
         sid = s.scalar(select(Season.id).where(Season.name == f.season))
         if sid is None:
             raise NoSuchSeason(f"no season named {f.season[:64]!r}")
         q = q.where(Match.season_id == sid)
-    if f.bot:
+    if f.bot:  # tested by `list_matches` seat by seat (`_by_seat`), not here: beside a seat's
+        # `version0_id = v` an OR over both seats made PostgreSQL expect one row, and read and sort
+        # all of the bot's matches instead of walking its (version, id) index back
         ids = bot_version_ids(s, f.bot)
         if not ids:
             return None, []
-        q = q.where(_played_by(ids))
     if f.verdict:  # a sealed match's verdicts are part of its withheld result
         name = check_verdict(f.verdict)
         q = q.where(status_is(MatchStatus.DONE))
+        if name != Verdict.OK.value:  # rare: only `ix_matches_unusual`'s rows can fit (its condition)
+            q = q.where(unusual())
         if name == VOID:
             q = q.where(Match.void.is_(True))
         else:
@@ -166,31 +183,32 @@ def status_is(status: MatchStatus) -> ColumnElement[bool]:
     return likely(condition) if status == MatchStatus.DONE else unlikely(condition)
 
 
-def _played_by(version_ids: list[int]) -> ColumnElement[bool]:
-    return or_(Match.version0_id.in_(version_ids), Match.version1_id.in_(version_ids))
-
-
-def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit: int = 50) -> MatchListing:
+def list_matches(
+    s: Session, f: MatchFilter, *, after: int | None = None, limit: int = 50, count: bool = True
+) -> MatchListing:
     """A page of matches, newest first, older than `after` (a match id; None: from the newest).
 
     Keyset paging: a page is the next `limit` ids below the last one shown, so matches recorded
     while someone pages never shift a row onto the next page twice or past it unseen. Three
     statements whatever the store holds (the season name, the page, the capped count), plus one
-    for the bot's versions when `bot` filters."""
+    for the bot's versions when `bot` filters; without `count`, no count (`total` is the page's)."""
     limit = max(1, min(limit, MAX_LIMIT))
     q, ids = _filtered(s, f)
     if q is None:
         return MatchListing([], None, 0, False)
     page_q = q.where(Match.id < after) if after is not None else q
-    if f.bot:  # by seat, each half from its (version, id) index, so that a rare bot reads only its rows
-        page_q = q.where(Match.id.in_(_by_seat(page_q, ids, limit + 1)))
+    if f.bot:  # by seat and version, each half a walk back along its (version, id) index
+        page_q = select(Match).where(Match.id.in_(_by_seat(page_q, ids, limit + 1, per_version=True)))
     rows = list(s.scalars(page_q.order_by(Match.id.desc()).limit(limit + 1)))
     more = len(rows) > limit
     rows = rows[:limit]
-    counted = (
+    if not count:
+        return MatchListing(matches=rows, next_after=rows[-1].id if more else None, total=len(rows),
+                            total_capped=more)  # fmt: skip
+    counted = (  # the newest COUNT_CAP + 1 in id order: the walk the page takes, and it stops there
         _by_seat(q, ids, COUNT_CAP + 1).subquery()
         if f.bot
-        else q.with_only_columns(Match.id).limit(COUNT_CAP + 1).subquery()
+        else q.with_only_columns(Match.id).order_by(Match.id.desc()).limit(COUNT_CAP + 1).subquery()
     )
     total = s.scalar(select(func.count(func.distinct(counted.c[0]))).select_from(counted)) or 0
     return MatchListing(
@@ -203,7 +221,7 @@ def list_matches(s: Session, f: MatchFilter, *, after: int | None = None, limit:
 
 def _by_seat(q: Select[Match], version_ids: list[int], n: int, per_version: bool = False) -> CompoundSelect:
     """The ids of the newest `n` matches of `q` with the bot in seat 0, and of those with it in seat 1
-    (a match against itself is in both; `q` need not test `_played_by`). `per_version` splits each seat
+    (a match against itself is in both; `q` must not test the seats itself). `per_version` splits each seat
     by version: each half is then one walk back along a `(version, id)` index that stops after `n`
     rows (an IN list of versions reads and sorts all of the bot's matches), at the price of up to
     `n` rows per version, so for small `n` only."""
@@ -239,7 +257,7 @@ def recent_matches(
     """A bot's newest matches (any of `version_ids` in either seat), newest first: `ix_matches_version0`
     and `ix_matches_version1` give them without reading the rest of its history. `challenges` picks
     its challenges only (True) or its other matches only (False); None: all of them. The halves carry
-    no `_played_by`: beside `version0_id = v` it made PostgreSQL expect one row and read and sort
+    no test of both seats: beside `version0_id = v` it made PostgreSQL expect one row and read and sort
     all of the version's matches instead of walking its index back."""
     if not version_ids:
         return []
@@ -307,7 +325,9 @@ def bot_record(
         .where(BotTally.bot_id == bot_id)
     ).all()  # fmt: skip
     hidden = sealed if sealed is not None else sealed_done(s, version_ids) if tallied else []
-    withheld = s.execute(share_rows(Match.id.in_(hidden), bot_id=bot_id)).all() if hidden else []
+    # asked even when nothing is sealed (an empty IN costs the database nothing), so that a bot's
+    # page costs the same statements whether or not one of its results is sealed at the moment
+    withheld = s.execute(_withheld(), {"hidden": hidden, "bot": bot_id}).all() if tallied else []
     verdicts: Counter[str] = Counter()
     games: dict[int, list[int]] = {}
     names: dict[int, str] = {}
@@ -325,6 +345,13 @@ def bot_record(
         key=lambda h: (-h.games, h.name),
     )
     return BotRecord(+verdicts, h2h[: max(0, shown)], len(h2h))
+
+
+@cache
+def _withheld() -> Select:
+    """`share_rows` of a bot's (`:bot`) matches among `:hidden`: built once (its two seats' joins
+    and cases cost more Python to build than the statement costs to run), compiled once."""
+    return share_rows(Match.id.in_(bindparam("hidden", expanding=True)), bot_id=bindparam("bot"))  # type: ignore[arg-type]
 
 
 def rating_history(

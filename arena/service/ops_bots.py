@@ -241,6 +241,8 @@ def upload_path(tmp: str | Path, fmt: str) -> Path:
 
 
 def _labels(s: Session, version_ids: set[int]) -> dict[int, str]:
+    if not version_ids:
+        return {}
     rows = s.execute(
         select(m.BotVersion.id, m.Bot.name, m.BotVersion.number)
         .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)

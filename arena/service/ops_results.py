@@ -213,6 +213,24 @@ def list_matches(service: Service, req: pb.ListMatchesRequest) -> pb.ListMatches
         )
 
 
+def running_matches(service: Service, limit: int) -> list[pb.MatchInfo]:
+    """The newest `limit` matches being played, ladder and challenges alike (the web's "now
+    playing"): the shared list query without its count, three statements whatever the store holds."""
+    from arena.ladder import queries as q
+    from arena.ladder.visibility import unrevealed_ids
+
+    running = q.MatchFilter(status=q.MatchStatus.RUNNING, challenges=True)
+    with service.store.read() as s:
+        page = q.list_matches(s, running, limit=limit, count=False)
+        names = q.season_names(s, page.matches)
+        hidden = unrevealed_ids(s, page.matches)  # all of them: none is done
+        labels = labels_for(s, page.matches)
+        return [
+            match_info(x, labels, revealed=x.id not in hidden, season=names.get(x.season_id, ""))
+            for x in page.matches
+        ]
+
+
 def get_match(service: Service, match_id: int) -> pb.MatchInfo:
     from arena.ladder.visibility import revealed
 

@@ -194,8 +194,17 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
     require("postgres", f"the database URL {shown(url)!r}")
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
-    connect_args = {"options": f"-csearch_path={schema}"} if schema else {}
-    return create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
+    # JIT off: the arena's statements are short index reads, but a planner that overestimates one
+    # (a partial index's condition has no statistics: it guesses that it keeps nearly every row)
+    # passes jit_above_cost and spends 200-300 ms compiling what then runs in 10 (issue #30)
+    options = ["-cjit=off"]
+    given = parsed.query.get("options")  # the URL's own (`?options=-csearch_path%3D...`), kept
+    if given:
+        options += [given] if isinstance(given, str) else list(given)
+        parsed = parsed.difference_update_query(["options"])
+    if schema:
+        options.append(f"-csearch_path={schema}")
+    return create_engine(parsed, connect_args={"options": " ".join(options)}, pool_pre_ping=True)
 
 
 def make_private(engine: Engine) -> None:

@@ -11,10 +11,10 @@ says it is revealed, and of the arena's verdict sentences and suspension reasons
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import Session, joinedload
 
 from arena.ladder.queries import MatchStatus, bot_record, rating_history, recent_matches
 from arena.ladder.visibility import sealed_done, unrevealed_ids
@@ -55,16 +55,12 @@ class WebData(MatchQueries):
     def seasons(self) -> list[SeasonOut]:
         """Every season, newest first, with its finished matches: the season's `recorded` counter."""
         with self.session() as s:
-            rows = s.scalars(select(m.Season).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
-            return [_season(r, r.recorded or 0) for r in rows]
+            return _seasons(s)
 
     def default_season(self) -> str | None:
         """The season a visitor most likely wants (`arena.ladder.queries.default_season`)."""
-        from arena.ladder.queries import default_season
-
         with self.session() as s:
-            found = default_season(s)
-            return found.name if found is not None else None
+            return _default_name(s)
 
     def standings(
         self, season_name: str | None = None, *, after: int = 0, limit: int = STANDINGS_PAGE, bot: str = ""
@@ -72,8 +68,9 @@ class WebData(MatchQueries):
         """A page of a season's standings (the default season when None): its rated rows `after + 1`
         on, at most `limit`, or the page holding `bot` (`arena.ladder.standings_page`); None if the
         season does not exist. NoSuchRow (a LookupError) if `bot` has no row."""
-        seasons = self.seasons()
-        name = season_name or self.default_season()
+        with self.session() as s:  # one session for both: each costs the pool's ping and a transaction
+            seasons = _seasons(s)
+            name = season_name or _default_name(s)
         season_out = next((x for x in seasons if x.name == name), None)
         if name is None:
             return StandingsOut(season=None, seasons=seasons, source="live", rows=[], limit=limit)
@@ -294,7 +291,24 @@ def _row(st: Standing, points: tuple[float, ...]) -> StandingRow:
     )
 
 
-def _season(row: m.Season, matches: int) -> SeasonOut:
+SEASON_COLUMNS = ("name", "status", "rules", "duplicate", "recorded", "created_at")
+
+
+def _seasons(s: Session) -> list[SeasonOut]:
+    # the listed columns only: not a frozen season's stored standings
+    columns = (getattr(m.Season, c) for c in SEASON_COLUMNS)
+    rows = s.execute(select(*columns).order_by(m.Season.created_at.desc(), m.Season.id.desc())).all()
+    return [_season(r, r.recorded or 0) for r in rows]
+
+
+def _default_name(s: Session) -> str | None:
+    from arena.ladder.queries import default_season
+
+    found = default_season(s)
+    return found.name if found is not None else None
+
+
+def _season(row: Any, matches: int) -> SeasonOut:
     return SeasonOut(
         name=row.name,
         status=row.status,

@@ -85,13 +85,8 @@ def install(app: FastAPI) -> None:
 
 def now_playing(service: Service) -> list[dict[str, Any]]:
     """The matches being played now (ladder and challenges), newest first: public facts only."""
-    from arena.service.ops_results import list_matches
+    from arena.service.ops_results import running_matches
 
-    out: list[pb.MatchInfo] = []
-    for kind in ("", "challenge"):
-        req = pb.ListMatchesRequest(status="running", kind=kind, limit=NOW_PLAYING)
-        out.extend(list_matches(service, req).matches)
-    out.sort(key=lambda x: -x.id)
     return [
         {
             "id": x.id,
@@ -100,7 +95,7 @@ def now_playing(service: Service) -> list[dict[str, Any]]:
             "season": x.season,
             "started_at": x.started_at,
         }
-        for x in out[:NOW_PLAYING]
+        for x in running_matches(service, NOW_PLAYING)
     ]
 
 

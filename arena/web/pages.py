@@ -106,7 +106,6 @@ def matches_page(
         after=after,
         filters={"season": season, "bot": bot, "verdict": verdict},
         seasons=data.seasons(),
-        bots=data.bot_names(),
         verdicts=data.verdict_names(),
         title="Matches",
     )

@@ -83,3 +83,55 @@ def test_a_page_of_matches_costs_one_reveal_statement(store: Store) -> None:
     assert set(ladder.sealed) <= hidden
     reveal = [x for x in statements if "open_mate" in x]
     assert len(reveal) == 1, statements
+
+
+def test_now_playing_is_one_list_of_ladder_matches_and_challenges(store: Store) -> None:
+    """The home page's "now playing" box: the newest running matches of every kind, challenges
+    included, from one page query plus the seats' labels and the seasons' names (three statements,
+    no count: the box shows none), at either store size. Before, it listed ladder matches and
+    challenges apart, each with its capped count: eight statements per home page."""
+    from arena.web.live import NOW_PLAYING, now_playing
+
+    ladder = fill(store, matches=SMALL)
+    with store.tx() as s:  # two queued twins start to play; one of them becomes a challenge
+        ids = sorted(s.scalars(select(Match.id).where(Match.status == "queued")))[:2]
+        for mid in ids:
+            match = s.get_one(Match, mid)
+            match.status = "running"
+        s.get_one(Match, ids[0]).kind = "challenge"
+        s.get_one(Match, ids[0]).season_id = None
+    service = Service(store=store)
+    with counted(store) as statements:
+        playing = now_playing(service)
+    assert [x["id"] for x in playing] == sorted(ids, reverse=True)
+    assert {x["kind"] for x in playing} == {"ladder", "challenge"}
+    assert {x["season"] for x in playing} == {ladder.season, ""}
+    assert all(len(x["players"]) == 2 and "@" in x["players"][0] for x in playing)
+    reads = [x for x in statements if x.lstrip().upper().startswith("SELECT")]  # not SQLite's BEGIN
+    assert len(reads) == 3, statements
+    assert NOW_PLAYING <= queries.MAX_LIMIT
+
+
+def test_a_bot_page_costs_the_same_with_or_without_a_sealed_result(store: Store, tmp_path) -> None:
+    """The statements of a bot's page and `GetBot` do not depend on whether one of its finished
+    matches is sealed at the moment (issue #30: the bench counted one more at M than at S and L)."""
+    ladder = fill(store, matches=SMALL, bots=12, open_pairs=1)
+    with store.read() as s:
+        sealed = s.get_one(Match, ladder.sealed[0])
+        hiding = {sealed.version0_id, sealed.version1_id}
+    with_sealed = next(b for b, v in zip(ladder.bots, ladder.versions, strict=True) if v in hiding)
+    without = next(b for b, v in zip(ladder.bots, ladder.versions, strict=True) if v not in hiding)
+    web = WebData(str(store.engine.url.render_as_string(hide_password=False)), home=tmp_path)
+    web.store, web.session = store, store.read
+    service = Service(store=store)
+    counts = {}
+    for bot in (with_sealed, without):
+        for name, read in (
+            ("page", lambda b=bot: web.bot(b)),
+            ("grpc", lambda b=bot: ops_bots.get_bot(service, b)),
+        ):
+            with counted(store) as statements:
+                read()
+            counts[bot, name] = len(statements)
+    assert counts[with_sealed, "page"] == counts[without, "page"], counts
+    assert counts[with_sealed, "grpc"] == counts[without, "grpc"], counts
