@@ -36,7 +36,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena.bench.child import free_port, rss_kib, start, stop
-from arena.bench.load_clients import SLOW_BUILD, Target, run_callers
+from arena.bench.load_clients import SLOW_BUILD, Target, loopback_transport, run_callers
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 LADDER_BOTS = ("random", "greedy", "tactician")  # the house bots of the season
@@ -142,12 +142,19 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
 
     def healthy() -> bool:
         try:
-            return httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2).status_code == 200
+            return asyncio.run(_healthz(f"http://127.0.0.1:{web}/healthz"))
         except httpx.HTTPError:
             return False
 
     proc = start(args, home, env, healthy, wait=90)
     return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
+
+
+async def _healthz(url: str) -> bool:
+    import httpx
+
+    async with httpx.AsyncClient(transport=loopback_transport("127.0.0.1"), timeout=2) as web:
+        return (await web.get(url)).status_code == 200
 
 
 def _ladder_rate(recorded: Callable[[], int], seconds: float) -> tuple[int, float]:
