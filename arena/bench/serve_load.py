@@ -13,7 +13,9 @@ the same length, in one run:
 It reports p50 and p99 per call, the errors (the target is none), the ladder's rate under load
 against the baseline (target: at least 80%), the p99 of public reads (target: 200 ms) and the
 server's RSS at the start, halfway and the end of the load (target: flat, at most 20 MiB more at the
-end than halfway, once its caches and pools are warm).
+end than halfway, once its caches and pools are warm). Beside them, the cores each part used in
+each phase (arena/bench/cpu_share.py): the server, its ladder, the callers and the rest of the
+machine, which tell a slow server from a starved one.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena.bench.child import free_port, rss_kib, start, stop
+from arena.bench.cpu_share import cores, sample
 from arena.bench.load_clients import SLOW_BUILD, Target, loopback_transport, run_callers
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
@@ -191,7 +194,9 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             _warm_up(recorded, proc)
             step(0.2)
             idle_rss = rss_kib(proc.pid)
+            cpu = [sample(proc.pid)]
             base_done, base_rate = _ladder_rate(recorded, plan.seconds)
+            cpu.append(sample(proc.pid))
             step(0.5)
             target = Target(
                 grpc_address=grpc_address,
@@ -209,6 +214,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             sampler.start()
             tally = asyncio.run(run_callers(target, plan.seconds, plan.spectators, plan.owners, plan.hostile))
             sampler.cancel()
+            cpu.append(sample(proc.pid))
             loaded_done = recorded() - before
             loaded_rate = loaded_done * 60.0 / (time.monotonic() - began)
             end_rss = rss_kib(proc.pid)
@@ -233,6 +239,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
         "rss_load_start_mib": round(start_rss / 1024, 1),
         "rss_load_mid_mib": round(mid_rss / 1024, 1),
         "rss_load_end_mib": round(end_rss / 1024, 1),
+        "cpu_cores": {"unloaded": cores(cpu[0], cpu[1]), "loaded": cores(cpu[1], cpu[2])},
         "targets": {
             "errors": 0,
             "ladder_ratio": TARGET_RATE,
