@@ -106,9 +106,14 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
 
         store = Store.open(url, home=home)
         source = ServerRun(store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
-        log.info("playing challenges and running seasons, %d at a time (%s sandbox)", concurrency, launcher)
+        log.info(
+            "playing running seasons %d at a time, and challenges in %d more places (%s sandbox)",
+            concurrency,
+            source.challenge_slots,
+            launcher,
+        )
         while not _stopping:
-            progress = run_pool(source, run_job, concurrency=concurrency)
+            progress = run_pool(source, run_job, concurrency=source.slots)
             if progress.done or progress.failed:
                 log.info("played %d matches (%d failed)", progress.done, progress.failed)
             time.sleep(IDLE)
