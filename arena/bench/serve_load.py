@@ -57,6 +57,7 @@ class LoadPlan:
     hostile: bool = True
     workers: int = 2
     sandbox: str = "bwrap"
+    players_nice: int = 10  # the server's `--players-nice`
 
 
 def _archive(folder: Path, build: str | None = None) -> bytes:
@@ -140,7 +141,7 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
     port, web = free_port(), free_port()
     env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DATABASE_URL": f"sqlite:///{home / 'arena.db'}"}
     args = ["serve", "--unix", "", "--tcp", f"127.0.0.1:{port}", "--web", f"127.0.0.1:{web}",
-            "--workers", str(plan.workers), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
+            "--workers", str(plan.workers), "--players-nice", str(plan.players_nice), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
             "--replays", str(home / "replays")]  # fmt: skip
 
     def healthy() -> bool:

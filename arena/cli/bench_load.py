@@ -29,6 +29,8 @@ def load_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="With --load: the server's --workers (ladder matches at once)."),
         click.option("--sandbox", default="bwrap", show_default=True,
                      help="With --load: how the server runs bots (bwrap, docker or local)."),
+        click.option("--players-nice", type=click.IntRange(0, 19), default=10, show_default=True,
+                     help="With --load: the server's --players-nice (0: its ladder at its own priority)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)

@@ -89,9 +89,11 @@ def lower_priority(increment: int = PLAYERS_NICE) -> int:
         return os.nice(0)
 
 
-def play_forever(url: str | None, home: str, concurrency: int, launcher: str, parent: int) -> None:
+def play_forever(
+    url: str | None, home: str, concurrency: int, launcher: str, parent: int, nice: int = PLAYERS_NICE
+) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
-    lower_priority()  # first, before any thread: the pool, the matches and the bots inherit it
+    lower_priority(nice)  # first, before any thread: the pool, the matches and the bots inherit it
     configure(default="info")
     signal.signal(signal.SIGTERM, _stop_signal)
     signal.signal(signal.SIGINT, _stop_signal)  # a Ctrl-C reaches the whole process group: this too
@@ -107,7 +109,8 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
         store = Store.open(url, home=home)
         source = ServerRun(store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
         log.info(
-            "playing running seasons %d at a time, and challenges in %d more places (%s sandbox)",
+            "playing challenges and running seasons: %d ladder matches at a time, challenges in %d more places "
+            "(%s sandbox)",
             concurrency,
             source.challenge_slots,
             launcher,
@@ -126,13 +129,15 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
     log.info("stopped; matches in flight went back to the queue")
 
 
-def start_players(url: str | None, home: str | Path, concurrency: int, launcher: str) -> BaseProcess:
+def start_players(
+    url: str | None, home: str | Path, concurrency: int, launcher: str, nice: int = PLAYERS_NICE
+) -> BaseProcess:
     """Start the players' process; call from the thread that lives as long as the server (the main one:
     PR_SET_PDEATHSIG fires when the thread that started the child ends)."""
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(
         target=play_forever,
-        args=(url, str(home), concurrency, launcher, os.getpid()),
+        args=(url, str(home), concurrency, launcher, os.getpid(), nice),
         name="arena-players",
     )
     proc.start()

@@ -80,13 +80,14 @@ def _task_nices(pids: list[int]) -> dict[tuple[int, int], int]:
     return nices
 
 
-def test_the_players_and_their_bots_run_at_a_lower_priority_than_the_server(tmp_path) -> None:
+@pytest.mark.parametrize("nice", [PLAYERS_NICE, 0])  # the default, and `arena serve --players-nice 0`
+def test_the_players_and_their_bots_run_at_a_lower_priority_than_the_server(tmp_path, nice: int) -> None:
     home = tmp_path / "home"
     home.mkdir()
     url = f"sqlite:///{home / 'arena.db'}"
     store = Store.open(url, home=home)
     server_nice = os.nice(0)
-    if server_nice + PLAYERS_NICE > 19:
+    if server_nice + nice > 19:
         pytest.skip("this test already runs at the lowest priority")
     try:
         submit_bundle(
@@ -100,7 +101,7 @@ def test_the_players_and_their_bots_run_at_a_lower_priority_than_the_server(tmp_
         service = Service(store, launcher="local")
         req = pb.ChallengeRequest(my_bot="random", opponent="slow", rules=["flags=3"])
         match_id = challenge(service, Principal("owner", "ann"), req).match.id
-        proc = start_players(url, home, 1, "local")
+        proc = start_players(url, home, 1, "local", nice)
         try:
             seen: dict[tuple[int, int], int] = {}
             deadline = time.monotonic() + 120
@@ -122,5 +123,5 @@ def test_the_players_and_their_bots_run_at_a_lower_priority_than_the_server(tmp_
     finally:
         store.close()
     assert len({pid for pid, _ in seen}) >= 3  # the players' process, the match's, the two bots at least
-    assert all(nice == server_nice + PLAYERS_NICE for nice in seen.values()), seen
+    assert all(value == server_nice + nice for value in seen.values()), seen
     assert os.nice(0) == server_nice  # the server's own priority is untouched
