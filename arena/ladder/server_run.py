@@ -33,6 +33,9 @@ from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_
 log = logging.getLogger("arena.players")
 
 REFRESH = 2.0  # seconds between looks for seasons that started or closed, new bots and dead runners
+CHALLENGE_POLL = (
+    0.5  # seconds after finding no queued challenge before claiming one again (at most `refresh`)
+)
 CHALLENGE_SHARE = 4  # challenges get one place of their own per this many ladder workers (at least one)
 
 
@@ -77,6 +80,7 @@ class ServerRun:
         self.slots = pool_size(workers)  # what the pool that plays this source should be sized to
         self.challenges: set[int] = set()  # match ids of the challenges handed out and not yet back
         self.ladder: set[int] = set()  # match ids of the seasons' jobs handed out and not yet back
+        self._no_challenge: float | None = None  # when a claim last found none queued
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -113,11 +117,19 @@ class ServerRun:
         return replace(job, live=live_target(self.live_dir, job.match_id))
 
     def _challenge(self) -> MatchJob | None:
+        """The next queued challenge, claimed; None when none is queued. A claim is a write
+        transaction: after one that found none, the next waits `CHALLENGE_POLL` (or `refresh`, if
+        shorter), since the pool asks again for every free place each time a match ends."""
+        now = time.monotonic()
+        if self._no_challenge is not None and now - self._no_challenge < min(CHALLENGE_POLL, self.refresh):
+            return None
         with self.store.tx() as s:
             m = claim(s, self.owner, kinds=("challenge",), ttl=self.ttl)
             if m is None:
+                self._no_challenge = now
                 return None
             job = job_for(s, m, self.launcher)
+        self._no_challenge = None
         self.challenges.add(job.match_id)
         return self._live(job)
 

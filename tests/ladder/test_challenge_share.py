@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from arena.access.ratelimit import Budget, RateLimiter
 from arena.access.roles import Principal
+from arena.ladder import server_run
 from arena.ladder.seasons import create_season, start_season
 from arena.ladder.server_run import ServerRun, challenge_slots, pool_size
 from arena.proto import arena_pb2 as pb
@@ -116,3 +117,24 @@ def test_challenges_fill_idle_workers_and_give_them_back_to_a_season(arena: Stor
         run.record(j, engine_play.play(j))
     refill = Counter(_kind(arena, j) for j in (run.next_job() for _ in range(run.slots)) if j is not None)
     assert refill == Counter({"challenge": 1, "ladder": 4})
+
+
+def test_after_finding_no_challenge_the_next_claim_waits_a_poll(store: Store, tmp_path, monkeypatch) -> None:
+    """The pool asks for every free place each time a match ends; a claim is a write transaction,
+    so one that found no challenge is not repeated until CHALLENGE_POLL seconds have passed (here an
+    hour, then none, so that no clock is raced)."""
+    for i in range(2):
+        path = engine_play.make_bundle(tmp_path / "src", f"b{i}")
+        submit_bundle(store, path, name=f"b{i}", owner=f"owner{i}", launcher="local")
+    _start_season(store)
+    monkeypatch.setattr(server_run, "CHALLENGE_POLL", 3600.0)
+    run = ServerRun(store, workers=2, launcher="local", refresh=3600.0)
+    jobs = [run.next_job() for _ in range(run.slots)]  # two ladder matches; no challenge queued
+    assert [_kind(store, j) for j in jobs if j is not None] == ["ladder", "ladder"]
+    service = Service(store, launcher="local")
+    req = pb.ChallengeRequest(my_bot="b0", opponent="b1", deals=1)
+    queued = challenge(service, Principal("admin"), req).match.id
+    assert run.next_job() is None  # it looked moments ago: not again yet
+    monkeypatch.setattr(server_run, "CHALLENGE_POLL", 0.0)  # the poll has passed
+    job = run.next_job()
+    assert job is not None and job.match_id == queued  # its own place
