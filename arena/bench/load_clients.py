@@ -15,12 +15,21 @@ machines would, so that they do not share one address's anonymous budget: over H
 httpx's `local_address`, over gRPC (whose client cannot choose its source address) through a
 loopback forwarder per address (`child.Sources`). The hostile owner's guesses come from
 addresses of its own.
+
+The callers are one asyncio loop, so anything slow and synchronous in it delays every call in
+flight and is counted as the server's latency. So the loop does nothing blocking: every HTTP
+transport shares one TLS context (`loopback_transport`; httpx otherwise builds one per client,
+loading the CA bundle: about 23 ms of CPU each, 27 of them at the start of the load, measured
+to hold the loop for over a second), and the store is read for the running matches off the
+loop (`asyncio.to_thread`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
+import ssl
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -122,6 +131,17 @@ class Target:
     running: Callable[[], list[int]]  # ids of the matches playing now
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every caller (they speak plain HTTP to loopback; httpx wants one anyway)."""
+    return httpx.create_ssl_context()
+
+
+def loopback_transport(local_address: str) -> httpx.AsyncHTTPTransport:
+    """An HTTP transport whose connections come from `local_address`, on the shared TLS context."""
+    return httpx.AsyncHTTPTransport(local_address=local_address, verify=_tls())
+
+
 def http_outcome(answer: httpx.Response) -> Outcome:
     """A 4xx, or a 503 with Retry-After (over the web's connection bounds), is a refusal; else an error."""
     if answer.status_code < 500 or (answer.status_code == 503 and "retry-after" in answer.headers):
@@ -174,7 +194,7 @@ async def _until(stop: float, pace: float, steps: Iterable[Callable[[], Awaitabl
 async def spectator(t: Target, tally: Tally, index: int, stop: float, api: Any) -> None:
     """A person reading the site: pages and JSON at about one a second, a live board now and then,
     and some gRPC reads (paced well inside 127.0.0.1's anonymous budget, shared by all of them)."""
-    transport = httpx.AsyncHTTPTransport(local_address=spectator_address(index))
+    transport = loopback_transport(spectator_address(index))
     async with httpx.AsyncClient(base_url=t.web_url, transport=transport, timeout=DEADLINE) as web:
         rng = random.Random(index)
         S = Role.SPECTATOR
@@ -187,7 +207,7 @@ async def spectator(t: Target, tally: Tally, index: int, stop: float, api: Any) 
             await timed(tally, S, "GET /bots/NAME", web.get(f"/bots/{name}"))
 
         async def watch_live() -> None:
-            running = t.running()
+            running = await asyncio.to_thread(t.running)
             if running:
                 await _sse(web, tally, S, rng.choice(running), seconds=3.0)
 
@@ -246,7 +266,7 @@ async def owner(t: Target, tally: Tally, name: str, stop: float, api: Any, index
     token, bot = t.owners[name]
     auth = _auth(token)
     local = f"127.0.1.{10 + index}"
-    transport = httpx.AsyncHTTPTransport(local_address=local)
+    transport = loopback_transport(local)
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(
         base_url=t.web_url, transport=transport, timeout=DEADLINE, headers=headers
@@ -323,10 +343,10 @@ async def hostile(t: Target, tally: Tally, stop: float, api: Any) -> None:
         return api.Challenge(request, metadata=auth, timeout=DEADLINE)
 
     async def streams() -> None:
-        transport = httpx.AsyncHTTPTransport(local_address="127.0.2.1")
+        transport = loopback_transport("127.0.2.1")
         async with httpx.AsyncClient(base_url=t.web_url, transport=transport, timeout=DEADLINE) as web:
             while time.monotonic() < stop:
-                running = t.running()
+                running = await asyncio.to_thread(t.running)
                 if not running:
                     await asyncio.sleep(0.5)
                     continue
@@ -336,7 +356,7 @@ async def hostile(t: Target, tally: Tally, stop: float, api: Any) -> None:
                 )
 
     async def guesses() -> None:
-        transport = httpx.AsyncHTTPTransport(local_address="127.0.2.2")
+        transport = loopback_transport("127.0.2.2")
         async with httpx.AsyncClient(base_url=t.web_url, transport=transport, timeout=DEADLINE) as web:
             n = 0
             while time.monotonic() < stop:
@@ -362,6 +382,7 @@ async def hostile(t: Target, tally: Tally, stop: float, api: Any) -> None:
 async def run_callers(t: Target, seconds: float, spectators: int, owners: int, with_hostile: bool) -> Tally:
     """Every caller at once for `seconds`; returns what they got."""
     tally = Tally()
+    _tls()  # before the clock: building it holds the loop
     stop = time.monotonic() + seconds
     sources = [spectator_address(i) for i in range(spectators)] + [HOSTILE_GRPC]
     forward = Sources(t.grpc_address, sources)

@@ -13,7 +13,9 @@ the same length, in one run:
 It reports p50 and p99 per call, the errors (the target is none), the ladder's rate under load
 against the baseline (target: at least 80%), the p99 of public reads (target: 200 ms) and the
 server's RSS at the start, halfway and the end of the load (target: flat, at most 20 MiB more at the
-end than halfway, once its caches and pools are warm).
+end than halfway, once its caches and pools are warm). Beside them, the cores each part used in
+each phase (arena/bench/cpu_share.py): the server, its ladder, the callers and the rest of the
+machine, which tell a slow server from a starved one.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena.bench.child import free_port, rss_kib, start, stop
-from arena.bench.load_clients import SLOW_BUILD, Target, run_callers
+from arena.bench.cpu_share import cores, sample
+from arena.bench.load_clients import SLOW_BUILD, Target, loopback_transport, run_callers
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 LADDER_BOTS = ("random", "greedy", "tactician")  # the house bots of the season
@@ -54,6 +57,7 @@ class LoadPlan:
     hostile: bool = True
     workers: int = 2
     sandbox: str = "bwrap"
+    players_nice: int = 10  # the server's `--players-nice`
 
 
 def _archive(folder: Path, build: str | None = None) -> bytes:
@@ -137,17 +141,24 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
     port, web = free_port(), free_port()
     env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DATABASE_URL": f"sqlite:///{home / 'arena.db'}"}
     args = ["serve", "--unix", "", "--tcp", f"127.0.0.1:{port}", "--web", f"127.0.0.1:{web}",
-            "--workers", str(plan.workers), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
+            "--workers", str(plan.workers), "--players-nice", str(plan.players_nice), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
             "--replays", str(home / "replays")]  # fmt: skip
 
     def healthy() -> bool:
         try:
-            return httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2).status_code == 200
+            return asyncio.run(_healthz(f"http://127.0.0.1:{web}/healthz"))
         except httpx.HTTPError:
             return False
 
     proc = start(args, home, env, healthy, wait=90)
     return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
+
+
+async def _healthz(url: str) -> bool:
+    import httpx
+
+    async with httpx.AsyncClient(transport=loopback_transport("127.0.0.1"), timeout=2) as web:
+        return (await web.get(url)).status_code == 200
 
 
 def _ladder_rate(recorded: Callable[[], int], seconds: float) -> tuple[int, float]:
@@ -184,7 +195,9 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             _warm_up(recorded, proc)
             step(0.2)
             idle_rss = rss_kib(proc.pid)
+            cpu = [sample(proc.pid)]
             base_done, base_rate = _ladder_rate(recorded, plan.seconds)
+            cpu.append(sample(proc.pid))
             step(0.5)
             target = Target(
                 grpc_address=grpc_address,
@@ -202,6 +215,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
             sampler.start()
             tally = asyncio.run(run_callers(target, plan.seconds, plan.spectators, plan.owners, plan.hostile))
             sampler.cancel()
+            cpu.append(sample(proc.pid))
             loaded_done = recorded() - before
             loaded_rate = loaded_done * 60.0 / (time.monotonic() - began)
             end_rss = rss_kib(proc.pid)
@@ -226,6 +240,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
         "rss_load_start_mib": round(start_rss / 1024, 1),
         "rss_load_mid_mib": round(mid_rss / 1024, 1),
         "rss_load_end_mib": round(end_rss / 1024, 1),
+        "cpu_cores": {"unloaded": cores(cpu[0], cpu[1]), "loaded": cores(cpu[1], cpu[2])},
         "targets": {
             "errors": 0,
             "ladder_ratio": TARGET_RATE,

@@ -10,6 +10,8 @@ import click
 from arena.cli.bench_report import emit, with_progress
 from arena.cli.errors import UserError
 
+CPU_PARTS = ("server", "ladder", "callers", "other")
+
 
 def load_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--load and what it takes: the phases' length and who calls."""
@@ -27,6 +29,8 @@ def load_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="With --load: the server's --workers (ladder matches at once)."),
         click.option("--sandbox", default="bwrap", show_default=True,
                      help="With --load: how the server runs bots (bwrap, docker or local)."),
+        click.option("--players-nice", type=click.IntRange(0, 19), default=10, show_default=True,
+                     help="With --load: the server's --players-nice (0: its ladder at its own priority)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
@@ -55,6 +59,9 @@ def run_load(plan: dict[str, Any], as_json: bool) -> None:
          f"{r['rss_idle_mib']} / {r['rss_load_start_mib']} / {r['rss_load_mid_mib']} / {r['rss_load_end_mib']} MiB",
          f"flat: end within {r['targets']['rss_growth_mib']:.0f} MiB of half{'' if met['rss_flat'] else ' NOT met'}"),
     ]  # fmt: skip
+    for phase, used in r["cpu_cores"].items():
+        rows.append((f"cores used, {phase}", " / ".join(f"{used[p]:.2f}" for p in CPU_PARTS),
+                     "server / ladder (players, bots) / callers / other programs"))  # fmt: skip
     for name, c in r["calls"].items():
         rows.append((f"  {name}", f"{c['p50_ms']} / {c['p99_ms']} ms",
                      f"p50/p99, {c['calls']} calls, {c['refused']} refused, {c['error']} errors"))  # fmt: skip

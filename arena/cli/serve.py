@@ -58,6 +58,7 @@ def serve(
     web_addr: str | None,
     db_url: str | None,
     workers: int,
+    players_nice: int,
     launcher: str,
     warm: bool | None,
     tls_cert: str | None,
@@ -192,6 +193,7 @@ def serve(
             max_open,
             calls,
             Joining(max_joining, max_joining_per_address),
+            players_nice,
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -298,6 +300,7 @@ class Plan:
     joining: Joining | None = (
         None  # Play streams not joined yet (`--max-joining`, `--max-joining-per-address`)
     )
+    players_nice: int = 10  # `--players-nice`: the players' niceness above the server's
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -361,7 +364,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     def players_start() -> Any:  # a child process (gRPC does not survive fork), its own store connection
         store = plan.service.store
         url = store.engine.url.render_as_string(hide_password=False)  # passed through a pipe, not argv
-        return start_players(url, store.home, plan.workers, plan.service.launcher)
+        return start_players(url, store.home, plan.workers, plan.service.launcher, plan.players_nice)
 
     players = players_start() if plan.workers else None
     if plan.create:  # the operator's own terminal: the tokens are theirs to hand to two bots

@@ -82,8 +82,17 @@ OPTIONS: list[Callable[[Any], Any]] = [
         type=click.IntRange(0, 256),
         default=0,
         show_default=True,
-        help="Matches this server plays at once: queued challenges, then running seasons (0: none; "
-        "then `arena season run` or `arena worker` must play them).",
+        help="Ladder matches this server plays at once, plus a quarter as many places (at least one) "
+        "for challenges (0: none; then `arena season run` or `arena worker` must play them).",
+    ),
+    click.option(
+        "--players-nice",
+        "players_nice",
+        type=click.IntRange(0, 19),
+        default=10,
+        show_default=True,
+        help="Added to the server's niceness in the --workers process, its matches and their bots: "
+        "the ladder yields the CPU to the server's calls (0: the same priority as the server).",
     ),
     click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP),
     warm_option,

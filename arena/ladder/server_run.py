@@ -1,14 +1,16 @@
-"""What a server plays, for as long as it runs: challenges within their share, then every running season.
+"""What a server plays, for as long as it runs: challenges in slots of their own, then every running season.
 
-`arena serve --workers N` plays through this `JobSource`. Queued challenges (unrated,
-`kind="challenge"`) come first, but at most `challenge_slots(N)` of them at once while a season has
-work: the ladder always keeps the other workers (docs/remote.md, "Challenges: limits and the
-ladder's share"). Then it asks each running or closing season (a `SeasonRun` that plays until its
-ratings are stable) for its next match, taking the seasons in turn; when none has one, challenges
-fill the idle workers, any number of them. Every `refresh` seconds it
-looks again: seasons started or closed remotely are picked up, bots submitted since are entered
-in the running seasons (a stable season plays again when a new bot arrives), and matches whose
-runner died go back to the queue. A closing season freezes once its final round robin is recorded.
+`arena serve --workers N` plays through this `JobSource`, on a pool of `pool_size(N)` =
+N + `challenge_slots(N)` places. The ladder's matches take at most N of them: queued challenges
+(unrated, `kind="challenge"`) have `challenge_slots(N)` places of their own beyond the N, so a
+challenge, however long and however slow its bots, never takes a ladder worker while a season has
+work (docs/remote.md, "Challenges: limits and the ladder's share"). It asks each running or closing
+season (a `SeasonRun` that plays until its ratings are stable) for its next match, taking the
+seasons in turn; when none has one, challenges fill the idle ladder workers too. Every `refresh`
+seconds it looks again: seasons started or closed remotely are picked up, bots submitted since are
+entered in the running seasons (a stable season plays again when a new bot arrives), and matches
+whose runner died go back to the queue. A closing season freezes once its final round robin is
+recorded.
 """
 
 from __future__ import annotations
@@ -31,20 +33,29 @@ from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_
 log = logging.getLogger("arena.players")
 
 REFRESH = 2.0  # seconds between looks for seasons that started or closed, new bots and dead runners
-CHALLENGE_SHARE = 4  # while a season has work, at most one worker in this many plays a challenge
+CHALLENGE_POLL = (
+    0.5  # seconds after finding no queued challenge before claiming one again (at most `refresh`)
+)
+CHALLENGE_SHARE = 4  # challenges get one place of their own per this many ladder workers (at least one)
 
 
 def challenge_slots(workers: int) -> int:
-    """How many of `workers` may play challenges at once while a season has work: a quarter (at
-    least one), and never all of them; so none on a one-worker server, whose challenges wait for the
-    seasons to run out of work (stable ratings, or none running)."""
-    return min(workers - 1, max(1, workers // CHALLENGE_SHARE))
+    """The places challenges have beyond the ladder's `workers`: a quarter as many, at least one (one
+    for 1 to 7 workers, two for 8, four for 16). A challenge in one of them takes no ladder worker;
+    its bots share the machine with the ladder's at the players' priority."""
+    return max(1, workers // CHALLENGE_SHARE)
+
+
+def pool_size(workers: int) -> int:
+    """Matches a server with `--workers` = `workers` plays at once at most: the ladder's, and the
+    challenges' own places."""
+    return workers + challenge_slots(workers)
 
 
 class ServerRun:
-    """The server's `JobSource`: challenges within their share of `workers`, then running seasons,
-    round robin, then challenges again in whatever the seasons leave idle. `workers` is how many
-    matches the pool plays at once (`arena serve --workers`), which the challenges' share is of."""
+    """The server's `JobSource`: challenges in their own places, then running seasons, round robin,
+    on at most `workers` places (`arena serve --workers`), then challenges again in whatever ladder
+    places the seasons leave idle. Its pool plays `pool_size(workers)` matches at once."""
 
     def __init__(
         self,
@@ -64,8 +75,12 @@ class ServerRun:
         self._refreshed: float | None = None
         self._turn = 0
         self.suspended: list[str] = []
+        self.workers = workers
         self.challenge_slots = challenge_slots(workers)
+        self.slots = pool_size(workers)  # what the pool that plays this source should be sized to
         self.challenges: set[int] = set()  # match ids of the challenges handed out and not yet back
+        self.ladder: set[int] = set()  # match ids of the seasons' jobs handed out and not yet back
+        self._no_challenge: float | None = None  # when a claim last found none queued
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -102,22 +117,36 @@ class ServerRun:
         return replace(job, live=live_target(self.live_dir, job.match_id))
 
     def _challenge(self) -> MatchJob | None:
+        """The next queued challenge, claimed; None when none is queued. A claim is a write
+        transaction: after one that found none, the next waits `CHALLENGE_POLL` (or `refresh`, if
+        shorter), since the pool asks again for every free place each time a match ends."""
+        now = time.monotonic()
+        if self._no_challenge is not None and now - self._no_challenge < min(CHALLENGE_POLL, self.refresh):
+            return None
         with self.store.tx() as s:
             m = claim(s, self.owner, kinds=("challenge",), ttl=self.ttl)
             if m is None:
+                self._no_challenge = now
                 return None
             job = job_for(s, m, self.launcher)
+        self._no_challenge = None
         self.challenges.add(job.match_id)
         return self._live(job)
 
     def next_job(self) -> MatchJob | None:
         self._refresh()
-        if len(self.challenges) < self.challenge_slots:
+        if len(self.challenges) < self.challenge_slots:  # a challenges' own place is free
             job = self._challenge()
             if job is not None:
                 return job
+        in_ladder_places = len(self.ladder) + max(0, len(self.challenges) - self.challenge_slots)
+        if in_ladder_places >= self.workers:
+            return None  # every ladder worker is busy: a challenge waits for a place of its own
         job = self._season_job()
-        return job if job is not None else self._challenge()  # the seasons left a worker idle
+        if job is not None:
+            self.ladder.add(job.match_id)
+            return job
+        return self._challenge()  # the seasons left a ladder worker idle
 
     def _season_job(self) -> MatchJob | None:
         names = sorted(self.seasons)
@@ -141,21 +170,25 @@ class ServerRun:
         with self.store.tx() as s:
             renew(s, self.owner, match_ids, ttl=self.ttl)
 
+    def _back(self, match_ids: list[int]) -> None:
+        self.challenges.difference_update(match_ids)
+        self.ladder.difference_update(match_ids)
+
     def record(self, job: MatchJob, result: MatchResult) -> None:
-        self.challenges.discard(job.match_id)
+        self._back([job.match_id])
         outcome = record_result(self.store, self.owner, job.match_id, result)
         self.suspended += outcome.suspended
         for run in self.seasons.values():
             run._stable = False  # a result may change whether a season is stable
 
     def fail(self, job: MatchJob, error: str) -> None:
-        self.challenges.discard(job.match_id)
+        self._back([job.match_id])
         given_up = fail_or_release(self.store, self.owner, job.match_id, error)
         if given_up:
             log.warning("%s", given_up)
 
     def release(self, match_ids: list[int]) -> None:
-        self.challenges.difference_update(match_ids)
+        self._back(match_ids)
         release_all(self.store, self.owner, match_ids)
 
 

@@ -6,6 +6,12 @@ there is nothing to play. `stop_players` ends it: SIGTERM, which the child handl
 Ctrl-C (the leases of the matches in flight are released, so they go back to the queue, and the
 pool's children are killed), then a join. If the server dies without stopping it, the child gets
 SIGTERM from the kernel (PR_SET_PDEATHSIG) and does the same; the pool's own children die with it.
+
+The players are batch work and the server's calls are not: the child lowers its own CPU priority
+by `PLAYERS_NICE` before it starts a thread or a process, so the pool, every match's process and
+every sandboxed bot inherit it, and a spectator's read wins the CPU over a bot's move whenever the
+two compete (docs/deploy.md, "Under load"). An idle CPU is still the ladder's in full: niceness
+orders who runs first, it reserves nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ log = logging.getLogger("arena.players")
 
 IDLE = 1.0  # seconds between looks when there is nothing to play
 STOP_GRACE = 30.0  # seconds stop_players waits for the child to release its leases before killing it
+PLAYERS_NICE = 10  # added to the server's niceness in the players' process: CFS gives it ~1/10 of the
+# server's weight while both want the CPU (nice 10 against 0), and everything it starts inherits it
 
 
 def _end_with_parent(parent: int) -> None:
@@ -70,8 +78,22 @@ def ignore_stop_signals() -> None:
             continue
 
 
-def play_forever(url: str | None, home: str, concurrency: int, launcher: str, parent: int) -> None:
+def lower_priority(increment: int = PLAYERS_NICE) -> int:
+    """Add `increment` to this process's niceness; the new niceness. Call while the process has one
+    thread: on Linux niceness belongs to a thread, and new threads and children take their
+    creator's."""
+    try:
+        return os.nice(increment)
+    except OSError as exc:  # a sandbox that forbids it: play at the server's priority, and say so
+        log.warning("could not lower the players' CPU priority: %s", exc)
+        return os.nice(0)
+
+
+def play_forever(
+    url: str | None, home: str, concurrency: int, launcher: str, parent: int, nice: int = PLAYERS_NICE
+) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
+    lower_priority(nice)  # first, before any thread: the pool, the matches and the bots inherit it
     configure(default="info")
     signal.signal(signal.SIGTERM, _stop_signal)
     signal.signal(signal.SIGINT, _stop_signal)  # a Ctrl-C reaches the whole process group: this too
@@ -86,9 +108,15 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
 
         store = Store.open(url, home=home)
         source = ServerRun(store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
-        log.info("playing challenges and running seasons, %d at a time (%s sandbox)", concurrency, launcher)
+        log.info(
+            "playing challenges and running seasons: %d ladder matches at a time, challenges in %d more places "
+            "(%s sandbox)",
+            concurrency,
+            source.challenge_slots,
+            launcher,
+        )
         while not _stopping:
-            progress = run_pool(source, run_job, concurrency=concurrency)
+            progress = run_pool(source, run_job, concurrency=source.slots)
             if progress.done or progress.failed:
                 log.info("played %d matches (%d failed)", progress.done, progress.failed)
             time.sleep(IDLE)
@@ -101,13 +129,15 @@ def play_forever(url: str | None, home: str, concurrency: int, launcher: str, pa
     log.info("stopped; matches in flight went back to the queue")
 
 
-def start_players(url: str | None, home: str | Path, concurrency: int, launcher: str) -> BaseProcess:
+def start_players(
+    url: str | None, home: str | Path, concurrency: int, launcher: str, nice: int = PLAYERS_NICE
+) -> BaseProcess:
     """Start the players' process; call from the thread that lives as long as the server (the main one:
     PR_SET_PDEATHSIG fires when the thread that started the child ends)."""
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(
         target=play_forever,
-        args=(url, str(home), concurrency, launcher, os.getpid()),
+        args=(url, str(home), concurrency, launcher, os.getpid(), nice),
         name="arena-players",
     )
     proc.start()

@@ -1,9 +1,11 @@
-"""Challenges get a bounded share of the server's workers; the ladder always keeps the rest (issue #31).
+"""Challenges get a bounded number of places of their own beside the server's workers; the ladder
+always keeps all its workers while a season has work (issue #31).
 
 The real `ServerRun` (what `arena serve --workers N` plays) on a real store, stepped as the pool
-steps it: fill N workers, then hand out a job each time one ends. The issue's attack is a queue of
-challenges that never end (a 2.5 s bot at a 60 s clock and 200 deals); before this change every
-worker that came free took the next challenge, until the ladder recorded nothing at all.
+steps it: fill its `pool_size(N)` places, then hand out a job each time one ends. The issue's attack
+is a queue of challenges that never end (a 2.5 s bot at a 60 s clock and 200 deals); before the
+first change every worker that came free took the next challenge, until the ladder recorded nothing
+at all; before the second, a challenge took one of the ladder's N workers (one of two by default).
 Matches are played in-process by `engine_play` (the engine, no sandbox) and recorded for real.
 """
 
@@ -17,8 +19,9 @@ from sqlalchemy import func, select
 
 from arena.access.ratelimit import Budget, RateLimiter
 from arena.access.roles import Principal
+from arena.ladder import server_run
 from arena.ladder.seasons import create_season, start_season
-from arena.ladder.server_run import ServerRun, challenge_slots
+from arena.ladder.server_run import ServerRun, challenge_slots, pool_size
 from arena.proto import arena_pb2 as pb
 from arena.service.core import Service
 from arena.service.ops_challenge import challenge
@@ -52,18 +55,20 @@ def _start_season(store: Store) -> None:
     start_season(store, "autumn")
 
 
-@pytest.mark.parametrize("workers", [1, 4, 8])
-def test_challenges_that_never_end_leave_the_ladder_its_workers(arena: Store, workers: int) -> None:
+@pytest.mark.parametrize("workers", [1, 2, 4, 8])
+def test_challenges_that_never_end_leave_the_ladder_all_its_workers(arena: Store, workers: int) -> None:
     _start_season(arena)
     run = ServerRun(arena, workers=workers, launcher="local", refresh=0)
-    inflight = [run.next_job() for _ in range(workers)]  # the pool fills its workers
+    share = challenge_slots(workers)
+    assert share == {1: 1, 2: 1, 4: 1, 8: 2}[workers]
+    assert run.slots == pool_size(workers) == workers + share
+    inflight = [run.next_job() for _ in range(run.slots)]  # the pool fills its places
     assert all(job is not None for job in inflight)
     kinds = Counter(_kind(arena, j) for j in inflight if j is not None)
-    share = challenge_slots(workers)
-    assert share == {1: 0, 4: 1, 8: 2}[workers]
-    assert kinds == Counter({"challenge": share, "ladder": workers - share}) - Counter()
+    assert kinds == Counter({"challenge": share, "ladder": workers})  # every worker is the ladder's
+    assert run.next_job() is None  # and no more than the pool's places
     handed = Counter(kinds)
-    for _ in range(12):  # only ladder matches end; the challenges keep their workers
+    for _ in range(12):  # only ladder matches end; the challenges keep their places
         ladder = next(j for j in inflight if j is not None and _kind(arena, j) == "ladder")
         run.record(ladder, engine_play.play(ladder))
         inflight.remove(ladder)
@@ -72,7 +77,7 @@ def test_challenges_that_never_end_leave_the_ladder_its_workers(arena: Store, wo
         inflight.append(job)
         handed[_kind(arena, job)] += 1
     assert handed["challenge"] == share  # never more while the season has work
-    assert handed["ladder"] == workers - share + 12
+    assert handed["ladder"] == workers + 12
     with arena.read() as s:
         played = s.scalar(
             select(func.count()).select_from(Match).where(Match.kind == "ladder", Match.status == "done")
@@ -83,7 +88,7 @@ def test_challenges_that_never_end_leave_the_ladder_its_workers(arena: Store, wo
 def test_a_challenge_that_ends_gives_its_place_to_the_next_challenge_and_no_more(arena: Store) -> None:
     _start_season(arena)
     run = ServerRun(arena, workers=4, launcher="local", refresh=0)
-    jobs = [run.next_job() for _ in range(4)]
+    jobs = [run.next_job() for _ in range(run.slots)]
     current = next(j for j in jobs if j is not None and _kind(arena, j) == "challenge")
     ends = [
         lambda j: run.record(j, engine_play.play(j)),  # played
@@ -92,23 +97,44 @@ def test_a_challenge_that_ends_gives_its_place_to_the_next_challenge_and_no_more
     ]
     for end in ends:
         end(current)
-        taken, after = run.next_job(), run.next_job()
-        assert taken is not None and after is not None
-        assert (_kind(arena, taken), _kind(arena, after)) == ("challenge", "ladder")  # its place, no more
+        taken = run.next_job()
+        assert taken is not None and _kind(arena, taken) == "challenge"  # its place
+        assert run.next_job() is None  # no more: the ladder's four places are its own
         current = taken
 
 
 def test_challenges_fill_idle_workers_and_give_them_back_to_a_season(arena: Store) -> None:
-    one = ServerRun(arena, workers=1, launcher="local", refresh=0)  # no season: one worker plays them too
-    job = one.next_job()
-    assert job is not None and _kind(arena, job) == "challenge"
-    one.release([job.match_id])
+    one = ServerRun(arena, workers=1, launcher="local", refresh=0)  # no season: its worker plays them too
+    jobs = [one.next_job() for _ in range(one.slots)]
+    assert [_kind(arena, j) for j in jobs if j is not None] == ["challenge"] * 2
+    one.release([j.match_id for j in jobs if j is not None])
     run = ServerRun(arena, workers=4, launcher="local", refresh=0)
-    jobs = [run.next_job() for _ in range(4)]
-    assert [_kind(arena, j) for j in jobs if j is not None] == ["challenge"] * 4  # every idle worker
+    jobs = [run.next_job() for _ in range(run.slots)]
+    assert [_kind(arena, j) for j in jobs if j is not None] == ["challenge"] * 5  # every idle place
     _start_season(arena)  # now the ladder has work: as the challenges end, it takes its workers back
     for j in jobs:
         assert j is not None
         run.record(j, engine_play.play(j))
-    refill = Counter(_kind(arena, j) for j in (run.next_job() for _ in range(4)) if j is not None)
-    assert refill == Counter({"challenge": 1, "ladder": 3})
+    refill = Counter(_kind(arena, j) for j in (run.next_job() for _ in range(run.slots)) if j is not None)
+    assert refill == Counter({"challenge": 1, "ladder": 4})
+
+
+def test_after_finding_no_challenge_the_next_claim_waits_a_poll(store: Store, tmp_path, monkeypatch) -> None:
+    """The pool asks for every free place each time a match ends; a claim is a write transaction,
+    so one that found no challenge is not repeated until CHALLENGE_POLL seconds have passed (here an
+    hour, then none, so that no clock is raced)."""
+    for i in range(2):
+        path = engine_play.make_bundle(tmp_path / "src", f"b{i}")
+        submit_bundle(store, path, name=f"b{i}", owner=f"owner{i}", launcher="local")
+    _start_season(store)
+    monkeypatch.setattr(server_run, "CHALLENGE_POLL", 3600.0)
+    run = ServerRun(store, workers=2, launcher="local", refresh=3600.0)
+    jobs = [run.next_job() for _ in range(run.slots)]  # two ladder matches; no challenge queued
+    assert [_kind(store, j) for j in jobs if j is not None] == ["ladder", "ladder"]
+    service = Service(store, launcher="local")
+    req = pb.ChallengeRequest(my_bot="b0", opponent="b1", deals=1)
+    queued = challenge(service, Principal("admin"), req).match.id
+    assert run.next_job() is None  # it looked moments ago: not again yet
+    monkeypatch.setattr(server_run, "CHALLENGE_POLL", 0.0)  # the poll has passed
+    job = run.next_job()
+    assert job is not None and job.match_id == queued  # its own place

@@ -1,0 +1,93 @@
+"""Who used the cores during a phase of `arena bench serve --load`: the server process, its ladder
+(the players' process, its matches and their sandboxed bots), the bench's own callers, and the rest
+of the machine. Read from /proc, in cores (CPU seconds per second of the phase).
+
+A latency figure alone cannot tell a slow server from a starved one: on a machine whose two cores
+are busy with other work, every call waits for a core. So the load bench reports these beside its
+latencies, and "other" says how much of the machine was not the bench's at all.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """CPU seconds used so far by each part, at monotonic time `at`."""
+
+    at: float
+    server: float  # the server process's threads, and the builds it has reaped
+    ladder: float  # every process under the server (players, matches, bots), with those they reaped
+    callers: float  # this process: the bench's callers
+    machine: float  # every core of the machine, busy (not idle, not waiting for I/O)
+
+
+def _fields(pid: int) -> list[str] | None:
+    """Fields 3 on of /proc/PID/stat, or None once the process is gone."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _children() -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for entry in PROC.iterdir():
+        if entry.name.isdigit() and (fields := _fields(int(entry.name))) is not None:
+            found.setdefault(int(fields[1]), []).append(int(entry.name))
+    return found
+
+
+def _seconds(fields: list[str], reaped: bool) -> float:
+    """utime + stime (fields 14, 15), plus the reaped children's (16, 17) when `reaped`."""
+    ticks = int(fields[11]) + int(fields[12])
+    if reaped:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / TICK
+
+
+def _machine() -> float:
+    with open(PROC / "stat") as f:
+        user, nice, system, _idle, _iowait, irq, softirq, steal, *_ = map(int, f.readline().split()[1:])
+    return (user + nice + system + irq + softirq + steal) / TICK
+
+
+def sample(server: int) -> CpuSample:
+    """What the server (pid `server`), its descendants, this process and the machine have used."""
+    own = _fields(server)
+    tree = _children()
+    ladder, stack = 0.0, list(tree.get(server, []))
+    while stack:
+        pid = stack.pop()
+        if (fields := _fields(pid)) is not None:
+            ladder += _seconds(fields, reaped=True)
+        stack += tree.get(pid, [])
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return CpuSample(
+        at=time.monotonic(),
+        server=_seconds(own, reaped=True) if own is not None else 0.0,
+        ladder=ladder,
+        callers=me.ru_utime + me.ru_stime,
+        machine=_machine(),
+    )
+
+
+def cores(before: CpuSample, after: CpuSample) -> dict[str, float]:
+    """Cores each part used between two samples; `other`: the machine's busy cores that were none
+    of the bench's (other programs on the same machine)."""
+    span = max(after.at - before.at, 1e-9)
+    used = {
+        part: (getattr(after, part) - getattr(before, part)) / span
+        for part in ("server", "ladder", "callers", "machine")
+    }
+    used["other"] = max(0.0, used["machine"] - used["server"] - used["ladder"] - used["callers"])
+    return {part: round(value, 2) for part, value in used.items()}
