@@ -168,7 +168,8 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """Wait until the match is over (or `wait` is false: return its state now).
+        """Wait until the match is over (or `wait` is false: return its state now). The record comes in
+        pieces of at most 1 MiB, as GetReplay's (ask again with `offset` = the reply's next_offset).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

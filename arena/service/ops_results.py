@@ -229,8 +229,11 @@ def seats_owned(principal: Principal, owners: tuple[str, str]) -> list[int]:
     return [seat for seat, owner in enumerate(owners) if principal.owns(owner)]
 
 
-def get_replay(service: Service, principal: Principal, match_id: int, private: bool = False) -> pb.Replay:
-    """The public record once revealed; the private one (own seats only) to owners and the admin."""
+def get_replay(
+    service: Service, principal: Principal, match_id: int, private: bool = False, offset: int = 0
+) -> pb.Replay:
+    """The public record once revealed; the private one (own seats only) to owners and the admin;
+    either as its piece at `offset` (at most pieces.PIECE bytes, so no reply exceeds gRPC's limit)."""
     from arena.ladder.visibility import revealed
     from arena.replay.privacy import private_record_bytes, public_record_bytes
 
@@ -248,10 +251,28 @@ def get_replay(service: Service, principal: Principal, match_id: int, private: b
         owners = tuple(s.get_one(m.BotVersion, vid).bot.owner for vid in (x.version0_id, x.version1_id))
         data = replay.data
     if not private:
-        return pb.Replay(match_id=match_id, record=public_record_bytes(data), private=False)
+        return replay_piece(match_id, public_record_bytes(data), False, offset)
     seats = seats_owned(principal, owners)  # type: ignore[arg-type]
     if not seats:
         raise PermissionDenied(
             f"the private record of match {match_id} is for the owners of its bots and the admin"
         )
-    return pb.Replay(match_id=match_id, record=private_record_bytes(data, seats), private=True)
+    return replay_piece(match_id, private_record_bytes(data, seats), True, offset)
+
+
+def replay_piece(match_id: int, whole: bytes, private: bool, offset: int) -> pb.Replay:
+    """The Replay reply carrying `whole`'s piece at `offset` (arena/proto/pieces.py)."""
+    from arena.proto.pieces import BadOffset, piece_of
+
+    try:
+        piece = piece_of(whole, offset)
+    except BadOffset as exc:
+        raise InvalidArgument(str(exc)) from None
+    return pb.Replay(
+        match_id=match_id,
+        record=piece.data,
+        private=private,
+        total_size=piece.total_size,
+        next_offset=piece.next_offset,
+        sha256=piece.sha256,
+    )
