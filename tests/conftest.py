@@ -188,3 +188,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "redis_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.redis)
+
+
+@pytest.fixture
+def chatty_record():
+    """`chatty(data, seats, megabytes)`: the framed record `data` with about `megabytes` MB of Log lines
+    that do not compress (1,000 random base64 characters each) added for each seat in `seats`, as a
+    bot that logs all it can would leave: a record longer than one gRPC reply (tests of GetReplay's and
+    GetMatch's pieces). The first line of seat N starts `chatty seat N`."""
+    import base64
+    import random
+
+    from arena.proto.codec import decode_record, encode_record
+
+    def chatty(data: bytes, seats: tuple[int, ...], megabytes: float) -> bytes:
+        record = decode_record(data)
+        rng = random.Random(31)
+        for seat in seats:
+            for n in range(int(megabytes * 1000)):
+                text = base64.b64encode(rng.randbytes(750)).decode()
+                record.logs.add(seat=seat, deal=1, trick=1, text=f"chatty seat {seat} " * (n == 0) + text)
+        return encode_record(record)
+
+    return chatty

@@ -1,5 +1,6 @@
 """`arena replay show` and `arena replay export`: read binary match records (added to the
-`replay` group of arena/cli/replay.py), from a file or, with --server, a remote match's GetReplay."""
+`replay` group of arena/cli/replay.py), from a file or, with --server, a remote match's GetReplay (read
+piece by piece, checked whole: arena/proto/pieces.py)."""
 
 from __future__ import annotations
 
@@ -32,13 +33,21 @@ def _load(spec: str, remote: Remote | None = None, private: bool = False):
             raise UserError(str(exc)) from None
     from arena.cli.watch import match_id
     from arena.proto import arena_pb2 as pb
+    from arena.proto.pieces import PieceError, reassemble
 
     number = match_id(spec)
-    answer = remote.call("GetReplay", pb.GetReplayRequest(match_id=number, private=private))
+
+    def piece(offset: int):
+        return remote.call("GetReplay", pb.GetReplayRequest(match_id=number, private=private, offset=offset))
+
     from arena.replay.record import check_record
 
     try:
-        return check_record(decode_record(answer.record))
+        return check_record(decode_record(reassemble(piece)))
+    except PieceError as exc:
+        raise UserError(
+            f"match {number}: the server's pieces of the record do not fit together ({exc})"
+        ) from None
     except RecordError as exc:
         raise UserError(f"match {number}: the server sent a record that does not decode ({exc})") from None
 

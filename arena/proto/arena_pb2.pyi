@@ -28,24 +28,32 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., tokens: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id", "wait")
+    __slots__ = ("match_id", "wait", "offset")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     WAIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     wait: bool
-    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+    offset: int
+    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class MatchStatus(_message.Message):
-    __slots__ = ("match_id", "state", "result", "record")
+    __slots__ = ("match_id", "state", "result", "record", "total_size", "next_offset", "sha256")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_SIZE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     state: str
     result: _referee_pb2.MatchResult
     record: bytes
-    def __init__(self, match_id: _Optional[str] = ..., state: _Optional[str] = ..., result: _Optional[_Union[_referee_pb2.MatchResult, _Mapping]] = ..., record: _Optional[bytes] = ...) -> None: ...
+    total_size: int
+    next_offset: int
+    sha256: bytes
+    def __init__(self, match_id: _Optional[str] = ..., state: _Optional[str] = ..., result: _Optional[_Union[_referee_pb2.MatchResult, _Mapping]] = ..., record: _Optional[bytes] = ..., total_size: _Optional[int] = ..., next_offset: _Optional[int] = ..., sha256: _Optional[bytes] = ...) -> None: ...
 
 class SubmitBotChunk(_message.Message):
     __slots__ = ("header", "data")
@@ -408,22 +416,30 @@ class MatchInfo(_message.Message):
     def __init__(self, id: _Optional[int] = ..., season: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., revealed: _Optional[bool] = ..., winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., has_seed: _Optional[bool] = ..., seed: _Optional[int] = ..., salt: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., requested_by: _Optional[str] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
-    __slots__ = ("match_id", "private")
+    __slots__ = ("match_id", "private", "offset")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     private: bool
-    def __init__(self, match_id: _Optional[int] = ..., private: _Optional[bool] = ...) -> None: ...
+    offset: int
+    def __init__(self, match_id: _Optional[int] = ..., private: _Optional[bool] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class Replay(_message.Message):
-    __slots__ = ("match_id", "record", "private")
+    __slots__ = ("match_id", "record", "private", "total_size", "next_offset", "sha256")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_SIZE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     record: bytes
     private: bool
-    def __init__(self, match_id: _Optional[int] = ..., record: _Optional[bytes] = ..., private: _Optional[bool] = ...) -> None: ...
+    total_size: int
+    next_offset: int
+    sha256: bytes
+    def __init__(self, match_id: _Optional[int] = ..., record: _Optional[bytes] = ..., private: _Optional[bool] = ..., total_size: _Optional[int] = ..., next_offset: _Optional[int] = ..., sha256: _Optional[bytes] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id",)

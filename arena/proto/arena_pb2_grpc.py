@@ -168,7 +168,8 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """Wait until the match is over (or `wait` is false: return its state now).
+        """Wait until the match is over (or `wait` is false: return its state now). The record comes in
+        pieces of at most 1 MiB, as GetReplay's (ask again with `offset` = the reply's next_offset).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -245,7 +246,7 @@ class ArenaServicer:
     def GetReplay(self, request, context):
         """The public record of a finished match (no logs, no private details); the private one to the
         owner of a seat (that seat's part) and to the admin. NOT_FOUND before the match and every match
-        dealing the same cards (its duplicate twin) are over.
+        dealing the same cards (its duplicate twin) are over. In pieces of at most 1 MiB (see Replay).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

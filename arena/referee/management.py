@@ -1,8 +1,9 @@
 """The management service of `arena serve` (arena.proto's `Arena`): create a match and read its result.
 
 Both calls hand out secrets (CreateMatch returns the two seat tokens, GetMatch the whole record with
-the bots' `Log` lines), so both need the organiser's admin token as gRPC metadata
-`authorization: Bearer <token>`; a referee without one refuses them all. Every answer is OK or a named
+the bots' `Log` lines, in pieces of at most 1 MiB: arena/proto/pieces.py), so both need the
+organiser's admin token as gRPC metadata `authorization: Bearer <token>`; a referee without one
+refuses them all. Every answer is OK or a named
 status: bad input is INVALID_ARGUMENT naming the field, a bug is INTERNAL with the traceback in the
 log, never UNKNOWN. Error details quote at most a short, ASCII-escaped prefix of what was sent.
 The Referee `Play` service (server.py) is not guarded here: each seat proves itself with its token.
@@ -26,6 +27,7 @@ from arena.engine import Rules, RulesError
 from arena.proto import arena_pb2, arena_pb2_grpc
 from arena.proto.codec import encode_record
 from arena.proto.lenient import Undecodable, lenient
+from arena.proto.pieces import BadOffset, piece_of
 from arena.referee.clock import TimeControl
 from arena.referee.convert import rules_to_proto
 from arena.referee.spec import MatchSpec
@@ -229,7 +231,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 status = arena_pb2.MatchStatus(match_id=match_id, state=runner.state)
                 if runner.result is not None and runner.record is not None:
                     status.result.CopyFrom(runner.result)
-                    status.record = encode_record(runner.record)
+                    with_piece(status, encode_record(runner.record), request.offset)
                 return status
         done = self._server.finished.get(match_id)
         if done is None:
@@ -250,10 +252,23 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                     grpc.StatusCode.DATA_LOSS,
                     f"match {match_id} is over, but its replay file can no longer be read ({exc.strerror})",
                 ) from None
-        status = arena_pb2.MatchStatus(match_id=match_id, state="OVER", record=record)
+        status = arena_pb2.MatchStatus(match_id=match_id, state="OVER")
+        with_piece(status, record, request.offset)
         if done.result is not None:
             status.result.CopyFrom(done.result)
         return status
+
+
+def with_piece(status: arena_pb2.MatchStatus, record: bytes, offset: int) -> None:
+    """Put `record`'s piece at `offset` in `status` (at most pieces.PIECE bytes: see arena.proto)."""
+    try:
+        piece = piece_of(record, offset)
+    except BadOffset as exc:
+        raise BadRequest("offset", str(exc).removeprefix(f"offset {offset}: ")) from None
+    status.record = piece.data
+    status.total_size = piece.total_size
+    status.next_offset = piece.next_offset
+    status.sha256 = piece.sha256
 
 
 def add_management(grpc_server: grpc.aio.Server, referee: RefereeServer) -> None:

@@ -254,7 +254,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     @rpc
     async def GetReplay(self, principal: Principal, request: pb.GetReplayRequest, context: Any) -> Any:
         return await threaded(ops_results.get_replay)(
-            self.service, principal, request.match_id, request.private
+            self.service, principal, request.match_id, request.private, request.offset
         )
 
     # ---- spectating ----

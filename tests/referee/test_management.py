@@ -341,3 +341,41 @@ def test_get_match_of_an_unknown_id_is_not_found(mgmt):
     assert err.code() == grpc.StatusCode.NOT_FOUND and err.details().startswith(
         "no match nope on this referee"
     )
+
+
+def test_a_record_over_the_grpc_limit_comes_from_get_match_in_bounded_pieces(mgmt, tmp_path, chatty_record):
+    """GetMatch's record, in pieces of at most 1 MiB (issue #31 §5): a match whose replay file holds a
+    chatty bot's logs (over 4 MiB compressed, more than a client's default receive limit) is read whole."""
+    from arena.proto.pieces import PIECE, reassemble
+
+    def write_chatty(runner) -> Path:
+        return mgmt.replays.write(runner.spec.match_id, chatty_record(encode_record(runner.record), (0,), 6))
+
+    mgmt.server.on_finished = write_chatty
+    created = mgmt.api.CreateMatch(
+        arena_pb2.CreateMatchRequest(rules=["max_deals=1"], match_id="long", time_control=TC.to_proto()),
+        metadata=AUTH,
+    )
+    threads = [threading.Thread(target=run, args=(FirstLegal(), mgmt.address, t)) for t in created.tokens]
+    for t in threads:
+        t.start()
+    sizes: list[int] = []
+
+    def fetch(offset: int) -> arena_pb2.MatchStatus:
+        status = mgmt.api.GetMatch(
+            arena_pb2.GetMatchRequest(match_id="long", wait=True, offset=offset), metadata=AUTH, timeout=60
+        )
+        assert status.state == "OVER" and list(status.result.verdicts) == ["OK", "OK"]
+        sizes.append(status.ByteSize())
+        return status
+
+    whole = reassemble(fetch)
+    for t in threads:
+        t.join(10)
+    on_disk = (tmp_path / "replays" / "long.replay").read_bytes()
+    assert whole == on_disk and len(whole) > 4 * 1024 * 1024
+    assert len(sizes) == -(-len(whole) // PIECE) and max(sizes) <= PIECE + 100, sizes
+    assert decode_record(whole).logs[0].text.startswith("chatty seat 0 ")
+    err = refused(mgmt.api.GetMatch, arena_pb2.GetMatchRequest(match_id="long", offset=len(whole)))
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.details().startswith("offset: the record is")
