@@ -198,10 +198,12 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
     # (a partial index's condition has no statistics: it guesses that it keeps nearly every row)
     # passes jit_above_cost and spends 200-300 ms compiling what then runs in 10 (issue #30)
     options = ["-cjit=off"]
-    given = parsed.query.get("options")  # the URL's own (`?options=-csearch_path%3D...`), kept
+    # the URL's own (`?options=-csearch_path%3D...`) joins them here, where connect_args override the
+    # URL's, and stays in the URL too: code that passes `engine.url` on (the players' process, a
+    # backup's pg_dump, the fit caches' keys) must keep naming the same schema
+    given = parsed.query.get("options")
     if given:
         options += [given] if isinstance(given, str) else list(given)
-        parsed = parsed.difference_update_query(["options"])
     if schema:
         options.append(f"-csearch_path={schema}")
     return create_engine(parsed, connect_args={"options": " ".join(options)}, pool_pre_ping=True)
