@@ -10,7 +10,7 @@ import click
 
 from arena.cli.bench_load import load_options, run_load
 from arena.cli.bench_report import emit, json_option, with_progress
-from arena.cli.bench_streams import run_streams, stream_options
+from arena.cli.bench_streams import run_connections, run_streams, stream_options
 
 
 @click.command("sandbox")
@@ -208,7 +208,15 @@ def _referee_instructions(deals: int, as_json: bool) -> None:
 @stream_options
 @json_option
 def serve(
-    matches: int, baseline: int, as_json: bool, load: bool, streams: int, deals: int, **plan: Any
+    matches: int,
+    baseline: int,
+    as_json: bool,
+    load: bool,
+    streams: int,
+    deals: int,
+    connections: int,
+    idle: float,
+    **plan: Any,
 ) -> None:
     """Memory of a long-running `arena serve`: plays N short matches through its CreateMatch (two
     first-legal seats over gRPC) and prints the server's RSS before, after the first --baseline
@@ -221,7 +229,13 @@ def serve(
 
     With --streams N instead: N live streams of one long match, the server's RSS over idle (target
     within 50 MiB) and the time from SIGTERM to its exit (arena/bench/serve_streams.py).
+
+    With --connections N instead: N idle gRPC connections, the server's RSS over idle and the time
+    until it has closed them all (arena/bench/serve_connections.py).
     """
+    if connections:
+        run_connections(connections, idle, as_json)
+        return
     if streams:
         run_streams(streams, deals, as_json)
         return

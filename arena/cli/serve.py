@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from arena.access.admin import AdminToken
     from arena.engine import Rules
     from arena.referee import TimeControl
+    from arena.referee.connections import ConnectionLimits
     from arena.referee.joining import Joining
     from arena.referee.management import ReplayDir
     from arena.referee.match import MatchRunner
@@ -71,6 +72,8 @@ def serve(
     max_calls_per_address: int,
     max_joining: int,
     max_joining_per_address: int,
+    max_connections: int | None,
+    connection_idle: float,
     web_connections: int,
     web_per_address: int,
     web_threads: int,
@@ -91,6 +94,7 @@ def serve(
     from arena.cli.play import parse_rules
     from arena.cli.web import web_limits
     from arena.referee import TimeControl, TimeControlError
+    from arena.referee.connections import ConnectionLimits
     from arena.referee.joining import Joining
     from arena.referee.management import BadRequest, ReplayDir, check_rules, check_time_control
     from arena.service.builds import BuildSlots, call_threads
@@ -194,6 +198,7 @@ def serve(
             calls,
             Joining(max_joining, max_joining_per_address),
             players_nice,
+            ConnectionLimits(connection_idle, max_connections),
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -301,6 +306,7 @@ class Plan:
         None  # Play streams not joined yet (`--max-joining`, `--max-joining-per-address`)
     )
     players_nice: int = 10  # `--players-nice`: the players' niceness above the server's
+    connections: ConnectionLimits | None = None  # `--max-connections`, `--connection-idle`
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -348,6 +354,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         max_open=plan.max_open,
         interceptors=[InFlightLimit(plan.calls)] if plan.calls is not None else [],
         joining=plan.joining,
+        connections=plan.connections,
     )
     await server.start()
     management = (

@@ -178,6 +178,25 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="Bots' Play streams not yet joined from one address (none for a trusted proxy); more get "
         "RESOURCE_EXHAUSTED with retry-after.",
     ),
+    click.option(
+        "--max-connections",
+        "max_connections",
+        type=click.IntRange(1, 1_000_000),
+        default=None,
+        help="gRPC connections open at once on each listener (--tcp, --unix); one more is closed as it "
+        "is accepted. Per address is the proxy's bound (docs/deploy.md)  [default: a quarter of "
+        "`ulimit -n`, at most 4096]",
+    ),
+    click.option(
+        "--connection-idle",
+        "connection_idle",
+        type=click.FloatRange(0.1, 86_400),
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="A gRPC connection with no call open for this long is closed (clients reconnect at their "
+        "next call); one carrying a stream never is.",
+    ),
     web_limit_options,
 ]
 

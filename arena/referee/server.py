@@ -21,6 +21,7 @@ from arena.proto import referee_pb2, referee_pb2_grpc
 from arena.proto.lenient import Undecodable
 from arena.proto.protocol import PROTOCOL_VERSION
 from arena.referee.claims import JoinRefused, check_claim
+from arena.referee.connections import ConnectionLimits
 from arena.referee.handles import BotHandle
 from arena.referee.joining import RETRY_AFTER, Joining, Place
 from arena.referee.match import MatchRunner
@@ -199,6 +200,7 @@ class RefereeServer:
         keep_finished: int = KEEP_FINISHED,
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
         joining: Joining | None = None,
+        connections: ConnectionLimits | None = None,
     ) -> None:
         if unix_path is None and tcp is None:
             raise ValueError("RefereeServer needs a unix_path, a tcp address, or both")
@@ -215,6 +217,7 @@ class RefereeServer:
         self.tcp_credentials = tcp_credentials  # TLS on the TCP listener (the Unix socket stays local)
         self.interceptors = tuple(interceptors)  # around every call (arena serve: calls in flight)
         self.joining = joining  # Play streams not joined yet, bounded (arena serve); None: unbounded
+        self.connections = connections or ConnectionLimits()  # idle, connections per listener, streams
         self.runners: dict[str, MatchRunner] = {}  # open matches only: released once recorded
         self.finished: OrderedDict[str, Finished] = OrderedDict()  # the newest `keep_finished`
         self.max_open, self.keep_finished = max_open, keep_finished
@@ -252,6 +255,7 @@ class RefereeServer:
                 ("grpc.max_receive_message_length", GRPC_RECEIVE_CAP),
                 ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
                 ("grpc.so_reuseport", 0),
+                *self.connections.options(),
             ],
         )
         server.add_generic_rpc_handlers((play_handlers(RefereeServicer(self.claim, joining=self.joining)),))

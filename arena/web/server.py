@@ -10,6 +10,10 @@ and `arena serve --web` build their server here).
   bound, and the rate limits see the forwarded address.
 - **A connection that sends nothing** is closed after the keep-alive timeout (5 s), as an idle
   kept-alive one is, so held-open sockets do not keep their places.
+- **A request's headers** must all arrive within `HEADERS_TIMEOUT` (30 s, HAProxy's `timeout
+  http-request` in deploy/haproxy/arena.cfg) of the connection's start or of its last response: uvicorn
+  stops the keep-alive timer at the first byte and has no header timeout of its own, so a client that
+  trickles a header line every few seconds would otherwise keep its place for ever.
 - **Threads**: the sync routes (database reads, page rendering) run on AnyIO's thread pool, sized
   here to `WebLimits.threads` instead of AnyIO's 40; a request over it waits for a thread.
 - uvicorn's own `limit_concurrency` (a plain 503) and the listen backlog are backstops above these.
@@ -17,6 +21,7 @@ and `arena serve --web` build their server here).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterator
@@ -38,6 +43,7 @@ CONNECTIONS = 512  # open at once, in all: 128 live streams, and room for pages 
 PER_ADDRESS = 32  # open at once from one address: its 8 live streams and a browser's connections
 THREADS = 32  # sync routes at once; the store's pool has 15 connections for them anyway
 RETRY_AFTER = 5  # seconds a refused client is told to wait
+HEADERS_TIMEOUT = 30.0  # seconds for a request's headers, from the connection or the last response
 
 
 @dataclass(frozen=True)
@@ -90,11 +96,29 @@ def refusal(message: str) -> ASGIApp:
     return app
 
 
-def capped_protocol(connections: Connections) -> type[H11Protocol]:
-    """uvicorn's HTTP/1.1 protocol, counting its connections in `connections`."""
+def capped_protocol(connections: Connections, headers_timeout: float = HEADERS_TIMEOUT) -> type[H11Protocol]:
+    """uvicorn's HTTP/1.1 protocol, counting its connections in `connections`, and closing one whose
+    request's headers take longer than `headers_timeout`."""
 
     class Capped(H11Protocol):
         counted: str | None = None
+        headers_task: asyncio.TimerHandle | None = None
+
+        def await_headers(self) -> None:
+            if self.headers_task is not None:
+                self.headers_task.cancel()
+            self.headers_task = self.loop.call_later(headers_timeout, self.headers_late)
+
+        def headers_late(self) -> None:
+            self.headers_task = None
+            between_requests = self.cycle is None or self.cycle.response_complete
+            if between_requests and not self.transport.is_closing():
+                self.transport.close()  # no whole request since the last answer: a trickle
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self.await_headers()
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -108,8 +132,11 @@ def capped_protocol(connections: Connections) -> type[H11Protocol]:
             self.timeout_keep_alive_task = self.loop.call_later(
                 self.timeout_keep_alive, self.timeout_keep_alive_handler
             )
+            self.await_headers()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self.headers_task is not None:
+                self.headers_task.cancel()
             if self.counted is not None:
                 connections.release(self.counted)
                 self.counted = None
@@ -151,6 +178,7 @@ def web_server(
     ssl_keyfile: str | None = None,
     own_signals: bool = True,
     timeout_keep_alive: int = 5,
+    headers_timeout: float = HEADERS_TIMEOUT,
 ) -> WebServer:
     """The uvicorn server of `app` on HOST:PORT under `limits` (not started)."""
     config = uvicorn.Config(
@@ -165,5 +193,5 @@ def web_server(
         backlog=limits.connections,
     )
     connections = Connections(limits, trusted_hosts(config.forwarded_allow_ips))
-    config.http = capped_protocol(connections)
+    config.http = capped_protocol(connections, headers_timeout)
     return WebServer(config, limits, connections, own_signals)

@@ -228,6 +228,30 @@ def test_serve_bounds_its_calls_and_web_connections_from_its_options(repo_root, 
         interrupt(proc)
 
 
+def test_serve_closes_surplus_and_idle_grpc_connections_from_its_options(repo_root, tmp_path):
+    """A real `arena serve --max-connections 2 --connection-idle 1`: a third raw TCP connection is
+    closed as it is accepted, and the two idle ones once their idle time is over."""
+    import socket
+
+    from connections_support import closed, raw_connection
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        tcp = probe.getsockname()[1]
+    proc = start_serve(
+        repo_root, tmp_path, "--unix", "", "--tcp", f"127.0.0.1:{tcp}", "--db", f"sqlite:///{tmp_path}/a.db",
+        "--max-connections", "2", "--connection-idle", "1",
+    )  # fmt: skip
+    try:
+        assert "referee listening" in proc.stdout.readline()
+        held = [raw_connection(tcp) for _ in range(2)]
+        over = raw_connection(tcp)
+        assert closed([over], within=20), "the connection over --max-connections was kept"
+        assert closed(held), "idle connections were kept past --connection-idle"
+    finally:
+        interrupt(proc)
+
+
 # -- the admin token and where it may listen ---------------------------------------------------------
 @pytest.mark.parametrize("tcp", ["0.0.0.0:0", "[::]:0", ":0", "192.0.2.1:0", "example.invalid:0"])
 def test_serve_on_a_public_address_without_a_token_exits_2_with_one_line(repo_root, tmp_path, tcp):

@@ -140,3 +140,44 @@ def test_a_trusted_proxys_connections_have_no_per_address_bound_but_count_in_all
             conn.close()
 
     serve_while(server, sock, clients)
+
+
+def trickled_until_closed(port: int, source: str, lines: int = 200) -> bool:
+    """A request whose header lines come one every 0.2 s, never ending: True once the server closes it."""
+    import select
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) as raw:
+        raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n")
+        for n in range(lines):
+            try:
+                raw.sendall(b"X-Slow-%d: x\r\n" % n)
+                readable, _, _ = select.select([raw], [], [], 0.2)
+                if readable and raw.recv(65536) == b"":
+                    return True
+            except OSError:  # reset: closed as well
+                return True
+    return False
+
+
+def test_a_connection_that_trickles_its_headers_is_closed_and_a_whole_request_is_served(tmp_path):
+    """uvicorn stops its keep-alive timer at the first byte: headers sent a line at a time kept a
+    connection (and its place) for ever. Now the headers must be whole within the headers timeout."""
+    app = create_app(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path, tokens=OwnerTokens(b"connections"))
+    server = web_server(
+        app, "127.0.0.1", 0, WebLimits(connections=5, per_address=2, threads=3), own_signals=False,
+        timeout_keep_alive=1, headers_timeout=1.0,
+    )  # fmt: skip
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+
+    def clients() -> None:
+        assert trickled_until_closed(port, A), "a connection trickling its headers was kept"
+        until(lambda: server.connections.open == 0)
+        with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(A, 0)) as raw:
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n")
+            time.sleep(0.3)  # headers in two pieces, whole within the timeout: served
+            raw.sendall(b"Connection: close\r\n\r\n")
+            assert raw.recv(65536).startswith(b"HTTP/1.1 200")
+
+    serve_while(server, sock, clients)
