@@ -252,7 +252,8 @@ class _Writer:
         self.conn.begin()
 
     def finish(self, entries: list[dict], recorded: int) -> None:
-        """The entries' live figures, the season's counters, the bots' tallies, the id sequences and the planner's statistics."""
+        """The entries' live figures, the season's counters, the bots' tallies, the id sequences, the planner's statistics
+        and (PostgreSQL) the visibility map."""
         t = Base.metadata.tables["entries"]
         fields = [k for k in entries[0] if k != "id"] if entries else []
         stmt = update(t).where(t.c.id == bindparam("e_id")).values({k: bindparam(f"e_{k}") for k in fields})
@@ -268,8 +269,11 @@ class _Writer:
                         f"(SELECT coalesce(max(id), 0) + 1 FROM {table.name}), false)"
                     ))  # fmt: skip
         self.conn.commit()
-        self.conn.execute(text("ANALYZE"))
-        self.conn.commit()
+        if self.pg:  # VACUUM as autovacuum would by now: index-only scans need the visibility map
+            self.conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM ANALYZE"))
+        else:
+            self.conn.execute(text("ANALYZE"))
+            self.conn.commit()
         self.conn.close()
 
 

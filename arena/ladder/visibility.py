@@ -11,9 +11,21 @@ a list's own query (`arena.ladder.queries`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import TypeVar
 
-from sqlalchemy import ColumnElement, exists, or_, select, tuple_
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    CompoundSelect,
+    bindparam,
+    exists,
+    literal,
+    or_,
+    select,
+    tuple_,
+    union,
+)
 from sqlalchemy.orm import Session, aliased
 
 from arena.store.decks import MATE, deck_mates
@@ -62,20 +74,35 @@ def sealed_clause(match: type[Match] = Match) -> ColumnElement[bool]:
 def sealed_done(s: Session, version_ids: Sequence[int]) -> list[int]:
     """The ids of the finished matches played by any of `version_ids` that are not revealed: those
     sharing a seed, or a season and pair, with an open match (the test of `sealed_clause`; an open
-    match is never the finished one itself). One pass over the bot's finished matches against the
-    open ones' seeds and pairs, hashed once (`ix_matches_queue`), instead of two index probes per
-    match: how a bot's page finds its sealed results (`queries.bot_record`)."""
+    match is never the finished one itself). How a bot's page finds its sealed results
+    (`queries.bot_record`). One statement whatever the history, read from indexes alone (migration
+    0016): each seat's matches from `ix_matches_version0`/`1`, which hold the test's columns, against
+    the open matches' decks hashed once from the partial `ix_matches_open_decks`."""
     if not version_ids:
         return []
+    return sorted(s.scalars(_sealed_done(), {"versions": list(version_ids)}))
+
+
+@cache
+def _sealed_done() -> CompoundSelect:
+    """`sealed_done`'s statement, built once: one SELECT per seat (an OR of the seats would read the
+    table through a bitmap of both indexes), UNION for a bot's matches against itself. The open
+    statuses are inlined as in the partial index's WHERE, which a planner matches against the
+    constants it sees only."""
     live = aliased(Match, name="live")
-    open_seeds = select(live.seed).where(live.status.in_(OPEN))
-    open_pairs = select(live.season_id, live.pair).where(live.status.in_(OPEN))
-    q = select(Match.id).where(
-        likely(Match.status == "done"),  # most rows are done: SQLite's sampled statistics say otherwise
-        or_(Match.version0_id.in_(version_ids), Match.version1_id.in_(version_ids)),
-        or_(Match.seed.in_(open_seeds), tuple_(Match.season_id, Match.pair).in_(open_pairs)),
-    )
-    return sorted(s.scalars(q))
+    is_open = live.status.in_([literal(x, literal_execute=True) for x in OPEN])
+    open_seeds = select(live.seed).where(is_open)
+    open_pairs = select(live.season_id, live.pair).where(is_open)
+    versions: BindParameter[list[int]] = bindparam("versions", expanding=True)
+    seats = [
+        select(Match.id).where(
+            column.in_(versions),
+            likely(Match.status == "done"),  # most rows are done: SQLite's sampled statistics say otherwise
+            or_(Match.seed.in_(open_seeds), tuple_(Match.season_id, Match.pair).in_(open_pairs)),
+        )
+        for column in (Match.version0_id, Match.version1_id)
+    ]
+    return union(*seats)
 
 
 def unrevealed_ids(s: Session, matches: Iterable[Match]) -> set[int]:

@@ -228,8 +228,12 @@ class Match(Base):
         Index("ix_matches_seed", "seed"),
         Index("ix_matches_season_pair", "season_id", "pair"),
         Index("ix_matches_season_order", "season_id", "id"),
-        Index("ix_matches_version0", "version0_id", "id"),
-        Index("ix_matches_version1", "version1_id", "id"),
+        # migration 0016: after (version, id) the list filters' status and kind and the reveal
+        # test's columns, so that a bot's sealed matches (`arena.ladder.visibility.sealed_done`) and
+        # a bot-filtered list's capped count are read from these indexes alone (index-only scans),
+        # not from a heap page per match; the id order is unchanged (id is unique)
+        Index("ix_matches_version0", "version0_id", "id", "status", "kind", "seed", "season_id", "pair"),
+        Index("ix_matches_version1", "version1_id", "id", "status", "kind", "seed", "season_id", "pair"),
         Index("ix_matches_entry0", "entry0_id", "record_seq"),
         Index("ix_matches_entry1", "entry1_id", "record_seq"),
         # migration 0006: a season's results in recording order from a point on (the standings' tally)
@@ -244,6 +248,16 @@ class Match(Base):
             "status",
             postgresql_where=text("status IN ('queued', 'running', 'failed')"),
             sqlite_where=text("status IN ('queued', 'running', 'failed')"),
+        ),
+        # migration 0016: the open matches' decks (seed, season and pair), a few hundred rows at any
+        # size: the other side of `sealed_done`'s test, read from the index alone
+        Index(
+            "ix_matches_open_decks",
+            "seed",
+            "season_id",
+            "pair",
+            postgresql_where=text("status IN ('queued', 'running')"),
+            sqlite_where=text("status IN ('queued', 'running')"),
         ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
