@@ -40,31 +40,26 @@ class Unsettled:
 
 def unsettled(fit: Fit, active: Sequence[int], rated: Sequence[int], target: float) -> list[Unsettled]:
     """The active bots (indices into `fit`) that are not settled, and why; `rated[k]` is the rated
-    matches of `active[k]`. Empty: the season is settled."""
+    matches of `active[k]`. Empty: the season is settled. Every neighbour pair's LOS and difference
+    are computed in one call each (a large ladder checks thousands of pairs)."""
     games = dict(zip(active, rated, strict=True))
-    order = _order(fit, active)
+    width = _neighbour_widths(fit, active)  # bot -> the widest difference it is not separated by
     out = []
     for i in active:
         if not fit.rated[i]:
             out.append(Unsettled(i, "unrated", PROVISIONAL_GAMES))
+        elif games[i] < PROVISIONAL_GAMES:
+            left = PROVISIONAL_GAMES - games[i]
+            out.append(Unsettled(i, f"provisional {games[i]}/{PROVISIONAL_GAMES}", left))
+        elif fit.is_anchor(i) or (not fit.bound[i] and fit.ci95[i] <= target) or width.get(i, 0.0) <= target:
             continue
-        if games[i] < PROVISIONAL_GAMES:
-            out.append(
-                Unsettled(i, f"provisional {games[i]}/{PROVISIONAL_GAMES}", PROVISIONAL_GAMES - games[i])
-            )
-            continue
-        if fit.is_anchor(i) or (not fit.bound[i] and fit.ci95[i] <= target):
-            continue
-        close = [j for j in order.get(i, ()) if not _separated(fit, i, j)]
-        if fit.bound[i]:
-            if close:
-                what = "perfect score" if fit.bound[i] > 0 else "zero score"
-                out.append(Unsettled(i, f"{what}, not clear", max(1, games[i] // 10)))
-            continue
-        # neither separated nor a bound: their difference known within the target is a tie
-        widths = [_diff_ci(fit, i, j) for j in close]
-        worst = max(widths, default=0.0)
-        if worst > target:
+        elif fit.bound[i]:
+            what = "perfect score" if fit.bound[i] > 0 else "zero score"
+            out.append(Unsettled(i, f"{what}, not clear", max(1, games[i] // 10)))
+        elif not math.isfinite(width[i]):
+            out.append(Unsettled(i, "by a bound, not clear", max(1, games[i] // 10)))
+        else:
+            worst = width[i]
             out.append(Unsettled(i, f"±{worst:.0f}>±{target:g}", _games_to_target(games[i], worst, target)))
     return out
 
@@ -78,26 +73,37 @@ def matches_left(left: Sequence[Unsettled]) -> int:
     return max(math.ceil(sum(per_bot) / 2), max(per_bot))
 
 
-def _order(fit: Fit, active: Sequence[int]) -> dict[int, tuple[int, ...]]:
-    """Each rated active bot's neighbours: the next below and above it in its group's fitted order."""
-    out: dict[int, tuple[int, ...]] = {}
+def _neighbour_widths(fit: Fit, active: Sequence[int]) -> dict[int, float]:
+    """For each rated active bot, the widest 95% half-width of its difference from a neighbour (the
+    next below and above it in its group's fitted order) it is not separated from: 0 when it is
+    separated from both, inf when that neighbour, or the bot, has only a bound."""
+    lo_list: list[int] = []
+    hi_list: list[int] = []
     for g in {int(fit.group[i]) for i in active if fit.rated[i]}:
         members = sorted((i for i in active if fit.group[i] == g), key=lambda i: (fit.ratings[i], i))
-        for k, i in enumerate(members):
-            out[i] = tuple(members[max(k - 1, 0) : k]) + tuple(members[k + 1 : k + 2])
+        lo_list += members[:-1]
+        hi_list += members[1:]
+    out = {i: 0.0 for i in active if fit.rated[i]}
+    if not lo_list:
+        return out
+    lo, hi = np.array(lo_list, dtype=np.int64), np.array(hi_list, dtype=np.int64)
+    los = fit.los_pairs(hi, lo)
+    half = Z95 * np.sqrt(np.maximum(fit.diff_var_pairs(hi, lo), 0.0))
+    for k, (a, b) in enumerate(zip(lo_list, hi_list, strict=True)):
+        if _separated(fit, a, b, float(los[k])):
+            continue
+        w = math.inf if fit.bound[a] or fit.bound[b] else float(half[k])
+        out[a], out[b] = max(out[a], w), max(out[b], w)
     return out
 
 
-def _separated(fit: Fit, i: int, j: int) -> bool:
-    """Whether i's and j's order is settled at 95%."""
-    lo, hi = (i, j) if fit.ratings[i] < fit.ratings[j] else (j, i)
+def _separated(fit: Fit, lo: int, hi: int, los: float) -> bool:
+    """Whether neighbours lo < hi (in fitted rating) are in a settled order at 95%: LOS(hi > lo),
+    or for a perfect or zero score its bound against the other's interval or bound."""
     b_lo, b_hi = int(fit.bound[lo]), int(fit.bound[hi])
     if not b_lo and not b_hi:
-        los = float(fit.los_pairs([hi], [lo])[0])
         return los >= SEPARATED
-    if b_hi > 0 and b_lo > 0 or b_hi < 0 and b_lo < 0:
-        return False  # two perfect (or two zero) scores: nothing orders them
-    if b_lo > 0 or b_hi < 0:  # a bound on the wrong side says nothing about this order
+    if b_lo > 0 or b_hi < 0:  # two perfect or two zero scores, or a bound on the wrong side
         return False
     upper_of_lo = fit.bound_elo[lo] if b_lo < 0 else fit.ratings[lo] + _ci(fit, lo)
     lower_of_hi = fit.bound_elo[hi] if b_hi > 0 else fit.ratings[hi] - _ci(fit, hi)
@@ -106,14 +112,6 @@ def _separated(fit: Fit, i: int, j: int) -> bool:
 
 def _ci(fit: Fit, i: int) -> float:
     return 0.0 if fit.is_anchor(i) else float(fit.ci95[i])
-
-
-def _diff_ci(fit: Fit, i: int, j: int) -> float:
-    """Half-width of the 95% interval of i's rating minus j's (inf when j has only a bound)."""
-    if fit.bound[j]:
-        return math.inf
-    var = float(fit.diff_var_pairs(np.array([i]), np.array([j]))[0])
-    return Z95 * math.sqrt(var) if var > 0 else 0.0
 
 
 def _games_to_target(games: int, width: float, target: float) -> int:
