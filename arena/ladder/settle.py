@@ -1,6 +1,8 @@
 """When a season is settled: the criterion `arena season run --until-stable` plays to.
 
-A bot is settled once it has its PROVISIONAL_GAMES rated matches and one of these holds:
+A bot is settled once it has its PROVISIONAL_GAMES rated matches, its group is the season's main
+one (bots that never met, directly or through others, cannot be compared: the smaller groups are
+unsettled until they meet it), and one of these holds:
 
 - its 95% interval is at most the target (`--stable-ci`), or it is an anchor (fixed by definition);
 - it is separated from both of its neighbours in the fitted order (the next bot above and below it
@@ -44,10 +46,13 @@ def unsettled(fit: Fit, active: Sequence[int], rated: Sequence[int], target: flo
     are computed in one call each (a large ladder checks thousands of pairs)."""
     games = dict(zip(active, rated, strict=True))
     width = _neighbour_widths(fit, active)  # bot -> the widest difference it is not separated by
+    apart = _apart(fit, active)
     out = []
     for i in active:
         if not fit.rated[i]:
             out.append(Unsettled(i, "unrated", PROVISIONAL_GAMES))
+        elif i in apart:
+            out.append(Unsettled(i, apart[i], 1))
         elif games[i] < PROVISIONAL_GAMES:
             left = PROVISIONAL_GAMES - games[i]
             out.append(Unsettled(i, f"provisional {games[i]}/{PROVISIONAL_GAMES}", left))
@@ -71,6 +76,20 @@ def matches_left(left: Sequence[Unsettled]) -> int:
         return 0
     per_bot = [u.games_left for u in left]
     return max(math.ceil(sum(per_bot) / 2), max(per_bot))
+
+
+def _apart(fit: Fit, active: Sequence[int]) -> dict[int, str]:
+    """The bots of the groups that never met the main one (the anchored group, else the largest):
+    their ratings cannot be compared with it, so the season is not settled until they meet."""
+    groups: dict[int, list[int]] = {}
+    for i in active:
+        if fit.rated[i]:
+            groups.setdefault(int(fit.group[i]), []).append(i)
+    if len(groups) < 2:
+        return {}
+    main = max(groups, key=lambda g: (bool(fit.anchored[g]), len(groups[g]), -g))
+    why = f"never met the others ({len(groups)} groups)"
+    return {i: why for g, members in groups.items() if g != main for i in members}
 
 
 def _neighbour_widths(fit: Fit, active: Sequence[int]) -> dict[int, float]:

@@ -64,3 +64,13 @@ def test_the_progress_line_fits_80_columns_and_shows_target_and_eta() -> None:
     assert len(tail) <= width
     assert tail.startswith("700/1912 run 8 12.5/min ETA 1:36:57 settled 3/15")
     assert "ETA -:--:--" in progress_tail(0, 2000, 0, 0.0, "", width=width)
+
+
+def test_groups_that_never_met_are_not_settled() -> None:
+    # 0 and 1, and 2 and 3, played only among themselves, each pair far apart
+    fit = _fit([(0, 1, 30), (2, 3, 30)], 4)
+    assert fit.groups == 2
+    left = unsettled(fit, [0, 1, 2, 3], [30, 30, 30, 30], 100.0)
+    assert len(left) == 2 and {u.why for u in left} == {"never met the others (2 groups)"}
+    joined = _fit([(0, 1, 30), (2, 3, 30), (1, 2, 30), (2, 1, 30)], 4)
+    assert all("never met" not in u.why for u in unsettled(joined, [0, 1, 2, 3], [30, 90, 90, 30], 100.0))
