@@ -161,8 +161,8 @@ def _play_options(command: F) -> F:
 @click.option(
     "--until-stable",
     is_flag=True,
-    help="Play until every active bot is settled: past its 20 provisional matches, and separated from "
-    "both neighbours in the standings (the 95% interval of each difference, or a perfect/zero score's "
+    help="Play until every active bot is settled: past its 20 provisional matches, in the group that "
+    "every bot has met (directly or through others), and separated from both neighbours in the standings (the 95% interval of each difference, or a perfect/zero score's "
     "bound, clears it), or its difference from a neighbour it is not separated from (or its own "
     "interval) within ±--stable-ci. The bar shows done/target (an estimate), the ETA and how many "
     "are settled; at --max-matches the run names who is not and exits 5.",
@@ -200,7 +200,7 @@ def run(
 
     \b
     Exit codes:
-      0    the goal is met (--matches N recorded, or --until-stable stable)
+      0    the goal is met (--matches N recorded, or --until-stable settled)
       2    a usage error; or matchmaking can pair nobody
       3    the database or the broker was lost during the run
       4    matches failed to play (each given up after 3 attempts; the message
