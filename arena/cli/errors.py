@@ -1,7 +1,8 @@
 """User-facing errors: one line that names the bad input and the fix, never a traceback.
 
 `UserError` is a mistake the user can fix (exit 2). `MatchesFailed` is a run whose matches failed
-to play and were given up (exit 4). `ServiceLost` is a service the command needs
+to play and were given up (exit 4). `NotSettled` is an `--until-stable` run that reached its
+cap first (exit 5). `ServiceLost` is a service the command needs
 (the database, the Redis broker) that cannot be reached or went away during the run (exit 3): the
 line names the service and its address. `lost_service` recognises those exceptions wherever they
 come from, so that the `arena` group (arena/cli/__init__.py) turns them into that one line.
@@ -25,6 +26,13 @@ class MatchesFailed(click.ClickException):
     <message>`, exit 4: the run did its work but not all of it, and the line says why and where."""
 
     exit_code = 4
+
+
+class NotSettled(click.ClickException):
+    """`--until-stable` reached its --max-matches cap before the season settled; `Error: <message>`,
+    exit 5: every match played is kept, the line names who is unsettled and how to continue."""
+
+    exit_code = 5
 
 
 class ServiceLost(click.ClickException):

@@ -170,6 +170,26 @@ def executor_factory(name: str):  # noqa: ANN201
     raise UserError(f"--executor {name!r}: use local or celery")
 
 
+LINE_WIDTH = 80  # the progress line fits an 80-column terminal
+LABEL_WIDTH = 16
+BAR_WIDTH = 8
+
+
+def progress_tail(done: int, total: int | None, running: int, rate: float, status: str, *, width: int) -> str:
+    """The progress line after its bar: done/target, running, rate per minute, ETA (from the rate:
+    `-:--:--` while unknown), then `status` cut to what is left of `width`."""
+    if total is not None and rate > 0:
+        left = max(total - done, 0) * 60.0 / rate
+        eta = f"{int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
+    else:
+        eta = "-:--:--"
+    line = f"{done}/{total if total is not None else '?'} run {running} {rate:.1f}/min ETA {eta}"
+    room = width - len(line) - 1
+    if status and room > 3:
+        line += " " + (status if len(status) <= room else status[: room - 1] + "…")
+    return line
+
+
 def run_with_progress(
     source,
     execute,
@@ -181,46 +201,32 @@ def run_with_progress(
     quiet: bool = False,
     executor: str = "local",
 ):  # noqa: ANN001,ANN201
-    """Run the pool under a live bar: matches done, running, rate per minute, ETA. `target_done` is how
-    many the season already had, `total` the goal in the same count (None: open-ended)."""
+    """Run the pool under a live bar of at most LINE_WIDTH columns: matches done/target, running,
+    rate per minute, ETA, and the source's `status_line()` in what is left. `target_done` is how many
+    the season already had, `total` the goal in the same count (None: open-ended); a source's
+    `target()`, when it gives one, replaces it as the run goes (an --until-stable estimate)."""
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, Progress, TextColumn
 
     from arena.workers.pool import run_pool
 
     factory = executor_factory(executor)
     if quiet:
         return run_pool(source, execute, concurrency=concurrency, executor_factory=factory)
-    columns = [
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("running {task.fields[running]}"),
-        TextColumn("{task.fields[rate]:.1f}/min"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    ]
+    head = label if len(label) <= LABEL_WIDTH else label[: LABEL_WIDTH - 1] + "…"
+    columns = [TextColumn(head), BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.fields[tail]}")]
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        task = bar.add_task(label, total=total, completed=target_done, running=0, rate=0.0)
+        first = progress_tail(target_done, total, 0, 0.0, "", width=LINE_WIDTH - len(head) - BAR_WIDTH - 2)
+        task = bar.add_task(label, total=total, completed=target_done, tail=first)
 
         def update(p) -> None:  # noqa: ANN001
-            status = getattr(source, "status_line", lambda: "")()  # e.g. who is still unstable
-            description = f"{label} {status}" if status else label
-            bar.update(
-                task,
-                completed=target_done + p.done,
-                running=p.running,
-                rate=p.rate,
-                description=description,
+            status = getattr(source, "status_line", lambda: "")()  # e.g. how many bots are settled
+            goal = getattr(source, "target", lambda: None)() or total  # an estimate may move
+            done = target_done + p.done
+            tail = progress_tail(
+                done, goal, p.running, p.rate, status, width=LINE_WIDTH - len(head) - BAR_WIDTH - 2
             )
+            bar.update(task, completed=done, total=goal, tail=tail)
 
         return run_pool(
             source, execute, concurrency=concurrency, on_progress=update, executor_factory=factory

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.cli.errors import MatchesFailed, UserError
+from arena.cli.errors import MatchesFailed, NotSettled, UserError
 from arena.cli.ladder_common import (
     EXECUTOR_HELP,
     SANDBOX_HELP,
@@ -26,6 +26,7 @@ from arena.cli.ladder_common import (
 from arena.cli.remote import Remote, remote_options, store_only
 
 F = TypeVar("F", bound=Callable[..., Any])
+STABLE_CI, MAX_MATCHES = 100.0, 2000  # --until-stable's defaults (arena.ladder.simulate_settle uses them)
 
 
 def play_season(
@@ -93,13 +94,19 @@ def play_season(
     if source.errors:  # given up after MAX_ATTEMPTS each: the goal is not met, and the exit says so
         raise MatchesFailed(failed_line(name, source.errors, matches_left=len(source.errors) >= MAX_FAILED))
     if until_stable and not source.check_stable():
-        who = "; ".join(f"{bot}: {why}" for bot, why in source.unstable)
-        raise UserError(
-            f"season {name} is not stable after {source.counts()[0]} ladder matches (--max-matches "
-            f"{max_matches}); kept from converging by {who}"
+        who = "; ".join(f"{bot}: {why}" for bot, why in source.unstable[:SHOWN_ERRORS])
+        more = (
+            f" (+{len(source.unstable) - SHOWN_ERRORS} more)" if len(source.unstable) > SHOWN_ERRORS else ""
+        )
+        raise NotSettled(
+            f"season {name} reached --max-matches {max_matches} with {len(source.unstable)} bot(s) not "
+            f"settled: {who}{more}; the matches are kept: run it again with a higher --max-matches "
+            f"(about {source.counts()[0] + source.matches_left} in all, estimated) or a wider --stable-ci"
         )
     if until_stable:
-        click.echo(f"season {name} is stable: every active bot rated within ±{stable_ci:g} Elo")
+        click.echo(
+            f"season {name} is settled: every active bot's place is known, or its interval within ±{stable_ci:g}"
+        )
 
 
 SHOWN_ERRORS = 5  # the given-up matches named one per line; the rest are counted
@@ -154,18 +161,25 @@ def _play_options(command: F) -> F:
 @click.option(
     "--until-stable",
     is_flag=True,
-    help="Play until every bot is rated, past provisional, without a perfect/zero score and within "
-    "--stable-ci; the bar shows who is not and why, and at --max-matches the run names them and exits 2.",
+    help="Play until every active bot is settled: past its 20 provisional matches, in the group that "
+    "every bot has met (directly or through others), and separated from both neighbours in the standings (the 95% interval of each difference, or a perfect/zero score's "
+    "bound, clears it), or its difference from a neighbour it is not separated from (or its own "
+    "interval) within ±--stable-ci. The bar shows done/target (an estimate), the ETA and how many "
+    "are settled; at --max-matches the run names who is not and exits 5.",
 )
 @click.option(
-    "--stable-ci", type=float, default=50.0, show_default=True, help="Elo half-width for --until-stable."
+    "--stable-ci",
+    type=click.FloatRange(min=0, min_open=True),
+    default=STABLE_CI,
+    show_default=True,
+    help="Elo half-width for --until-stable: a tie between neighbours is settled within it.",
 )
 @click.option(
     "--max-matches",
     type=click.IntRange(1),
-    default=2000,
+    default=MAX_MATCHES,
     show_default=True,
-    help="Stop --until-stable at this many ladder matches anyway.",
+    help="The cap on the season's ladder matches for --until-stable (exit 5 if it is reached unsettled).",
 )
 @_play_options
 @warm_option
@@ -186,12 +200,14 @@ def run(
 
     \b
     Exit codes:
-      0    the goal is met (--matches N recorded, or --until-stable stable)
-      2    a usage error; matchmaking can pair nobody; or --until-stable still
-           unstable at --max-matches (the message names who and why)
+      0    the goal is met (--matches N recorded, or --until-stable settled)
+      2    a usage error; or matchmaking can pair nobody
       3    the database or the broker was lost during the run
       4    matches failed to play (each given up after 3 attempts; the message
            gives the first reason and the command that lists them)
+      5    --until-stable reached --max-matches before the season settled (the
+           message names who is not settled; the same command with a higher
+           --max-matches continues)
       130  interrupted (Ctrl-C); the same command resumes
     """
     store_only("season run")

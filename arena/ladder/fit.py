@@ -117,9 +117,23 @@ class Fit:
         be compared (unrated, or groups that never met). O(1) a pair: no n×n table."""
         i = np.asarray(i, dtype=np.int64)
         j = np.asarray(j, dtype=np.int64)
-        n = len(self.ratings)
         if not len(i):
             return np.zeros(0)
+        diff_var = self.diff_var_pairs(i, j)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            diff = self.ratings[i] - self.ratings[j]
+            z = diff / np.sqrt(np.where(diff_var > 0.0, diff_var, np.nan))
+        out = normal_cdf(z)
+        same = (self.group[i] == self.group[j]) & (self.group[i] >= 0)
+        fixed = same & ~(diff_var > 0.0)  # two anchors: the difference is known exactly
+        out[fixed] = np.where(diff[fixed] > 0, 1.0, np.where(diff[fixed] < 0, 0.0, 0.5))
+        out[~same] = np.nan
+        out[same & (i == j)] = 0.5
+        return out
+
+    def diff_var_pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Elo² variance of each difference ratings[i[k]] - ratings[j[k]] (meaningful in one group)."""
+        n = len(self.ratings)
         key = np.minimum(i, j) * n + np.maximum(i, j)
         at = np.searchsorted(self.pair_key, key)
         at = np.minimum(at, max(len(self.pair_key) - 1, 0))
@@ -139,14 +153,7 @@ class Fit:
                     li, lj = np.searchsorted(members, i[here]), np.searchsorted(members, j[here])
                     quad = two.cov(li, li) + two.cov(lj, lj) - 2.0 * two.cov(li, lj)
                     diff_var[here] = quad * ELO_PER_UNIT**2
-            diff = self.ratings[i] - self.ratings[j]
-            z = diff / np.sqrt(np.where(diff_var > 0.0, diff_var, np.nan))
-        out = normal_cdf(z)
-        same = (self.group[i] == self.group[j]) & (self.group[i] >= 0)
-        fixed = same & ~(diff_var > 0.0)  # two anchors: the difference is known exactly
-        out[fixed] = np.where(diff[fixed] > 0, 1.0, np.where(diff[fixed] < 0, 0.0, 0.5))
-        out[~same] = np.nan
-        out[same & (i == j)] = 0.5
+        out: np.ndarray = diff_var
         return out
 
     def los(self) -> np.ndarray:

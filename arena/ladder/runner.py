@@ -3,8 +3,8 @@ the run's goal is not met, renews leases, and records results.
 
 Goals: `matches=N` plays until the season has N recorded ladder matches (so running the same command
 again after an interruption continues where it stopped); `until_stable` plays until every active bot
-is past its provisional matches and every 95% interval is at most `stable_ci` Elo (capped by
-`max_matches`). A closing season plays only its final round robin.
+is settled (`arena.ladder.settle`: past its provisional matches, and its place among its neighbours
+known, or its interval at most `stable_ci` Elo), capped by `max_matches`. A closing season plays only its final round robin.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import time
 
 from sqlalchemy import func, select
 
-from arena.ladder.ratings import PROVISIONAL_GAMES, is_provisional
 from arena.ladder.record import record_result
 from arena.ladder.seasons import SeasonError, no_pairing_reason, schedule
+from arena.ladder.settle import matches_left, unsettled
 from arena.ladder.standings import season_fit
 from arena.ladder.tally import Unsaved, save, unsaved
 from arena.store import MatchJob, MatchResult, Store
@@ -71,7 +71,7 @@ class SeasonRun:
         *,
         matches: int | None = None,
         until_stable: bool = False,
-        stable_ci: float = 50.0,
+        stable_ci: float = 100.0,
         max_matches: int = 2000,
         launcher: str = "bwrap",
         ttl: float = LEASE_SECONDS,
@@ -85,6 +85,8 @@ class SeasonRun:
         self._stable = False
         self.blocked: str | None = None  # why matchmaking could not pair anyone (the run then stops)
         self.unstable: list[tuple[str, str]] = []  # (bot, why) at the last --until-stable check
+        self.settled: tuple[int, int] | None = None  # (settled, active) bots at that check
+        self.matches_left = 0  # and the estimate of the matches still needed
         self._last_requeue = 0.0
         self._pending: Unsaved | None = None  # a tally to save once next_job's transaction is over
         with store.tx() as s:
@@ -222,20 +224,20 @@ class SeasonRun:
         return False
 
     def is_stable(self, s, season: Season) -> bool:  # noqa: ANN001
-        """Every active bot rated, past provisional, without a bound, and its 95% interval within
-        stable_ci. `self.unstable` keeps who is not, and why."""
+        """Every active bot settled (`arena.ladder.settle`: past provisional, and its interval within
+        stable_ci or its place among its neighbours known). `self.unstable` keeps who is not, and why;
+        `self.matches_left` the estimate of the matches that takes."""
         if self._stable:
             return True
         entries, fit = season_fit(s, season)
         active = [i for i, e in enumerate(entries) if e.active]
         if len(active) < 2:
-            self._stable, self.unstable = True, []
+            self._stable, self.unstable, self.matches_left = True, [], 0
             return True
-        self.unstable = [
-            (entries[i].version.label, why)
-            for i in active
-            if (why := unstable_reason(entries[i], fit, i, self.stable_ci)) is not None
-        ]
+        left = unsettled(fit, active, [entries[i].rated for i in active], self.stable_ci)
+        self.unstable = [(entries[u.index].version.label, u.why) for u in left]
+        self.matches_left = matches_left(left)
+        self.settled = len(active) - len(left), len(active)
         self._stable = not self.unstable
         return self._stable
 
@@ -246,31 +248,21 @@ class SeasonRun:
             return self.is_stable(s, s.get_one(Season, self.season_id))
 
     def status_line(self) -> str:
-        """For the progress bar: who is still unstable, and why (first few)."""
-        if not self.until_stable or not self.unstable:
+        """For the progress bar, short: how many bots are settled, and the first one that is not."""
+        if not self.until_stable or self.settled is None:
             return ""
-        shown = ", ".join(f"{bot} ({why})" for bot, why in self.unstable[:3])
-        more = f" +{len(self.unstable) - 3} more" if len(self.unstable) > 3 else ""
-        return f"unstable: {shown}{more}"
+        done, of = self.settled
+        first = f" {self.unstable[0][0]} {self.unstable[0][1]}" if self.unstable else ""
+        return f"settled {done}/{of}{first}"
 
     def target(self) -> int | None:
-        """The number of recorded ladder matches this run aims at, when known (for the ETA)."""
+        """The number of recorded ladder matches this run aims at, when known (for the ETA): with
+        --until-stable, those recorded and open plus the estimate of those still needed, at most
+        max_matches."""
+        if self.until_stable and self.settled is not None:
+            done, open_ = self.counts()
+            return min(done + open_ + self.matches_left, self.max_matches)
         return self.matches
-
-
-def unstable_reason(entry: Entry, fit, i: int, stable_ci: float) -> str | None:  # noqa: ANN001
-    """Why one bot keeps `--until-stable` going, or None when it is stable."""
-    if not fit.rated[i]:
-        return "unrated: no counted game yet"
-    if is_provisional(entry.rated):
-        return f"provisional: {entry.rated} of {PROVISIONAL_GAMES} rated matches"
-    if fit.bound[i]:
-        return f"{'perfect' if fit.bound[i] > 0 else 'zero'} score: only a bound, no interval"
-    if fit.is_anchor(i):
-        return None
-    if not fit.ci95[i] <= stable_ci:
-        return f"interval ±{fit.ci95[i]:.0f} wider than ±{stable_ci:g}"
-    return None
 
 
 def fail_or_release(store: Store, owner: str, match_id: int, error: str) -> str | None:

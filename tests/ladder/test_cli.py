@@ -188,3 +188,22 @@ def test_season_run_whose_matches_fail_exits_4_and_says_why(arena, tmp_path) -> 
     assert "no stored copy" in result.output  # the first reason
     assert "arena matches --season s --status failed" in result.output
     assert "Exit codes:" in arena("season", "run", "--help").output
+
+
+def test_season_run_until_stable_exits_5_at_the_cap_then_settles_on_its_defaults(arena) -> None:
+    """Stopped by its --max-matches cap, --until-stable says who is not settled and how to continue,
+    and exits 5; the same command on its defaults then plays on until the season is settled."""
+    for name, owner in (("random", "ann"), ("greedy", "bob")):
+        arena("bots", "submit", str(SAMPLES / name), "--name", name, "--owner", owner, "--sandbox", "local")
+    arena("season", "create", "s", "--format", "flags=1", "--duplicate", "--seed", "5")
+    arena("season", "start", "s")
+    args = ("season", "run", "s", "--until-stable", "--concurrency", "2", "--sandbox", "local", "--quiet")
+    capped = arena(*args, "--max-matches", "4", ok=False)
+    assert capped.exit_code == 5, capped.output
+    assert "reached --max-matches 4 with 2 bot(s) not settled" in capped.output
+    assert "random@1: provisional 4/20" in capped.output and "a higher --max-matches" in capped.output
+    settled = arena(*args)
+    assert "season s is settled" in settled.output
+    rows = json.loads(arena("standings", "s", "--json").output)["rows"]
+    assert all(not r["provisional"] for r in rows)
+    assert "5    --until-stable reached --max-matches" in arena("season", "run", "--help").output
