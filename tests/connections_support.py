@@ -1,5 +1,5 @@
 """Raw TCP clients of the gRPC server that say the HTTP/2 preface and then nothing, and a bounded wait
-for the server to close them (tests/referee/test_connections.py, tests/cli/test_serve_cli.py)."""
+for the server to close them (tests/referee/test_grpc_connections.py, tests/cli/test_serve_cli.py)."""
 
 from __future__ import annotations
 

@@ -42,6 +42,9 @@ from arena.bench.cpu_share import cores, sample
 from arena.bench.load_clients import SLOW_BUILD, Target, loopback_transport, run_callers
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+STEADY_CI = (
+    0.01  # `arena serve --stable-ci`: no season settles within the bench, so the ladder has work throughout
+)
 LADDER_BOTS = ("random", "greedy", "tactician")  # the house bots of the season
 RULES = ["max_deals=2"]  # short matches: many results a minute, so the rates compare
 TARGET_RATE = 0.80  # the ladder's rate under load, against the same run's unloaded rate
@@ -141,7 +144,7 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
     port, web = free_port(), free_port()
     env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DATABASE_URL": f"sqlite:///{home / 'arena.db'}"}
     args = ["serve", "--unix", "", "--tcp", f"127.0.0.1:{port}", "--web", f"127.0.0.1:{web}",
-            "--workers", str(plan.workers), "--players-nice", str(plan.players_nice), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
+            "--workers", str(plan.workers), "--players-nice", str(plan.players_nice), "--stable-ci", str(STEADY_CI), "--sandbox", plan.sandbox, "--admin-token-file", str(token_file),
             "--replays", str(home / "replays")]  # fmt: skip
 
     def healthy() -> bool:

@@ -60,6 +60,7 @@ def serve(
     db_url: str | None,
     workers: int,
     players_nice: int,
+    stable_ci: float,
     launcher: str,
     warm: bool | None,
     tls_cert: str | None,
@@ -199,6 +200,7 @@ def serve(
             Joining(max_joining, max_joining_per_address),
             players_nice,
             ConnectionLimits(connection_idle, max_connections),
+            stable_ci,
         )
         before = serve_stop.threads_now()
         serve_stop.run(_serve(plan, web_server))
@@ -307,6 +309,7 @@ class Plan:
     )
     players_nice: int = 10  # `--players-nice`: the players' niceness above the server's
     connections: ConnectionLimits | None = None  # `--max-connections`, `--connection-idle`
+    stable_ci: float = 100.0  # `--stable-ci`: the seasons it plays go on until settled at this target
 
 
 async def _serve(plan: Plan, web_server: Any = None) -> None:
@@ -371,7 +374,9 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     def players_start() -> Any:  # a child process (gRPC does not survive fork), its own store connection
         store = plan.service.store
         url = store.engine.url.render_as_string(hide_password=False)  # passed through a pipe, not argv
-        return start_players(url, store.home, plan.workers, plan.service.launcher, plan.players_nice)
+        return start_players(
+            url, store.home, plan.workers, plan.service.launcher, plan.players_nice, plan.stable_ci
+        )
 
     players = players_start() if plan.workers else None
     if plan.create:  # the operator's own terminal: the tokens are theirs to hand to two bots

@@ -94,6 +94,17 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="Added to the server's niceness in the --workers process, its matches and their bots: "
         "the ladder yields the CPU to the server's calls (0: the same priority as the server).",
     ),
+    click.option(
+        "--stable-ci",
+        "stable_ci",
+        type=click.FloatRange(min=0, min_open=True),
+        default=100.0,  # arena.ladder.runner.STABLE_CI, as `arena season run --stable-ci`
+        show_default=True,
+        help="With --workers: each running season is played until settled, as `arena season run "
+        "--until-stable` settles it (every bot's place among its neighbours known, or its gap or "
+        "interval within this many Elo). A bench that needs the ladder busy throughout asks for a "
+        "target no season reaches in its time.",
+    ),
     click.option("--sandbox", "launcher", default="bwrap", show_default=True, help=SANDBOX_HELP),
     warm_option,
     click.option(

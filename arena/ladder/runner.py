@@ -61,6 +61,9 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
     )
 
 
+STABLE_CI = 100.0  # Elo: `--until-stable`'s default target for a gap or an interval (arena.ladder.settle)
+
+
 class SeasonRun:
     """The `JobSource` for `arena season run` and `arena season close`."""
 
@@ -71,7 +74,7 @@ class SeasonRun:
         *,
         matches: int | None = None,
         until_stable: bool = False,
-        stable_ci: float = 100.0,
+        stable_ci: float = STABLE_CI,
         max_matches: int = 2000,
         launcher: str = "bwrap",
         ttl: float = LEASE_SECONDS,

@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from arena.ladder.record import record_result
-from arena.ladder.runner import SeasonRun, fail_or_release, job_for, release_all
+from arena.ladder.runner import STABLE_CI, SeasonRun, fail_or_release, job_for, release_all
 from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.live_target import live_target
@@ -66,8 +66,10 @@ class ServerRun:
         ttl: float = LEASE_SECONDS,
         live_dir: Path | None = None,
         refresh: float = REFRESH,
+        stable_ci: float = STABLE_CI,
     ) -> None:
         self.store, self.launcher, self.ttl = store, launcher, ttl
+        self.stable_ci = stable_ci  # each season plays until settled at this target (`--stable-ci`)
         self.owner = lease_owner()
         self.live_dir = live_dir
         self.refresh = refresh
@@ -102,7 +104,14 @@ class ServerRun:
                 del self.seasons[name]
         for name in sorted(set(live) - set(self.seasons)):
             try:
-                run = SeasonRun(self.store, name, until_stable=True, launcher=self.launcher, ttl=self.ttl)
+                run = SeasonRun(
+                    self.store,
+                    name,
+                    until_stable=True,
+                    stable_ci=self.stable_ci,
+                    launcher=self.launcher,
+                    ttl=self.ttl,
+                )
             except SeasonError:  # frozen or deleted since the look above
                 continue
             run.owner = self.owner  # one lease owner for everything this server plays

@@ -25,6 +25,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
 
+from arena.ladder.runner import STABLE_CI
 from arena.logs import configure
 
 log = logging.getLogger("arena.players")
@@ -90,7 +91,13 @@ def lower_priority(increment: int = PLAYERS_NICE) -> int:
 
 
 def play_forever(
-    url: str | None, home: str, concurrency: int, launcher: str, parent: int, nice: int = PLAYERS_NICE
+    url: str | None,
+    home: str,
+    concurrency: int,
+    launcher: str,
+    parent: int,
+    nice: int = PLAYERS_NICE,
+    stable_ci: float = STABLE_CI,
 ) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
     lower_priority(nice)  # first, before any thread: the pool, the matches and the bots inherit it
@@ -107,7 +114,9 @@ def play_forever(
         from arena.workers.pool import run_pool
 
         store = Store.open(url, home=home)
-        source = ServerRun(store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR)
+        source = ServerRun(
+            store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR, stable_ci=stable_ci
+        )
         log.info(
             "playing challenges and running seasons: %d ladder matches at a time, challenges in %d more places "
             "(%s sandbox)",
@@ -130,14 +139,19 @@ def play_forever(
 
 
 def start_players(
-    url: str | None, home: str | Path, concurrency: int, launcher: str, nice: int = PLAYERS_NICE
+    url: str | None,
+    home: str | Path,
+    concurrency: int,
+    launcher: str,
+    nice: int = PLAYERS_NICE,
+    stable_ci: float = STABLE_CI,
 ) -> BaseProcess:
     """Start the players' process; call from the thread that lives as long as the server (the main one:
     PR_SET_PDEATHSIG fires when the thread that started the child ends)."""
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(
         target=play_forever,
-        args=(url, str(home), concurrency, launcher, os.getpid(), nice),
+        args=(url, str(home), concurrency, launcher, os.getpid(), nice, stable_ci),
         name="arena-players",
     )
     proc.start()
