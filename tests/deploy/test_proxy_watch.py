@@ -27,9 +27,11 @@ PRINTED = [
     "match 7 (challenge): ann@1 vs bea@2 — queued",
     "match 7 (challenge): ann@1 vs bea@2 — running",
     "deal 1, dealer bea@2",
-    "  trick 1: ann@1 7H, bea@2 KH → bea@2 takes it (tricks 0-1)",
-    "  trick 2: bea@2 AS, ann@1 8S → bea@2 takes it",
-    "deal 1: bea@2 wins it; lines 0-2",
+    "  trick 1: ann@1 ♥7, bea@2 ♥K → bea@2 takes it (tricks 0-1)",
+    "    Honours 0–1: bea@2 leads; 10 more win the deal for them.",
+    "  trick 2: bea@2 ♠A, ann@1 ♠8 → bea@2 takes it",
+    "    Honours 0–2: bea@2 leads; 9 more win the deal for them.",
+    "deal 1: bea@2 wins it with honours 0-2; lines 0-2",
     "match 7 over: bea@2 won, lines 0-2 (ann@1 OK, bea@2 OK)",
 ]
 
@@ -130,7 +132,9 @@ def test_a_replica_killed_mid_stream_surfaces_as_stream_removed_and_arena_watch_
     )  # fmt: skip
     try:
         assert watcher.stdout is not None
-        shown = [watcher.stdout.readline().rstrip("\n") for _ in range(4)]
+        # up to the first trick's honours line: all that is out while the stream is held, so nothing
+        # stays in the reader's buffer that communicate() (which reads the pipe) would miss
+        shown = [watcher.stdout.readline().rstrip("\n") for _ in range(5)]
         holder = until("the holding stand-in", lambda: _holder(proxied), 30)
         os.kill(holder.pid, signal.SIGKILL)
         rest, err = watcher.communicate(timeout=120)
