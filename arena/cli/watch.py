@@ -130,6 +130,7 @@ def final(ev: Any) -> bool:
     return ev.WhichOneof("event") == "status" and ev.status.status in ("done", "failed")
 
 
+WATCH_RPC = "WatchMatch"  # the call; `Remote.error` words a refusal with the command that made it
 PAUSES = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # seconds before each try to open a cut stream again
 CUT = ("stream removed", "rst_stream", "socket closed", "connection reset", "broken pipe", "goaway")
 
@@ -197,7 +198,7 @@ def follow(server: Remote, number: int) -> Iterator[Any]:
                     yield ev
         except grpc.RpcError as err:
             if not (opened and cut(err)):  # a refusal, or no server at all at the start: its one line
-                raise server.error(err, "WatchMatch", None) from None
+                raise server.error(err, WATCH_RPC, None) from None
         if over:
             return
         tries = 0 if shown else tries + 1  # a stream that showed something new earns a fresh series

@@ -25,7 +25,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
 
-from arena.ladder.runner import STABLE_CI
+# Nothing heavy at the top (no store, ladder or NumPy): the players' child lowers its priority before its
+# first thread, and OpenBLAS starts threads when NumPy is imported (tests/workers/test_players_priority.py).
 from arena.logs import configure
 
 log = logging.getLogger("arena.players")
@@ -97,7 +98,7 @@ def play_forever(
     launcher: str,
     parent: int,
     nice: int = PLAYERS_NICE,
-    stable_ci: float = STABLE_CI,
+    stable_ci: float | None = None,
 ) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
     lower_priority(nice)  # first, before any thread: the pool, the matches and the bots inherit it
@@ -114,8 +115,9 @@ def play_forever(
         from arena.workers.pool import run_pool
 
         store = Store.open(url, home=home)
+        settle = {} if stable_ci is None else {"stable_ci": stable_ci}  # None: ServerRun's default
         source = ServerRun(
-            store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR, stable_ci=stable_ci
+            store, workers=concurrency, launcher=launcher, live_dir=Path(home) / LIVE_DIR, **settle
         )
         log.info(
             "playing challenges and running seasons: %d ladder matches at a time, challenges in %d more places "
@@ -144,7 +146,7 @@ def start_players(
     concurrency: int,
     launcher: str,
     nice: int = PLAYERS_NICE,
-    stable_ci: float = STABLE_CI,
+    stable_ci: float | None = None,
 ) -> BaseProcess:
     """Start the players' process; call from the thread that lives as long as the server (the main one:
     PR_SET_PDEATHSIG fires when the thread that started the child ends)."""

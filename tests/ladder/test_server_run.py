@@ -152,6 +152,23 @@ def test_a_bot_submitted_to_a_stable_season_is_entered_and_played(store: Store, 
     assert pairs == {("alone", "late")}
 
 
+def test_the_servers_seasons_settle_to_its_stable_ci(store: Store, tmp_path) -> None:
+    """`arena serve --stable-ci` reaches each season the server plays (the load bench asks for a
+    target no season reaches, so that its ladder has work throughout)."""
+    from arena.ladder.runner import STABLE_CI
+
+    _engine_submit(store, tmp_path, "one", "ann")
+    _engine_submit(store, tmp_path, "two", "bob")
+    create_season(store, "s5", rules=["flags=1"], seed=9)
+    start_season(store, "s5")
+    default, asked = (
+        ServerRun(store, launcher="local", refresh=0),
+        ServerRun(store, launcher="local", refresh=0, stable_ci=0.01),
+    )
+    assert default.next_job() is not None and asked.next_job() is not None
+    assert default.seasons["s5"].stable_ci == STABLE_CI and asked.seasons["s5"].stable_ci == 0.01
+
+
 def test_a_job_that_keeps_failing_is_given_up_with_its_end_time(store: Store, tmp_path) -> None:
     _engine_submit(store, tmp_path, "a", "ann", "RAISE")
     _engine_submit(store, tmp_path, "b", "bob")
