@@ -26,7 +26,9 @@ from arena.cli.ladder_common import (
 from arena.cli.remote import Remote, remote_options, store_only
 
 F = TypeVar("F", bound=Callable[..., Any])
-STABLE_CI, MAX_MATCHES = 100.0, 2000  # --until-stable's defaults (arena.ladder.simulate_settle uses them)
+# --until-stable's defaults: arena.ladder.settle.STABLE_CI and the simulation's MAX_MATCHES (a test
+# keeps them equal)
+STABLE_CI, MAX_MATCHES = 100.0, 2000
 
 
 def play_season(

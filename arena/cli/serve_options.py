@@ -98,7 +98,7 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "--stable-ci",
         "stable_ci",
         type=click.FloatRange(min=0, min_open=True),
-        default=100.0,  # arena.ladder.runner.STABLE_CI, as `arena season run --stable-ci`
+        default=100.0,  # arena.ladder.settle.STABLE_CI, as `arena season run --stable-ci`
         show_default=True,
         help="With --workers: each running season is played until settled, as `arena season run "
         "--until-stable` settles it (every bot's place among its neighbours known, or its gap or "

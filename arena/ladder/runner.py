@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from arena.ladder.record import record_result
 from arena.ladder.seasons import SeasonError, no_pairing_reason, schedule
-from arena.ladder.settle import matches_left, unsettled
+from arena.ladder.settle import STABLE_CI, matches_left, unsettled
 from arena.ladder.standings import season_fit
 from arena.ladder.tally import Unsaved, save, unsaved
 from arena.store import MatchJob, MatchResult, Store
@@ -59,9 +59,6 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
         attempt=m.attempts or 0,
         retired=unplayable_paths(s),
     )
-
-
-STABLE_CI = 100.0  # Elo: `--until-stable`'s default target for a gap or an interval (arena.ladder.settle)
 
 
 class SeasonRun:

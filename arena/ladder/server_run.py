@@ -23,8 +23,9 @@ from pathlib import Path
 from sqlalchemy import select
 
 from arena.ladder.record import record_result
-from arena.ladder.runner import STABLE_CI, SeasonRun, fail_or_release, job_for, release_all
+from arena.ladder.runner import SeasonRun, fail_or_release, job_for, release_all
 from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
+from arena.ladder.settle import STABLE_CI
 from arena.store import MatchJob, MatchResult, Store
 from arena.store.live_target import live_target
 from arena.store.models import Entry, Season

@@ -30,6 +30,7 @@ import numpy as np
 from arena.ladder.fit import Z95, Fit
 from arena.ladder.ratings import PROVISIONAL_GAMES
 
+STABLE_CI = 100.0  # Elo: the default target for a neighbour gap or an interval (`--stable-ci`)
 SEPARATED = 0.975  # LOS beyond which two neighbours' order is settled (two-sided 95%)
 
 

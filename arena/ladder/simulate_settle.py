@@ -15,9 +15,8 @@ import numpy as np
 from arena.ladder.fit import fit_ratings
 from arena.ladder.matchmaking import Candidate, pick_pairing
 from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
-from arena.ladder.settle import Unsettled, unsettled
+from arena.ladder.settle import STABLE_CI, Unsettled, unsettled
 
-STABLE_CI = 100.0  # `arena season run --stable-ci`'s default (a test keeps them equal)
 MAX_MATCHES = 2000  # `arena season run --max-matches`'s default
 
 
