@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
-SERVER_EXTRAS = ("postgres", "celery", "web")
+SERVER_EXTRAS = ("postgres", "celery", "web", "metrics")
 RENEW = "renew them: see CONTRIBUTING.md"
 
 
