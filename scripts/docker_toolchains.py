@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import docker_engine as de  # noqa: E402  (the one already loaded, when the tests registered it)
+import docker_engine as de  # (the one already loaded, when the tests registered it)
 
 log = de.log
 

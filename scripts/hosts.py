@@ -209,7 +209,7 @@ class Topology:
         for host in self.hosts.values():
             try:
                 host.kill_all()
-            except Exception as exc:  # noqa: BLE001 - clean up the rest anyway, then say so
+            except Exception as exc:  # clean up the rest anyway, then say so
                 errors.append(str(exc))
             for proc in (host.anchor, *host.procs):
                 try:

@@ -14,7 +14,7 @@ def test_the_least_recently_used_goes_first() -> None:
     memo: Memo[str, int] = Memo(2)
     made: list[str] = []
 
-    def make(key: str, value: int):  # noqa: ANN202
+    def make(key: str, value: int):
         return lambda: made.append(key) or value
 
     assert memo.get("a", make("a", 1)) == 1

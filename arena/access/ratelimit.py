@@ -88,7 +88,7 @@ class RateLimiter:
         if self.shared is not None:
             try:
                 wait = self.shared.take(budget, key, b.count, b.rate, cost)
-            except Exception as exc:  # noqa: BLE001 - Redis away: this process's buckets meanwhile
+            except Exception as exc:  # Redis away: this process's buckets meanwhile
                 self._shared_lost(exc)
             else:
                 if self._lost:

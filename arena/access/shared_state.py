@@ -184,7 +184,7 @@ class SharedState:
                 for holder, keys in held:
                     self.renew_script(keys=keys, args=[holder, self.lease], client=pipe)
                 pipe.execute()
-            except Exception:  # noqa: BLE001 - Redis away for a while: the next round tries again
+            except Exception:  # Redis away for a while: the next round tries again
                 log.warning("renewing %d slot lease(s) in %s failed", len(held), self.url, exc_info=True)
 
     def close(self) -> None:

@@ -34,7 +34,7 @@ def _median_time(fn: Callable[[], T], repeats: int) -> tuple[float, T]:
         start = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), out  # noqa: F821 - repeats ≥ 1
+    return statistics.median(times), out  # repeats ≥ 1
 
 
 def run_large(

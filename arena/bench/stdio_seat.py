@@ -76,7 +76,7 @@ async def _through_socket(turns: int) -> float:
     from arena.proto import referee_pb2_grpc as pb_grpc
 
     class Referee(pb_grpc.RefereeServicer):
-        async def Play(self, requests: Any, call: Any) -> None:  # noqa: N802 - gRPC's name
+        async def Play(self, requests: Any, call: Any) -> None:  # gRPC's name
             for i in range(WARMUP + turns):
                 await call.write(_request(i))
                 await call.read()

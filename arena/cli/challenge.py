@@ -15,7 +15,7 @@ from arena.cli.errors import UserError
 from arena.cli.remote import Remote, client_for, remote_options, with_remote
 
 
-def time_control(text: str | None):  # noqa: ANN201 - a referee_pb2.TimeControl
+def time_control(text: str | None):  # a referee_pb2.TimeControl
     """`move=1s,bank=10s` -> TimeControl with only the given clocks set (the rest: the server's defaults)."""
     from arena.cli.ladder_common import parse_time
     from arena.proto import referee_pb2

@@ -152,7 +152,7 @@ def _bundle_bot_name(path: Path) -> str:
     return name or "bundle"
 
 
-def _resolve(store, arg: str, launcher: str):  # noqa: ANN001,ANN202 - lazily imported types
+def _resolve(store, arg: str, launcher: str):  # lazily imported types
     """BOT_A/BOT_B -> a built version: a bundle path is submitted (content-hashed), else a name is looked up."""
     from arena.sandbox.archive import ARCHIVE_SUFFIXES
     from arena.store import StoreError
@@ -181,7 +181,7 @@ def _resolve(store, arg: str, launcher: str):  # noqa: ANN001,ANN202 - lazily im
     return version
 
 
-def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,ANN202
+def _submit_path(store, path: Path, arg: str, launcher: str):
     """Submit the bundle at `path` as `arena bots submit PATH --name <folder>` would, under your user."""
     from arena.store import StoreError
     from arena.store.identity import filed_owner, name_key
@@ -216,7 +216,7 @@ def _submit_path(store, path: Path, arg: str, launcher: str):  # noqa: ANN001,AN
     return v
 
 
-def _report(source, as_json: bool) -> None:  # noqa: ANN001
+def _report(source, as_json: bool) -> None:
     sprt = source.sprt
     st = sprt.corrected()
     later = st.n - st.decided_at if st.decided_at is not None else 0

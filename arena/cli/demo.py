@@ -267,7 +267,7 @@ def _submit_sample(store: Any, path: Path, launcher: str) -> tuple[Path, str, An
 DEMO_ANCHOR, DEMO_ANCHOR_ELO = "random", 1000.0  # fixed, so demo standings compare across runs
 
 
-def _fresh_season(store, create_season, seed: int, pairs: list[str], anchors: dict[str, float]) -> str:  # noqa: ANN001
+def _fresh_season(store, create_season, seed: int, pairs: list[str], anchors: dict[str, float]) -> str:
     """A new season name each run: demo, demo-2, demo-3, ..."""
     taken = {s.name for s in store.seasons()}
     name, n = "demo", 1

@@ -21,7 +21,7 @@ WARM_HELP = (
 )
 
 
-def warm_option(f):  # noqa: ANN001,ANN201 - a click decorator
+def warm_option(f):  # a click decorator
     return click.option("--warm/--no-warm", default=None, help=WARM_HELP)(f)
 
 
@@ -50,7 +50,7 @@ def apply_warm(warm: bool | None, launcher: str) -> None:
             click.echo(f"warning: --warm: {reason}; every bot starts cold", err=True)
 
 
-def open_store():  # noqa: ANN201 - lazily imported type
+def open_store():  # lazily imported type
     """The store named by ARENA_DATABASE_URL (else $ARENA_HOME/arena.db), migrated."""
     from arena.cli.errors import ServiceLost
     from arena.store import Store, StoreUnavailable
@@ -147,7 +147,7 @@ def parse_rules(pairs: tuple[str, ...], fmt: str | None) -> list[str]:
 EXECUTOR_HELP = "local: a pool of processes here (default); celery: Celery workers via ARENA_BROKER_URL."
 
 
-def executor_factory(name: str):  # noqa: ANN201
+def executor_factory(name: str):
     """None for the local pool, else a factory the pool calls with its concurrency."""
     if name == "local":
         return None
@@ -200,7 +200,7 @@ def run_with_progress(
     total: int | None = None,
     quiet: bool = False,
     executor: str = "local",
-):  # noqa: ANN001,ANN201
+):
     """Run the pool under a live bar of at most LINE_WIDTH columns: matches done/target, running,
     rate per minute, ETA, and the source's `status_line()` in what is left. `target_done` is how many
     the season already had, `total` the goal in the same count (None: open-ended); a source's
@@ -219,7 +219,7 @@ def run_with_progress(
         first = progress_tail(target_done, total, 0, 0.0, "", width=LINE_WIDTH - len(head) - BAR_WIDTH - 2)
         task = bar.add_task(label, total=total, completed=target_done, tail=first)
 
-        def update(p) -> None:  # noqa: ANN001
+        def update(p) -> None:
             status = getattr(source, "status_line", lambda: "")()  # e.g. how many bots are settled
             goal = getattr(source, "target", lambda: None)() or total  # an estimate may move
             done = target_done + p.done

@@ -28,7 +28,7 @@ def _print_token(name: str, token: str, what: str) -> None:
     click.echo("They use it as ARENA_API_TOKEN, or log in with it on the web page.", err=True)
 
 
-def _manage(remote: Remote, method: str, name: str):  # noqa: ANN202 - a protobuf message
+def _manage(remote: Remote, method: str, name: str):  # a protobuf message
     from arena.proto import arena_pb2 as pb
 
     return remote.call(method, pb.OwnerRequest(name=name))

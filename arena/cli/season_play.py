@@ -37,7 +37,7 @@ def play_season(
     *,
     matches: int | None,
     until_stable: bool,
-    concurrency: int | None,  # noqa: ANN001
+    concurrency: int | None,
     launcher: str,
     stable_ci: float,
     max_matches: int,
@@ -130,7 +130,7 @@ def failed_line(name: str, errors: list[str], *, matches_left: bool) -> str:
     )
 
 
-def source_status(store, name: str) -> str:  # noqa: ANN001
+def source_status(store, name: str) -> str:
     """The season's state (a closing season's final matches have no target count)."""
     return store.season(name).status
 

@@ -14,7 +14,7 @@ from arena.cli.ladder_common import open_store, user_errors
 from arena.cli.remote import Remote, remote_options, with_remote
 
 
-def _default_season(store) -> str:  # noqa: ANN001
+def _default_season(store) -> str:
     """The season shown when none is named: the web's and the API's choice (arena.ladder.queries)."""
     from arena.ladder.queries import default_season
 
@@ -36,7 +36,7 @@ GROUPS_NOTE = (
 CLI_ONLY_ROW_KEYS = frozenset({"label", "owner", "active", "rated", "group", "anchor", "suspended"})
 
 
-def row_json(r) -> dict:  # noqa: ANN001 - a ladder Standing
+def row_json(r) -> dict:  # a ladder Standing
     """One standings row as `--json` prints it, keyed as `/api/standings`: `bot` the name, `version`
     its number, `interval` the ± half-width, `live` the live Elo; `label` is `bot@version`."""
     d = r.to_dict()
@@ -46,7 +46,7 @@ def row_json(r) -> dict:  # noqa: ANN001 - a ladder Standing
     return d
 
 
-def document(info, rows: list, labels: list[str] | None, matrix, place: Place | None = None) -> dict:  # noqa: ANN001
+def document(info, rows: list, labels: list[str] | None, matrix, place: Place | None = None) -> dict:
     """The `--json` document (the same figures locally and from GetStandings): one page of rows,
     where it sits in the whole table (`first`, `total`) and the next page's `--after`."""
     from arena.ladder.standings import groups_summary
@@ -188,7 +188,7 @@ class Place:
     next_after: int | None  # --after of the next page (None: the last)
 
 
-def _remote(remote: Remote, season: str, ask, after: int, limit: int, find: str):  # noqa: ANN001, ANN202
+def _remote(remote: Remote, season: str, ask, after: int, limit: int, find: str):
     """GetStandings as the local computation's (season, rows, LOS labels, LOS matrix, Place)."""
     from types import SimpleNamespace
 
@@ -233,7 +233,7 @@ def _remote(remote: Remote, season: str, ask, after: int, limit: int, find: str)
     return info, rows, list(answer.los_bots), matrix, place
 
 
-def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
+def _print(info, rows, labels, matrix, los: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -289,7 +289,7 @@ def _print(info, rows, labels, matrix, los: bool) -> None:  # noqa: ANN001
         _print_los(console, rows, labels, matrix, len(groups) > 1)
 
 
-def _print_los(console, rows, labels, matrix, grouped: bool) -> None:  # noqa: ANN001
+def _print_los(console, rows, labels, matrix, grouped: bool) -> None:
     """Rows in rank order, each column labelled by its row's rank (group.rank when grouped)."""
     from rich.table import Table
 

@@ -76,7 +76,7 @@ class CompareRun:
         """Pairs queued and not yet fully recorded (a twin waits while its partner plays)."""
         return self.pairs_started - sum(len(v) == 2 for v in self.results.values())
 
-    def _queue_pair(self, s) -> None:  # noqa: ANN001
+    def _queue_pair(self, s) -> None:
         seed = new_seed() if self.seed is None else derive_seed(self.seed, self.pairs_started)
         for x, y in ((self.a, self.b), (self.b, self.a)):
             m = Match(

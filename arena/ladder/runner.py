@@ -28,7 +28,7 @@ MAX_FAILED = 25  # matches given up in one run before the run stops scheduling n
 REQUEUE_EVERY = 15.0
 
 
-def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
+def job_for(s, m: Match, launcher: str) -> MatchJob:
     """The job for a claimed match: its seed and salt (so the record carries the commitment the queue
     published), the REGISTERED name and version of each seat (never what the bundle calls itself), and
     the bundles that may no longer play (the worker stops their warm zygotes). Each seat's bundle is
@@ -182,11 +182,11 @@ class SeasonRun:
         with self.store.tx() as s:
             return self._counts(s)
 
-    def _counts(self, s) -> tuple[int, int]:  # noqa: ANN001
+    def _counts(self, s) -> tuple[int, int]:
         done, queued, running = self._ladder_counts(s)
         return done, queued + running
 
-    def _ladder_counts(self, s) -> tuple[int, int, int]:  # noqa: ANN001
+    def _ladder_counts(self, s) -> tuple[int, int, int]:
         """(done, queued, running) ladder matches of the season, in one query over its history: for
         the start and end of a run only (each claim counts the open ones, `_open_ladder_counts`)."""
         by_status = dict(
@@ -198,7 +198,7 @@ class SeasonRun:
         )
         return by_status.get("done", 0), by_status.get("queued", 0), by_status.get("running", 0)
 
-    def _open_ladder_counts(self, s) -> tuple[int, int]:  # noqa: ANN001
+    def _open_ladder_counts(self, s) -> tuple[int, int]:
         """(queued, running) ladder matches of the season: the open matches only, found by
         `ix_matches_queue` (status first), however many the season has recorded."""
         by_status = dict(
@@ -214,7 +214,7 @@ class SeasonRun:
         )
         return by_status.get("queued", 0), by_status.get("running", 0)
 
-    def _want_more(self, s, season: Season, done: int, open_: int) -> bool:  # noqa: ANN001
+    def _want_more(self, s, season: Season, done: int, open_: int) -> bool:
         if len(self.errors) >= MAX_FAILED:  # the executor is broken, not the bots: stop, say so
             return False
         if self.matches is not None:
@@ -223,7 +223,7 @@ class SeasonRun:
             return done + open_ < self.max_matches and not self.is_stable(s, season)
         return False
 
-    def is_stable(self, s, season: Season) -> bool:  # noqa: ANN001
+    def is_stable(self, s, season: Season) -> bool:
         """Every active bot settled (`arena.ladder.settle`: past provisional, and its interval within
         stable_ci or its place among its neighbours known). `self.unstable` keeps who is not, and why;
         `self.matches_left` the estimate of the matches that takes."""

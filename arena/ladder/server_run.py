@@ -202,5 +202,5 @@ class ServerRun:
         release_all(self.store, self.owner, match_ids)
 
 
-def _entered(s, season_id: int) -> set[int]:  # noqa: ANN001
+def _entered(s, season_id: int) -> set[int]:
     return set(s.scalars(select(Entry.id).where(Entry.season_id == season_id, Entry.active.is_(True))))

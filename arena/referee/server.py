@@ -338,7 +338,7 @@ class RefereeServer:
         elif self.on_finished is not None:
             try:
                 where = self.on_finished(runner)
-            except Exception as exc:  # noqa: BLE001 - the match is over either way; say so, never silently
+            except Exception as exc:  # the match is over either way; say so, never silently
                 error = f"its record could not be written: {exc}"
                 log.error("match %s: record not written: %s", match_id, exc)
             else:

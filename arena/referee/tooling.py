@@ -22,7 +22,7 @@ REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 class HealthServicer(health.aio.HealthServicer):
     """The stock asyncio servicer plus `List`: every service with a status, in one snapshot."""
 
-    async def List(  # noqa: N802 - the gRPC method's name
+    async def List(  # the gRPC method's name
         self, request: health_pb2.HealthListRequest, context: grpc.aio.ServicerContext
     ) -> health_pb2.HealthListResponse:
         out = health_pb2.HealthListResponse()

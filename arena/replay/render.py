@@ -112,7 +112,7 @@ END_WORDS = {
 }
 
 
-def _pair(values) -> str:  # noqa: ANN001 - a repeated field
+def _pair(values) -> str:  # a repeated field
     """`3-1`: one figure per seat (`-` for a record without them)."""
     return "-".join(str(v) for v in values) or "-"
 

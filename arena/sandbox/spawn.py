@@ -52,7 +52,7 @@ def _serve() -> None:
             continue
         try:
             fut.set_result(subprocess.Popen(**kwargs))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+        except BaseException as exc:  # handed to the caller
             fut.set_exception(exc)
 
 

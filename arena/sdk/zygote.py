@@ -147,14 +147,14 @@ def _child(
         status = code_ if isinstance(code_, int) else (0 if code_ is None else 1)
         if not isinstance(code_, int | None):
             print(code_, file=sys.stderr)
-    except BaseException:  # noqa: BLE001 - the bot's own error, reported as `python3 SCRIPT` would
+    except BaseException:  # the bot's own error, reported as `python3 SCRIPT` would
         traceback.print_exc()
         status = 1
     finally:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-        except BaseException:  # noqa: BLE001, S110 - dying anyway
+        except BaseException:  # dying anyway
             pass
         os._exit(status)
 

@@ -131,7 +131,7 @@ class BuildSlots:
         if self.leases is not None and holder is not None:
             try:
                 self.leases.release(owner, holder)
-            except Exception:  # noqa: BLE001 - Redis away: the lease expires by itself
+            except Exception:  # Redis away: the lease expires by itself
                 log.warning("giving back %s's build lease failed", owner, exc_info=True)
 
     async def run(self, owner: str, fn: Callable[[], T], on_wait: Callable[[], None] | None = None) -> T:

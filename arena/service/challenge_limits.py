@@ -128,7 +128,7 @@ def check_wall_time(rules: Rules, tc: dict[str, float], limits: ChallengeLimits 
     )
 
 
-def check_open(s, principal: Principal, limits: ChallengeLimits = LIMITS) -> None:  # noqa: ANN001
+def check_open(s, principal: Principal, limits: ChallengeLimits = LIMITS) -> None:
     """Refuse (RESOURCE_EXHAUSTED) an owner who already has `limits.open_per_owner` challenges queued
     or running. The owner's row is locked first, so two requests at once are counted one after the
     other (PostgreSQL; SQLite's writers already queue)."""

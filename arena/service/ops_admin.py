@@ -116,7 +116,7 @@ def suspend(service: Service, principal: Principal, name: str, reason: str, *, o
     return get_bot(service, name)
 
 
-def owner_info(o) -> pb.OwnerInfo:  # noqa: ANN001 - arena.access.owners.OwnerInfo
+def owner_info(o) -> pb.OwnerInfo:  # arena.access.owners.OwnerInfo
     return pb.OwnerInfo(
         name=o.name,
         token_prefix=o.token_prefix,

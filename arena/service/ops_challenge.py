@@ -22,7 +22,7 @@ from arena.store import models as m
 from arena.store.decks import commit_decks, new_seed
 
 
-def _playable(s, name: str, field: str) -> m.BotVersion:  # noqa: ANN001
+def _playable(s, name: str, field: str) -> m.BotVersion:
     bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
     if bot is None:
         raise NotFound(f"{field}: no bot named {echo(name)}")

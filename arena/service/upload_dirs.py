@@ -34,7 +34,7 @@ STARTING = 3600.0  # seconds after which a hidden folder's server is taken to ha
 def _dead(folder: Path) -> IO[bytes] | None:
     """The lock of `folder`, taken (its owner is dead), or None when a live process holds it."""
     try:
-        handle = open(folder / LOCK, "rb")  # noqa: SIM115 - held until the folder is gone
+        handle = open(folder / LOCK, "rb")  # held until the folder is gone
     except OSError:  # being swept by another server this moment, another user's, or not a server's
         return None
     try:
@@ -92,7 +92,7 @@ class UploadRoot:
                 ", ".join(g.name for g in gone),
             )
         hidden = Path(tempfile.mkdtemp(prefix="." + PREFIX, dir=base))
-        lock = open(hidden / LOCK, "wb")  # noqa: SIM115 - held for the process's life
+        lock = open(hidden / LOCK, "wb")  # held for the process's life
         fcntl.flock(lock, fcntl.LOCK_EX)
         folder = base / hidden.name[1:]
         os.rename(hidden, folder)

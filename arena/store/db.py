@@ -152,7 +152,7 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
         engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_SECONDS})
 
         @event.listens_for(engine, "connect")
-        def _sqlite_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+        def _sqlite_connect(dbapi_conn, _record) -> None:
             dbapi_conn.isolation_level = None  # let SQLAlchemy's "begin" hook issue BEGIN
             cur = dbapi_conn.cursor()
             cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
@@ -163,13 +163,13 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             cur.close()
 
         @event.listens_for(engine, "close")
-        def _sqlite_close(dbapi_conn, _record) -> None:  # noqa: ANN001
+        def _sqlite_close(dbapi_conn, _record) -> None:
             cur = dbapi_conn.cursor()
             _optimize(cur, "PRAGMA optimize")
             cur.close()
 
         @event.listens_for(engine, "checkin")
-        def _sqlite_checkin(dbapi_conn, record) -> None:  # noqa: ANN001
+        def _sqlite_checkin(dbapi_conn, record) -> None:
             # a pooled connection may live as long as the server: optimize it now and then too
             if dbapi_conn is None:  # the pool gave up on it (invalidated)
                 return
@@ -181,7 +181,7 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
                 cur.close()
 
         @event.listens_for(engine, "begin")
-        def _sqlite_begin(conn) -> None:  # noqa: ANN001
+        def _sqlite_begin(conn) -> None:
             # Readers (Store.read: web pages, standings) take no write lock: under WAL they neither
             # wait for nor block the season's writer.
             readonly = conn.get_execution_options().get(READONLY_OPTION)

@@ -24,7 +24,7 @@ LIKELY = 0.99  # a condition nearly every row meets (a finished match, in a long
 UNLIKELY = 0.001  # a condition few rows meet (an open match)
 
 
-class likelihood(FunctionElement[Any]):  # noqa: N801 (named as the SQL function it renders)
+class likelihood(FunctionElement[Any]):  # (named as the SQL function it renders)
     """`likelihood(condition, probability)` on SQLite; the bare condition elsewhere."""
 
     # not Boolean: SQLAlchemy would then write `likelihood(...) = 1` for SQLite, a term the planner

@@ -99,7 +99,7 @@ def store_in_use(engine: Engine) -> dict[str, int]:
             name: int(conn.scalar(text(f"SELECT count(*) FROM {name}")) or 0)
             for name in USED_TABLES
             if name in present
-        }  # noqa: S608 - names from USED_TABLES
+        }  # names from USED_TABLES
     return {k: v for k, v in found.items() if v}
 
 

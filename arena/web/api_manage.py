@@ -175,7 +175,7 @@ async def submit(
     return _json(done, 201 if done.new else 200)
 
 
-async def _receive(request: Request, cap: int, admission: Admission):  # noqa: ANN202
+async def _receive(request: Request, cap: int, admission: Admission):
     from arena.web.calls import http_error
 
     try:
@@ -187,7 +187,7 @@ async def _receive(request: Request, cap: int, admission: Admission):  # noqa: A
         raise mapped from None
 
 
-def _check_submitter(service, principal, name: str, owner: str) -> None:  # noqa: ANN001
+def _check_submitter(service, principal, name: str, owner: str) -> None:
     ops_bots.check_name(name)
     ops_bots.submitter(service, principal, name, owner)
 

@@ -293,7 +293,7 @@ async def _stream(
             await queue.put(None)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - handed to the stream, which names it
+        except Exception as exc:  # handed to the stream, which names it
             await queue.put(exc)
 
     task = asyncio.create_task(produce())

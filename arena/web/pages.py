@@ -184,7 +184,7 @@ def card_image(deck: str, code: str) -> Response:
     )
 
 
-def register_template_helpers(templates) -> None:  # noqa: ANN001
+def register_template_helpers(templates) -> None:
     """Card drawing for the templates."""
     templates.env.globals["card"] = lambda code, deck="french", css="card": Markup(card_svg(code, deck, css))
     templates.env.globals["card_name"] = card_name

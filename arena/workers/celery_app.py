@@ -205,7 +205,7 @@ class CeleryExecutor(Executor):
                 items = list(self._pending.items())
             try:
                 lost = self._lost_workers(items)
-            except Exception as exc:  # noqa: BLE001 - the broker went away: every job's problem
+            except Exception as exc:  # the broker went away: every job's problem
                 lost = {}
                 if _is_broker_error(exc):
                     self._fail_all(items, exc)
@@ -243,7 +243,7 @@ class CeleryExecutor(Executor):
                         )
                     else:
                         continue
-                except Exception as exc:  # noqa: BLE001 - a result that cannot be read fails this job only
+                except Exception as exc:  # a result that cannot be read fails this job only
                     if _is_broker_error(exc):
                         self._fail_all(items, exc)
                         break

@@ -269,7 +269,7 @@ def run_pool(
                     except ServiceLost:
                         inflight[future] = job  # released with the others on the way out
                         raise
-                    except Exception as exc:  # noqa: BLE001 - a job's failure must not stop the season
+                    except Exception as exc:  # a job's failure must not stop the season
                         progress.failed += 1
                         source.fail(job, f"{type(exc).__name__}: {exc}")
                         continue
@@ -288,7 +288,7 @@ def run_pool(
             _kill_children(executor)
             try:  # join the executor's manager thread now, so nothing is left for the exit handlers
                 executor.shutdown(wait=True, cancel_futures=True)
-            except Exception:  # noqa: BLE001,S110 - a broken pool is expected here
+            except Exception:  # a broken pool is expected here
                 pass
             raise
         finally:
@@ -306,7 +306,7 @@ def _release_quietly(source: JobSource, match_ids: list[int]) -> None:
     to report (the leases then lapse after LEASE_SECONDS, or at once for a runner on this host)."""
     try:
         source.release(match_ids)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         log.info("could not release %d lease(s): %s", len(match_ids), exc)
 
 
@@ -314,5 +314,5 @@ def _kill_children(executor: Executor) -> None:
     for proc in list((getattr(executor, "_processes", None) or {}).values()):
         try:
             proc.kill()
-        except Exception:  # noqa: BLE001,S110 - already gone
+        except Exception:  # already gone
             pass

@@ -94,7 +94,7 @@ def test_over_grpc_the_budget_is_the_named_callers_only_from_a_trusted_peer(tmp_
         store.close()
 
 
-def pb_stub(address: str):  # noqa: ANN201
+def pb_stub(address: str):
     from arena.proto import arena_pb2_grpc
 
     return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(address))

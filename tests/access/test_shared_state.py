@@ -297,7 +297,7 @@ def test_two_grpc_servers_give_a_spectator_one_anonymous_budget(tmp_path, states
         store.close()
 
 
-def pb_stub(address: str):  # noqa: ANN201
+def pb_stub(address: str):
     from arena.proto import arena_pb2_grpc
 
     return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(address))

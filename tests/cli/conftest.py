@@ -10,13 +10,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from remote_support import Server
-from service_support import ADMIN, serve_in_thread  # noqa: E402
+from service_support import ADMIN, serve_in_thread
 
-from arena.access.admin import AdminToken  # noqa: E402
-from arena.access.owners import add_owner  # noqa: E402
-from arena.access.ratelimit import RateLimiter  # noqa: E402
-from arena.service.core import Service  # noqa: E402
-from arena.store import Store  # noqa: E402
+from arena.access.admin import AdminToken
+from arena.access.owners import add_owner
+from arena.access.ratelimit import RateLimiter
+from arena.service.core import Service
+from arena.store import Store
 
 
 @pytest.fixture

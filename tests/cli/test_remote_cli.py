@@ -20,16 +20,16 @@ from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from remote_support import RANDOM, WRONG, Server, ok, one_line_error
-from service_support import ADMIN, build_bundle, bundle_archive, gated_build, serve_in_thread  # noqa: E402
+from service_support import ADMIN, build_bundle, bundle_archive, gated_build, serve_in_thread
 
-from arena.access.admin import AdminToken  # noqa: E402
-from arena.access.owners import add_owner  # noqa: E402
-from arena.access.ratelimit import Budget, RateLimiter  # noqa: E402
-from arena.replay.export import record_to_json  # noqa: E402
-from arena.service.core import Service  # noqa: E402
-from arena.service.grpc_servicer import add_arena_service  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.store.models import Season  # noqa: E402
+from arena.access.admin import AdminToken
+from arena.access.owners import add_owner
+from arena.access.ratelimit import Budget, RateLimiter
+from arena.replay.export import record_to_json
+from arena.service.core import Service
+from arena.service.grpc_servicer import add_arena_service
+from arena.store import Store
+from arena.store.models import Season
 
 
 def test_owner_submits_lists_shows_and_reads_only_own_logs(server: Server) -> None:
@@ -254,7 +254,7 @@ def _local_in_process(server: Server, *args: str) -> str:
     return done.output
 
 
-def _public_record(server: Server, match_id: int):  # noqa: ANN202
+def _public_record(server: Server, match_id: int):
     from arena.proto.codec import decode_record
     from arena.replay.privacy import public_record_bytes
 
@@ -335,10 +335,10 @@ def test_remote_submit_shows_the_build_output_live_and_only_to_its_owner(
     ], done.stderr
 
 
-def _without_submit_live(servicer, server) -> None:  # noqa: ANN001
+def _without_submit_live(servicer, server) -> None:
     """The methods of a server from before SubmitBotLive: that call answers UNIMPLEMENTED."""
 
-    async def unimplemented(requests, context):  # noqa: ANN001
+    async def unimplemented(requests, context):
         await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         yield  # pragma: no cover
 

@@ -13,11 +13,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from remote_support import Server, ok, one_line_error
-from service_support import ADMIN, serve_in_thread  # noqa: E402
+from service_support import ADMIN, serve_in_thread
 
-from arena.access.admin import AdminToken  # noqa: E402
-from arena.service.core import Service  # noqa: E402
-from arena.store import Store  # noqa: E402
+from arena.access.admin import AdminToken
+from arena.service.core import Service
+from arena.store import Store
 
 
 def _self_signed(folder: Path) -> tuple[bytes, bytes]:

@@ -21,7 +21,7 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 
 
-def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:  # noqa: ANN003
+def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:
     info = pb.MatchInfo(
         kind="ladder",
         season="s1",
@@ -64,7 +64,7 @@ class ScriptedWatch(arena_pb2_grpc.ArenaServicer):
     def __init__(self) -> None:
         self.seen: list[tuple[int, str]] = []
 
-    def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
+    def WatchMatch(self, request, context):
         self.seen.append((request.match_id, dict(context.invocation_metadata()).get("authorization", "")))
         scripts = {7: SCRIPT, 8: EMBARGOED}
         if request.match_id not in scripts:
@@ -162,7 +162,7 @@ class LiveWatch(arena_pb2_grpc.ArenaServicer):
             self.released = n
             self.changed.notify_all()
 
-    def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
+    def WatchMatch(self, request, context):
         with self.changed:
             self.calls += 1
             first = self.calls == 1
@@ -186,7 +186,7 @@ class LiveWatch(arena_pb2_grpc.ArenaServicer):
             sent = upto
 
 
-def _until(check) -> None:  # noqa: ANN001
+def _until(check) -> None:
     for _ in range(1200):
         if check():
             return

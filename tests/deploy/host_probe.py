@@ -131,7 +131,7 @@ def upload(address: str, token: str, archive: str, name: str, gate: str | None) 
 
     data = Path(archive).read_bytes()
 
-    def chunks():  # noqa: ANN202
+    def chunks():
         yield pb.SubmitBotChunk(header=pb.SubmitBotHeader(name=name, format="tar.gz", size=len(data)))
         for i in range(0, len(data), CHUNK):
             if gate is not None and i == 3 * CHUNK:

@@ -78,7 +78,7 @@ def _replica(address: str, port: int, name: str) -> http.server.HTTPServer:
     """A stand-in replica's web: `GET /healthz` and any GET answer 200 with its name."""
 
     class Answer(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             body = name.encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))

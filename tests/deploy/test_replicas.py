@@ -85,7 +85,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     assert not any("Traceback" in err for err in errors), "\n".join(e[-3000:] for e in errors)
 
 
-def _clear(client) -> None:  # noqa: ANN001
+def _clear(client) -> None:
     keys = list(client.scan_iter("arena:*", count=1000))
     if keys:
         client.delete(*keys)
@@ -106,7 +106,7 @@ def _sent(cluster: Cluster, backend: str) -> dict[str, int]:
     return {r.name: int(stats[(backend, r.name)]["stot"]) for r in cluster.replicas}
 
 
-def _anonymous_calls(stub, n: int, metadata=()) -> list[grpc.StatusCode]:  # noqa: ANN001
+def _anonymous_calls(stub, n: int, metadata=()) -> list[grpc.StatusCode]:
     codes = []
     for _ in range(n):
         try:
@@ -117,7 +117,7 @@ def _anonymous_calls(stub, n: int, metadata=()) -> list[grpc.StatusCode]:  # noq
     return codes
 
 
-def _until_refused(call, most: int) -> tuple[int, float]:  # noqa: ANN001
+def _until_refused(call, most: int) -> tuple[int, float]:
     """Call until the first refusal: (calls that passed, seconds taken)."""
     started, passed = time.monotonic(), 0
     while call():
@@ -126,7 +126,7 @@ def _until_refused(call, most: int) -> tuple[int, float]:  # noqa: ANN001
     return passed, time.monotonic() - started
 
 
-def _bucket(client, budget: str, address: str) -> bool:  # noqa: ANN001
+def _bucket(client, budget: str, address: str) -> bool:
     """Whether the replicas' shared Redis has `budget`'s bucket for `address` (shared_state.take's key)."""
     return bool(client.exists(f"{PREFIX}rl:{digest(f'{budget}:addr:{address}')}"))
 
@@ -259,7 +259,7 @@ def _replica_of(lease_owner: str, servers: dict[str, int]) -> str:
     return next((name for name, pid in servers.items() if pid in (parent, int(parts[1]))), "")
 
 
-def _outcome(future) -> grpc.StatusCode:  # noqa: ANN001
+def _outcome(future) -> grpc.StatusCode:
     try:
         future.result()
     except grpc.RpcError as exc:

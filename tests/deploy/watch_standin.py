@@ -23,7 +23,7 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 
 
-def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:  # noqa: ANN003
+def _status(state: str, revealed: bool = False, **kw) -> pb.WatchEvent:
     return pb.WatchEvent(
         status=pb.MatchInfo(
             id=7, kind="challenge", status=state, players=["ann@1", "bea@2"], revealed=revealed, **kw
@@ -55,7 +55,7 @@ class Standin(arena_pb2_grpc.ArenaServicer):
     def __init__(self, mark: str) -> None:
         self.mark = mark
 
-    def WatchMatch(self, request, context):  # noqa: ANN001, ANN201, N802
+    def WatchMatch(self, request, context):
         try:
             fd = os.open(self.mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
@@ -69,7 +69,7 @@ class Standin(arena_pb2_grpc.ArenaServicer):
 
 
 class Health(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()

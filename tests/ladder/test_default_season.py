@@ -13,7 +13,7 @@ from arena.store.models import Season
 def _default(store: Store) -> tuple[str | None, int]:
     seen: list[str] = []
 
-    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
+    def note(_conn, _cursor, statement, _params, _context, _many) -> None:
         if statement.lstrip().upper().startswith("SELECT"):
             seen.append(statement)
 

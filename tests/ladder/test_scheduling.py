@@ -26,7 +26,7 @@ def _version(store: Store, name: str, owner: str, tag: str, *, build_ok: bool = 
     )
 
 
-def _entries(s, season: Season) -> set[tuple[int, bool]]:  # noqa: ANN001
+def _entries(s, season: Season) -> set[tuple[int, bool]]:
     return {(e.version_id, e.active) for e in s.scalars(select(Entry).where(Entry.season_id == season.id))}
 
 

@@ -197,7 +197,7 @@ run(Slow())
 """
 
 
-def _wait_for(what: str, check, proc, timeout: float = 240.0):  # noqa: ANN001
+def _wait_for(what: str, check, proc, timeout: float = 240.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()

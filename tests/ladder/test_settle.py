@@ -23,7 +23,7 @@ def test_a_field_of_15_with_unbeatable_and_hopeless_bots_settles_with_the_defaul
     assert order[-1] == 0 and order[0] == 1  # the unbeatable on top, the hopeless at the bottom
 
 
-def _fit(wins: list[tuple[int, int, int]], n: int):  # noqa: ANN202
+def _fit(wins: list[tuple[int, int, int]], n: int):
     a, b, s = [], [], []
     for x, y, count in wins:  # x beat y `count` times
         a += [x] * count

@@ -26,7 +26,7 @@ class Statements:
         self.engine = store.engine
         event.listen(self.engine, "before_cursor_execute", self._on)
 
-    def _on(self, conn, cursor, statement, parameters, context, executemany) -> None:  # noqa: ANN001
+    def _on(self, conn, cursor, statement, parameters, context, executemany) -> None:
         self.seen.append((statement.lower(), parameters))
 
     def close(self) -> None:
@@ -36,7 +36,7 @@ class Statements:
         return [(q, p) for q, p in self.seen if f"from {table}" in q or f"join {table}" in q]
 
 
-def _old_standings(store: Store, name: str):  # noqa: ANN202 - (entry ids, Fit)
+def _old_standings(store: Store, name: str):  # (entry ids, Fit)
     with store.read() as s:
         season = s.scalars(select(Season).where(Season.name == name)).one()
         ids = [e.id for e in s.scalars(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id))]

@@ -38,7 +38,7 @@ def _seen_from_inside(launcher, bundle) -> tuple:
     proc = launcher.start(bundle, ["python3", "bot.py"], {}, Limits(), socket_path=None)
     try:
         assert wait_exit(proc) == 0, proc.output()
-        status, limits, cgroup = eval(proc.output().strip().splitlines()[-1])  # noqa: S307 - our own output
+        status, limits, cgroup = eval(proc.output().strip().splitlines()[-1])  # our own output
         if launcher.privileged:
             assert status["Uid"] == [str(proc.uid)] * 4 and status["Gid"] == [str(proc.uid)] * 4
             status["Uid"] = status["Gid"] = "the bot's own"  # each launch leases its own uid

@@ -32,7 +32,7 @@ from arena.store import models
 from arena.store.repo import suspend_bot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from service_support import ADMIN, Running, bundle_archive, serve_in_thread  # noqa: E402
+from service_support import ADMIN, Running, bundle_archive, serve_in_thread
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "random"
 WEB_SECRET = b"identity-tests"  # of the web's older HMAC owner tokens
@@ -45,11 +45,11 @@ class Both:
     grpc: Running
     http: str
 
-    def stub(self):  # noqa: ANN201 - arena_pb2_grpc.ArenaStub
+    def stub(self):  # arena_pb2_grpc.ArenaStub
         return self.grpc.stub()
 
     @property
-    def store(self):  # noqa: ANN201 - arena.store.Store
+    def store(self):  # arena.store.Store
         return self.grpc.service.store
 
 
@@ -101,7 +101,7 @@ def _variant(tmp_path: Path, n: int) -> bytes:
     return bundle_archive(folder)
 
 
-def _refusal(call, request, metadata=()) -> grpc.RpcError:  # noqa: ANN001
+def _refusal(call, request, metadata=()) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as err:
         call(request, metadata=metadata)
     return err.value

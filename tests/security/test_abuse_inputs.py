@@ -27,7 +27,7 @@ from arena.service.core import Service
 from arena.store import models
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from service_support import ADMIN, Running, bundle_archive, serve_in_thread  # noqa: E402
+from service_support import ADMIN, Running, bundle_archive, serve_in_thread
 
 HUGE = 5_000_000
 
@@ -60,7 +60,7 @@ def _chunks(name: str, data: bytes) -> Iterator[pb.SubmitBotChunk]:
         yield pb.SubmitBotChunk(data=data[i : i + 64 * 1024])
 
 
-def _refusal(call, request, metadata=()) -> grpc.RpcError:  # noqa: ANN001
+def _refusal(call, request, metadata=()) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as err:
         call(request, metadata=metadata)
     return err.value
@@ -221,7 +221,7 @@ BIGGEST_BOTS = 420  # at the maxima below, one reply with all of them would be o
 VERSIONS = 25  # more than a BotInfo shows
 
 
-def _fill_with_the_biggest_bots(store) -> list[str]:  # noqa: ANN001
+def _fill_with_the_biggest_bots(store) -> list[str]:
     """BIGGEST_BOTS bots with every text a caller can set at its maximum, in bytes too (4-byte
     characters where the name rule allows any), each suspended and with VERSIONS versions."""
     from datetime import datetime

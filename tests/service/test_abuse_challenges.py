@@ -137,7 +137,7 @@ def test_an_owners_queued_and_running_challenges_are_capped(arena: Running) -> N
     assert _challenges(arena) == LIMITS.open_per_owner + 2 + 2
 
 
-def _code(stub, req: pb.ChallengeRequest, metadata) -> grpc.StatusCode:  # noqa: ANN001
+def _code(stub, req: pb.ChallengeRequest, metadata) -> grpc.StatusCode:
     try:
         stub.Challenge(req, metadata=metadata)
     except grpc.RpcError as err:

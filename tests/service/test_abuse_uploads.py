@@ -79,7 +79,7 @@ def _submit(both: Both, held: Held, owner: str) -> grpc.Future:
     return both.stub().SubmitBot.future(iter(held), metadata=both.auth(owner), timeout=120)
 
 
-def _sent(both: Both, name: str, data: bytes, owner: str):  # noqa: ANN202 - pb.SubmitBotResponse
+def _sent(both: Both, name: str, data: bytes, owner: str):  # pb.SubmitBotResponse
     """A whole upload, not held: the server's answer."""
     return both.stub().SubmitBot(
         iter(Held(name, data, first=len(data))), metadata=both.auth(owner), timeout=120

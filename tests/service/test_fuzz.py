@@ -61,7 +61,7 @@ NASTY = [
 ]
 
 
-def _value(field: d.FieldDescriptor, rng: random.Random, depth: int):  # noqa: ANN202
+def _value(field: d.FieldDescriptor, rng: random.Random, depth: int):
     t = field.type
     if t == d.FieldDescriptor.TYPE_STRING:
         return rng.choice(NASTY + ["alice", "autumn", "random", "flags=1", "flags=4294967296", "scoring=x"])
@@ -82,7 +82,7 @@ def _value(field: d.FieldDescriptor, rng: random.Random, depth: int):  # noqa: A
     return None
 
 
-def random_message(cls, rng: random.Random, depth: int = 0):  # noqa: ANN001, ANN201
+def random_message(cls, rng: random.Random, depth: int = 0):
     msg = cls()
     for field in cls.DESCRIPTOR.fields:
         if rng.random() < 0.4:
@@ -149,7 +149,7 @@ def _tokens(owner_token: str) -> list[list[tuple[str, str]]]:
 
 def _fire(
     channel: grpc.Channel, method: d.MethodDescriptor, rng: random.Random, tokens, codes: Counter
-) -> None:  # noqa: ANN001
+) -> None:
     path = f"/{SERVICE.full_name}/{method.name}"
     md = rng.choice(tokens)
     if method.client_streaming:
@@ -218,7 +218,7 @@ def test_fuzz_every_method(tmp_path) -> None:
             seeds = [rng.getrandbits(64) for _ in range(THREADS)]
             counters = [Counter() for _ in range(THREADS)]
 
-            def hammer(i: int, method: d.MethodDescriptor = method, seeds=seeds, counters=counters) -> None:  # noqa: ANN001
+            def hammer(i: int, method: d.MethodDescriptor = method, seeds=seeds, counters=counters) -> None:
                 local = random.Random(seeds[i])
                 for _ in range(PER_METHOD // THREADS):
                     _fire(channel, method, local, tokens, counters[i])

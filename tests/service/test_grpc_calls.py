@@ -11,7 +11,7 @@ from arena.proto import arena_pb2 as pb
 from arena.proto import referee_pb2
 
 
-def _code(call, *args, **kwargs) -> grpc.StatusCode:  # noqa: ANN001
+def _code(call, *args, **kwargs) -> grpc.StatusCode:
     with pytest.raises(grpc.RpcError) as err:
         call(*args, **kwargs)
     return err.value.code()

@@ -147,7 +147,7 @@ def _web_up(arena: Arena) -> bool:
     return True
 
 
-def _until(what: str, check, proc: subprocess.Popen, timeout: float = WAIT):  # noqa: ANN001
+def _until(what: str, check, proc: subprocess.Popen, timeout: float = WAIT):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()

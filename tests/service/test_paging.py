@@ -16,7 +16,7 @@ from service_support import ADMIN  # isort: skip
 ADMIN_MD = [("authorization", f"Bearer {ADMIN}")]
 
 
-def every_page(call, request, field: str, metadata=()) -> list[list[str]]:  # noqa: ANN001
+def every_page(call, request, field: str, metadata=()) -> list[list[str]]:
     """The names on each page, following next_page_token."""
     pages = []
     while True:
@@ -74,7 +74,7 @@ def test_revoke_owner_reads_that_one_owner_whatever_the_number_of_owners(arena_s
         statements: list[tuple[str, int]] = []
         loaded: list[Owner] = []
 
-        def note(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
+        def note(_conn, _cursor, statement, params, _context, _many) -> None:
             statements.append((statement, len(params or ())))
 
         def read(target: Owner, _context: object) -> None:

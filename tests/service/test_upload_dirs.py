@@ -28,7 +28,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 CHUNK = 65536
 
 
-def _until(what: str, check, timeout: float = 120.0):  # noqa: ANN001, ANN202
+def _until(what: str, check, timeout: float = 120.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()

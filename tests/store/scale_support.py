@@ -25,7 +25,7 @@ def counted(store: Store) -> Iterator[list[str]]:
     """The SQL statements the store's engine sends while the block runs."""
     statements: list[str] = []
 
-    def note(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
+    def note(_conn, _cursor, statement, _params, _context, _many) -> None:
         statements.append(statement)
 
     event.listen(store.engine, "before_cursor_execute", note)

@@ -45,7 +45,7 @@ ID_ORDER_WALKS = ("finished matches (the web's list)",)
 def captured(store: Store) -> Iterator[list[tuple[str, object]]]:
     seen: list[tuple[str, object]] = []
 
-    def note(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
+    def note(_conn, _cursor, statement, params, _context, _many) -> None:
         if not statement.lstrip().upper().startswith(("EXPLAIN", "PRAGMA")):
             seen.append((statement, params))
 

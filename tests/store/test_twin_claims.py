@@ -122,7 +122,7 @@ def test_claimers_at_the_same_instant_never_hold_two_deck_mates(store: Store) ->
                         claimed.append(m.id)
                 if together is not None:
                     together.wait(timeout=60)  # everyone has claimed before anyone commits
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(claimers)]

@@ -36,7 +36,7 @@ class Site:
     url: str
     home: Path
 
-    def new_client(self, **kwargs) -> TestClient:  # noqa: ANN003
+    def new_client(self, **kwargs) -> TestClient:
         return TestClient(self.client.app, **kwargs)
 
 
@@ -62,7 +62,7 @@ def csrf_in(html: str) -> str:
     return found.group(1)
 
 
-def login(client: TestClient, token: str):  # noqa: ANN201
+def login(client: TestClient, token: str):
     """Log in through the form (GET for its CSRF token, then POST); the POST's response."""
     form = client.get("/login")
     assert form.status_code == 200
@@ -75,7 +75,7 @@ def session_csrf(client: TestClient) -> str:
     return csrf_in(page.text)
 
 
-def STOPPED() -> float:  # noqa: N802 - a constant, as a clock
+def STOPPED() -> float:  # a constant, as a clock
     """A rate limiter's clock that never moves: a test's waits come out exact, however slow the machine."""
     return 0.0
 
@@ -101,7 +101,7 @@ def zipped(folder: Path = RANDOM_BOT) -> bytes:
     return buf.getvalue()
 
 
-def upload(client: TestClient, name: str, data: bytes, filename: str = "bot.tar.gz", csrf: str | None = None):  # noqa: ANN201
+def upload(client: TestClient, name: str, data: bytes, filename: str = "bot.tar.gz", csrf: str | None = None):
     fields = {"name": name}
     if csrf is not None:
         fields["csrf"] = csrf

@@ -20,7 +20,7 @@ def site(database_url, tmp_path) -> Site:
     return make_site(database_url, tmp_path)
 
 
-def _set_cookie_headers(response) -> list[str]:  # noqa: ANN001
+def _set_cookie_headers(response) -> list[str]:
     return response.headers.get_list("set-cookie")
 
 
@@ -211,7 +211,7 @@ def _bots(site: Site) -> None:
         )
 
 
-def _call(client: TestClient, method: str, path: str, body, headers=None):  # noqa: ANN001, ANN202
+def _call(client: TestClient, method: str, path: str, body, headers=None):
     return client.request(method, path, json=body, headers=headers or {})
 
 

@@ -54,7 +54,7 @@ ON_DEAL = "(n) => Number(document.getElementById('board').dataset.deal) === n"  
 
 
 @contextmanager
-def served(app) -> Iterator[str]:  # noqa: ANN001
+def served(app) -> Iterator[str]:
     """An app on a real socket, served by uvicorn in a thread: its base URL."""
     import uvicorn
 

@@ -21,7 +21,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 
 
 @pytest.fixture
-def served(tmp_path):  # noqa: ANN201
+def served(tmp_path):
     import uvicorn
 
     site = make_site(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path)
@@ -45,7 +45,7 @@ def served(tmp_path):  # noqa: ANN201
 
 
 @pytest.fixture
-def browser():  # noqa: ANN201
+def browser():
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
     from playwright.sync_api import sync_playwright

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from live_play import add_bots, public_events, queue_challenge, start_match, status_of  # noqa: E402
+from live_play import add_bots, public_events, queue_challenge, start_match, status_of
 
-from arena.proto.codec import decode_record  # noqa: E402
+from arena.proto.codec import decode_record
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -75,7 +75,7 @@ def test_connections_are_bounded_per_address_and_in_all_and_others_are_served(tm
     serve_while(server, sock, clients, threads)
 
 
-def serve_while(server, sock: socket.socket, clients, started=lambda: None) -> None:  # noqa: ANN001
+def serve_while(server, sock: socket.socket, clients, started=lambda: None) -> None:
     """Run `server` on `sock` while `clients()` runs in a thread (`started()` first, on the server's
     loop once it is up), then stop it."""
 

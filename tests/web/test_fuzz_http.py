@@ -104,7 +104,7 @@ PARAMS = ["season", "bot", "verdict", "limit", "offset", "page", "view", "deal",
           "download", "match_id", "name", "kind", "status", "x"]  # fmt: skip
 
 
-def _json_value(rng: random.Random, depth: int = 0):  # noqa: ANN202
+def _json_value(rng: random.Random, depth: int = 0):
     kind = rng.randrange(9 if depth < 3 else 6)
     if kind == 0:
         return rng.choice(NASTY)
@@ -170,7 +170,7 @@ def _fill(path: str, rng: random.Random, names: list[str], ids: list[int], fixed
     return re.sub(r"\{(\w+)\}", value, path)
 
 
-def _request(rng: random.Random, route, names, ids, auths, cookies, fixed) -> tuple[str, str, dict]:  # noqa: ANN001
+def _request(rng: random.Random, route, names, ids, auths, cookies, fixed) -> tuple[str, str, dict]:
     method, path = route
     if rng.random() < 0.05:
         method = rng.choice(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import update
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from live_play import (  # noqa: E402
+from live_play import (
     add_bots,
     duplicate_pair,
     live_counts,
@@ -33,13 +33,13 @@ from live_play import (  # noqa: E402
     status_of,
 )
 
-from arena.access.ratelimit import Budget, RateLimiter  # noqa: E402
-from arena.proto.codec import decode_record  # noqa: E402
-from arena.service.core import Service  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.store.models import Match  # noqa: E402
-from arena.store.queue import claim  # noqa: E402
-from arena.workers.live import live_path  # noqa: E402
+from arena.access.ratelimit import Budget, RateLimiter
+from arena.proto.codec import decode_record
+from arena.service.core import Service
+from arena.store import Store
+from arena.store.models import Match
+from arena.store.queue import claim
+from arena.workers.live import live_path
 
 TRICK_KEYS = {"kind", "deal", "trick", "leader", "cards", "winner", "tricks_won"}
 

@@ -181,7 +181,7 @@ def test_a_deal_costs_one_deal_of_engine_plays(long_client, long_arena, monkeypa
     plays = 0
     real_play = Match.play
 
-    def counted(self, card):  # noqa: ANN001, ANN202
+    def counted(self, card):
         nonlocal plays
         plays += 1
         return real_play(self, card)

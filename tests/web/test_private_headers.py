@@ -45,11 +45,11 @@ def _client(site: Served, last_octet: int) -> httpx.Client:
     return httpx.Client(base_url=site.base, transport=transport, timeout=30)
 
 
-def _revealed_match(arena) -> int:  # noqa: ANN001
+def _revealed_match(arena) -> int:
     return min(arena.records)
 
 
-def _token_routes(arena) -> dict[str, Callable[[httpx.Client, str], httpx.Response]]:  # noqa: ANN001
+def _token_routes(arena) -> dict[str, Callable[[httpx.Client, str], httpx.Response]]:
     """Each route that checks a token itself: (method, path, what to send with a token)."""
     match = _revealed_match(arena)
     return {

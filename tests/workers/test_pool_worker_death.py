@@ -70,7 +70,7 @@ def test_killing_busy_workers_fails_no_other_match(tmp_path: Path, monkeypatch: 
     def play() -> None:
         try:
             outcome["progress"] = run_pool(source, run_job, concurrency=2)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             outcome["error"] = exc
 
     runner = threading.Thread(target=play)

@@ -60,7 +60,7 @@ def _constraint(table: str, column: str, most: int) -> str:
     return f"CONSTRAINT {name_of(table, column)} CHECK (length({column}) <= {most})"
 
 
-def _sqlite_rewrite(edit) -> None:  # noqa: ANN001 - (table, its CREATE TABLE) -> the new CREATE TABLE
+def _sqlite_rewrite(edit) -> None:  # (table, its CREATE TABLE) -> the new CREATE TABLE
     """Rewrite each bounded table's CREATE TABLE statement in place (see the docstring)."""
     bind = op.get_bind()
     version = bind.execute(sa.text("PRAGMA schema_version")).scalar_one()
