@@ -1,6 +1,11 @@
 """Who used the cores during a phase of `arena bench serve --load`: the server process, its ladder
-(the players' process, its matches and their sandboxed bots), the bench's own callers, and the rest
-of the machine. Read from /proc, in cores (CPU seconds per second of the phase).
+(the players' process, its matches and their sandboxed bots), the bench's own callers, the kernel's
+own threads, and the rest of the machine. Read from /proc, in cores (CPU seconds per second of the
+phase).
+
+The kernel's threads (kworkers, ksoftirqd, ...) are apart because a sandboxed ladder makes them
+work: every bot's sandbox has namespaces (its network's above all) and cgroups that the kernel tears
+down in its own workers after the bot has exited, and that time is in no process of the bench.
 
 A latency figure alone cannot tell a slow server from a starved one: on a machine whose two cores
 are busy with other work, every call waits for a core. So the load bench reports these beside its
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
+KTHREADD = 2  # the parent of every kernel thread
 PROC = Path("/proc")
 
 
@@ -28,6 +34,7 @@ class CpuSample:
     ladder: float  # every process under the server (players, matches, bots), with those they reaped
     callers: float  # this process: the bench's callers
     machine: float  # every core of the machine, busy (not idle, not waiting for I/O)
+    kernel: float = 0.0  # the kernel's own threads (children of kthreadd, pid 2)
 
 
 def _fields(pid: int) -> list[str] | None:
@@ -71,6 +78,10 @@ def sample(server: int) -> CpuSample:
         if (fields := _fields(pid)) is not None:
             ladder += _seconds(fields, reaped=True)
         stack += tree.get(pid, [])
+    kernel = 0.0
+    for pid in tree.get(KTHREADD, []):
+        if (fields := _fields(pid)) is not None:
+            kernel += _seconds(fields, reaped=False)
     me = resource.getrusage(resource.RUSAGE_SELF)
     return CpuSample(
         at=time.monotonic(),
@@ -78,16 +89,18 @@ def sample(server: int) -> CpuSample:
         ladder=ladder,
         callers=me.ru_utime + me.ru_stime,
         machine=_machine(),
+        kernel=kernel,
     )
 
 
 def cores(before: CpuSample, after: CpuSample) -> dict[str, float]:
     """Cores each part used between two samples; `other`: the machine's busy cores that were none
-    of the bench's (other programs on the same machine)."""
+    of the bench's and not the kernel's own threads (other programs on the same machine)."""
     span = max(after.at - before.at, 1e-9)
     used = {
         part: (getattr(after, part) - getattr(before, part)) / span
-        for part in ("server", "ladder", "callers", "machine")
+        for part in ("server", "ladder", "callers", "kernel", "machine")
     }
-    used["other"] = max(0.0, used["machine"] - used["server"] - used["ladder"] - used["callers"])
+    mine = used["server"] + used["ladder"] + used["callers"] + used["kernel"]
+    used["other"] = max(0.0, used["machine"] - mine)
     return {part: round(value, 2) for part, value in used.items()}

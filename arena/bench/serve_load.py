@@ -153,7 +153,7 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
         except httpx.HTTPError:
             return False
 
-    proc = start(args, home, env, healthy, wait=90)
+    proc = start(args, home, env, healthy, wait=90, session=True)
     return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
 
 
@@ -239,6 +239,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
         "ladder_matches": {"unloaded": base_done, "loaded": loaded_done},
         "ladder_ratio": round(ratio, 3),
         "public_reads_p99_ms": p99,
+        "callers_loop_lag": tally.loop_lag(),
         "rss_idle_mib": round(idle_rss / 1024, 1),
         "rss_load_start_mib": round(start_rss / 1024, 1),
         "rss_load_mid_mib": round(mid_rss / 1024, 1),

@@ -36,7 +36,7 @@ def test_the_ladder_counts_its_reaped_bots_and_the_server_only_itself(tmp_path: 
     assert after.ladder - before.ladder >= 0.3  # the reaped bot's 0.4 s, through its reaper
     assert after.server - before.server < 0.2  # the server slept
     used = cores(before, after)
-    assert set(used) == {"server", "ladder", "callers", "machine", "other"}
+    assert set(used) == {"server", "ladder", "callers", "kernel", "machine", "other"}
     assert used["ladder"] > used["server"]
     assert all(value >= 0 for value in used.values())
 
