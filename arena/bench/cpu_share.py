@@ -35,6 +35,7 @@ class CpuSample:
     callers: float  # this process: the bench's callers
     machine: float  # every core of the machine, busy (not idle, not waiting for I/O)
     kernel: float = 0.0  # the kernel's own threads (children of kthreadd, pid 2)
+    server_waiting: float = 0.0  # seconds the server's threads spent runnable, waiting for a core
 
 
 def _fields(pid: int) -> list[str] | None:
@@ -60,6 +61,22 @@ def _seconds(fields: list[str], reaped: bool) -> float:
     if reaped:
         ticks += int(fields[13]) + int(fields[14])
     return ticks / TICK
+
+
+def _waiting(pid: int) -> float:
+    """Seconds the threads of `pid` now alive have spent runnable but not running (the second
+    field of each thread's schedstat): time a call was ready and had no core."""
+    total = 0
+    try:
+        tasks = list((PROC / str(pid) / "task").iterdir())
+    except OSError:
+        return 0.0
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def _machine() -> float:
@@ -90,12 +107,15 @@ def sample(server: int) -> CpuSample:
         callers=me.ru_utime + me.ru_stime,
         machine=_machine(),
         kernel=kernel,
+        server_waiting=_waiting(server),
     )
 
 
 def cores(before: CpuSample, after: CpuSample) -> dict[str, float]:
     """Cores each part used between two samples; `other`: the machine's busy cores that were none
-    of the bench's and not the kernel's own threads (other programs on the same machine)."""
+    of the bench's and not the kernel's own threads (other programs on the same machine).
+    `server_waiting`: how many of the server's threads were, on average, ready to run with no core
+    to run on (0 on a machine with cores to spare; it tells a starved server from a slow one)."""
     span = max(after.at - before.at, 1e-9)
     used = {
         part: (getattr(after, part) - getattr(before, part)) / span
@@ -103,4 +123,5 @@ def cores(before: CpuSample, after: CpuSample) -> dict[str, float]:
     }
     mine = used["server"] + used["ladder"] + used["callers"] + used["kernel"]
     used["other"] = max(0.0, used["machine"] - mine)
+    used["server_waiting"] = max(0.0, (after.server_waiting - before.server_waiting) / span)
     return {part: round(value, 2) for part, value in used.items()}

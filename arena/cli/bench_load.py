@@ -65,6 +65,8 @@ def run_load(plan: dict[str, Any], as_json: bool) -> None:
     for phase, used in r["cpu_cores"].items():
         rows.append((f"cores used, {phase}", " / ".join(f"{used[p]:.2f}" for p in CPU_PARTS),
                      "server / ladder (players, bots) / callers / kernel threads / other programs"))  # fmt: skip
+        rows.append((f"server threads waiting for a core, {phase}", f"{used['server_waiting']:.2f}",
+                     "on average: ready to run, no core free (0 when the server is not starved)"))  # fmt: skip
     for name, c in r["calls"].items():
         rows.append((f"  {name}", f"{c['p50_ms']} / {c['p99_ms']} ms",
                      f"p50/p99, {c['calls']} calls, {c['refused']} refused, {c['error']} errors"))  # fmt: skip
