@@ -117,8 +117,8 @@ def cores(before: CpuSample, after: CpuSample) -> dict[str, float]:
     `server_waiting`: how many of the server's threads were, on average, ready to run with no core
     to run on (0 on a machine with cores to spare; it tells a starved server from a slow one)."""
     span = max(after.at - before.at, 1e-9)
-    used = {
-        part: (getattr(after, part) - getattr(before, part)) / span
+    used = {  # none below 0: a part's sum drops when one of its processes ends unreaped (a kworker)
+        part: max(0.0, (getattr(after, part) - getattr(before, part)) / span)
         for part in ("server", "ladder", "callers", "kernel", "machine")
     }
     mine = used["server"] + used["ladder"] + used["callers"] + used["kernel"]
