@@ -72,3 +72,27 @@ def test_the_weights_follow_the_kernels_table() -> None:
     assert cgroups.scaled_weight(8192, 0) == 8192
     assert cgroups.scaled_weight(8192, 10) == 880
     assert cgroups.scaled_weight(100, 19) == 1  # never 0: the kernel refuses it
+
+
+# A process at niceness 10 makes a bot's group and exits without removing it, as a killed referee does.
+LEAVE = """
+import os
+os.nice(10)
+from arena.sandbox import cgroups
+group = cgroups.create(64 << 20, 16, "nicestale")
+print(group.name, flush=True)
+os._exit(0)
+"""
+
+
+@pytest.mark.skipif(
+    cgroups.version() == "v2", reason="v1 keeps a niced launcher's bots in a parent of their own"
+)
+def test_a_dead_niced_launchers_groups_are_swept_by_the_next_launcher() -> None:
+    out = subprocess.run([sys.executable, "-c", LEAVE], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    name = out.stdout.strip()
+    left = cgroups.ROOT / "cpu" / "elfern-arena-nice10" / name
+    assert left.is_dir()  # its owner is gone, its group stayed
+    swept = cgroups.sweep_stale()
+    assert f"cpu/{name}" in swept and not left.exists()
