@@ -53,12 +53,23 @@ def start(
     ready: Callable[[], bool],
     name: str = "serve",
     wait: float = 120.0,
+    session: bool = False,
 ) -> subprocess.Popen:
     """`arena ARGS` in `home` with `env`, its output in `home/NAME.log`; returns once `ready()` holds,
-    or raises RuntimeError quoting the log's end when it exits first or `wait` seconds pass."""
+    or raises RuntimeError quoting the log's end when it exits first or `wait` seconds pass. With
+    `session`, the child is a session of its own, as a service is (Linux's autogroup scheduling,
+    on by default, then shares the cores between it and the bench as between two programs, instead
+    of counting them as one)."""
     log = home / f"{name}.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([*ARENA, *args], env=env, cwd=home, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [*ARENA, *args],
+            env=env,
+            cwd=home,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=session,
+        )
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if proc.poll() is not None:

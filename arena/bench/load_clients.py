@@ -27,6 +27,7 @@ loop (`asyncio.to_thread`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 import ssl
@@ -46,6 +47,9 @@ from arena.proto import arena_pb2_grpc
 from arena.proto import referee_pb2 as rpb
 
 DEADLINE = 10.0  # seconds: a call still unanswered by then is an error
+#: A live stream's httpx timeouts: none between reads (a quiet match sends nothing for a while);
+#: `_sse` bounds the wait for the first byte (DEADLINE) and the reading after it itself.
+STREAM_TIMEOUT = httpx.Timeout(DEADLINE, read=None)
 SLOW_BUILD = 30  # seconds the hostile owner's builds sleep
 UPLOADS_AT_ONCE = 6  # the hostile owner's concurrent uploads
 HOSTILE_GRPC = "127.0.2.3"  # the hostile owner's gRPC calls come from here
@@ -92,10 +96,11 @@ class CallStats:
 
 
 class Tally:
-    """Every call's outcome and latency, by (role, call)."""
+    """Every call's outcome and latency, by (role, call), and how late the callers' own loop ran."""
 
     def __init__(self) -> None:
         self.calls: dict[tuple[Role, str], CallStats] = {}
+        self.loop_lag_ms: list[float] = []  # how much later than asked each of `lag_watch`'s wake-ups came
 
     def add(self, role: Role, call: str, outcome: Outcome, ms: float, why: str = "") -> None:
         stats = self.calls.setdefault((role, call), CallStats())
@@ -112,6 +117,18 @@ class Tally:
             x for (role, _), s in self.calls.items() if role is Role.SPECTATOR for x in s.latencies_ms
         )
         return round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None
+
+    def loop_lag(self) -> dict[str, float | None]:
+        """p50, p99 and the worst of the callers' loop lag: a part of every latency above that is the
+        bench's own, not the server's (a call answered while the loop was busy is read that late)."""
+        ms = sorted(self.loop_lag_ms)
+        if not ms:
+            return {"p50_ms": None, "p99_ms": None, "max_ms": None}
+        return {
+            "p50_ms": round(statistics.median(ms), 1),
+            "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1),
+            "max_ms": round(ms[-1], 1),
+        }
 
     def report(self) -> dict[str, dict[str, Any]]:
         return {f"{role.value} {call}": s.summary() for (role, call), s in sorted(self.calls.items())}
@@ -228,36 +245,40 @@ async def spectator(t: Target, tally: Tally, index: int, stop: float, api: Any) 
 
 
 async def _sse(web: httpx.AsyncClient, tally: Tally, role: Role, match_id: int, seconds: float) -> int:
-    """Follow a match's live events for `seconds` (or until it ends); counts the time to the first byte."""
+    """Follow a match's live events for `seconds` (or until it ends); counts the time to the first
+    byte, which the server sends at once (a `retry:` line). After it, a quiet stream is no error: a
+    match whose bot is thinking sends nothing until its move (a ping every 15 s), as a browser sees,
+    so the stream is read for `seconds` of wall time, not until some read takes DEADLINE."""
     started = time.perf_counter()
     frames = 0
+    call = "SSE /api/matches/ID/events"
     try:
-        async with asyncio.timeout(seconds + DEADLINE):
-            async with web.stream("GET", f"/api/matches/{match_id}/events") as answer:
+        async with asyncio.timeout(DEADLINE) as limit:  # to the first byte
+            async with web.stream("GET", f"/api/matches/{match_id}/events", timeout=STREAM_TIMEOUT) as answer:
                 if answer.status_code != 200:
                     outcome = http_outcome(answer)
                     if role is not Role.HOSTILE:
                         outcome = Outcome.ERROR
-                    tally.add(role, "SSE /api/matches/ID/events", outcome, (time.perf_counter() - started) * 1000,
-                              f"HTTP {answer.status_code}")  # fmt: skip
+                    tally.add(
+                        role,
+                        call,
+                        outcome,
+                        (time.perf_counter() - started) * 1000,
+                        f"HTTP {answer.status_code}",
+                    )
                     return 0
-                first = True
-                end = time.monotonic() + seconds
-                async for chunk in answer.aiter_bytes():
-                    if first:
-                        tally.add(
-                            role,
-                            "SSE /api/matches/ID/events",
-                            Outcome.OK,
-                            (time.perf_counter() - started) * 1000,
-                        )
-                        first = False
-                    frames += chunk.count(b"\n\n")
-                    if time.monotonic() > end:
-                        break
-    except (TimeoutError, httpx.HTTPError, OSError) as exc:
-        tally.add(role, "SSE /api/matches/ID/events", Outcome.ERROR, (time.perf_counter() - started) * 1000,
-                  f"{type(exc).__name__}: {exc}")  # fmt: skip
+                chunks = answer.aiter_bytes()
+                frames = (await anext(chunks)).count(b"\n\n")
+                tally.add(role, call, Outcome.OK, (time.perf_counter() - started) * 1000)
+                limit.reschedule(None)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(seconds):
+                        async for chunk in chunks:
+                            frames += chunk.count(b"\n\n")
+    except (TimeoutError, StopAsyncIteration, httpx.HTTPError, OSError) as exc:
+        tally.add(
+            role, call, Outcome.ERROR, (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}"
+        )
     return frames
 
 
@@ -379,6 +400,19 @@ async def hostile(t: Target, tally: Tally, stop: float, api: Any) -> None:
     )  # fmt: skip
 
 
+LAG_TICK = 0.01  # seconds between the loop-lag watch's wake-ups
+
+
+async def lag_watch(tally: Tally, stop: float) -> None:
+    """Sleep LAG_TICK at a time until `stop` and record how late each wake-up came: the time a call's
+    answer can wait in this process before the callers read it (the loop busy, or the process
+    waiting for a core)."""
+    while time.monotonic() < stop:
+        began = time.perf_counter()
+        await asyncio.sleep(LAG_TICK)
+        tally.loop_lag_ms.append(max(0.0, (time.perf_counter() - began - LAG_TICK) * 1000))
+
+
 async def run_callers(t: Target, seconds: float, spectators: int, owners: int, with_hostile: bool) -> Tally:
     """Every caller at once for `seconds`; returns what they got."""
     tally = Tally()
@@ -392,7 +426,8 @@ async def run_callers(t: Target, seconds: float, spectators: int, owners: int, w
         async with grpc.aio.insecure_channel(t.grpc_address) as channel:  # owners: their tokens' budgets
             api = arena_pb2_grpc.ArenaStub(channel)
             stub = {a: arena_pb2_grpc.ArenaStub(c) for a, c in channels.items()}
-            tasks = [spectator(t, tally, i, stop, stub[spectator_address(i)]) for i in range(spectators)]
+            tasks = [lag_watch(tally, stop)]
+            tasks += [spectator(t, tally, i, stop, stub[spectator_address(i)]) for i in range(spectators)]
             tasks += [owner(t, tally, name, stop, api, i) for i, name in enumerate(list(t.owners)[:owners])]
             if with_hostile:
                 tasks.append(hostile(t, tally, stop, stub[HOSTILE_GRPC]))

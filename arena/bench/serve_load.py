@@ -13,9 +13,13 @@ the same length, in one run:
 It reports p50 and p99 per call, the errors (the target is none), the ladder's rate under load
 against the baseline (target: at least 80%), the p99 of public reads (target: 200 ms) and the
 server's RSS at the start, halfway and the end of the load (target: flat, at most 20 MiB more at the
-end than halfway, once its caches and pools are warm). Beside them, the cores each part used in
-each phase (arena/bench/cpu_share.py): the server, its ladder, the callers and the rest of the
-machine, which tell a slow server from a starved one.
+end than halfway, once its caches and pools are warm). Beside them, what tells a slow server from
+a starved one: the cores each part used in each phase (arena/bench/cpu_share.py: the server, its
+ladder, the callers, the kernel's threads and the rest of the machine), how many of the server's
+threads waited for a core, and the callers' own loop lag, which is inside every latency.
+
+The server runs as a session of its own, as a service does: under Linux's autogroup scheduling a
+child in the bench's session would share one scheduling entity with the callers.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ def _start(home: Path, plan: LoadPlan, token_file: Path) -> tuple[subprocess.Pop
         except httpx.HTTPError:
             return False
 
-    proc = start(args, home, env, healthy, wait=90)
+    proc = start(args, home, env, healthy, wait=90, session=True)
     return proc, f"127.0.0.1:{port}", f"http://127.0.0.1:{web}"
 
 
@@ -239,6 +243,7 @@ def run(plan: LoadPlan, progress: Callable[[float], None] | None = None) -> dict
         "ladder_matches": {"unloaded": base_done, "loaded": loaded_done},
         "ladder_ratio": round(ratio, 3),
         "public_reads_p99_ms": p99,
+        "callers_loop_lag": tally.loop_lag(),
         "rss_idle_mib": round(idle_rss / 1024, 1),
         "rss_load_start_mib": round(start_rss / 1024, 1),
         "rss_load_mid_mib": round(mid_rss / 1024, 1),

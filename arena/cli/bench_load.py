@@ -10,7 +10,7 @@ import click
 from arena.cli.bench_report import emit, with_progress
 from arena.cli.errors import UserError
 
-CPU_PARTS = ("server", "ladder", "callers", "other")
+CPU_PARTS = ("server", "ladder", "callers", "kernel", "other")
 
 
 def load_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,13 +55,18 @@ def run_load(plan: dict[str, Any], as_json: bool) -> None:
         ("errors", str(r["errors"]), f"target 0{'' if met['errors'] else ' NOT met'}"),
         ("p99 of public reads", f"{r['public_reads_p99_ms']} ms",
          f"target <= {r['targets']['public_reads_p99_ms']:.0f} ms{'' if met['public_reads_p99_ms'] else ' NOT met'}"),
+        ("callers' loop lag p50 / p99 / max",
+         " / ".join(f"{r['callers_loop_lag'][k]}" for k in ("p50_ms", "p99_ms", "max_ms")) + " ms",
+         "the bench's own delay inside each latency (its loop busy or waiting for a core)"),
         ("RSS idle / load start / half / end",
          f"{r['rss_idle_mib']} / {r['rss_load_start_mib']} / {r['rss_load_mid_mib']} / {r['rss_load_end_mib']} MiB",
          f"flat: end within {r['targets']['rss_growth_mib']:.0f} MiB of half{'' if met['rss_flat'] else ' NOT met'}"),
     ]  # fmt: skip
     for phase, used in r["cpu_cores"].items():
         rows.append((f"cores used, {phase}", " / ".join(f"{used[p]:.2f}" for p in CPU_PARTS),
-                     "server / ladder (players, bots) / callers / other programs"))  # fmt: skip
+                     "server / ladder (players, bots) / callers / kernel threads / other programs"))  # fmt: skip
+        rows.append((f"server threads waiting for a core, {phase}", f"{used['server_waiting']:.2f}",
+                     "on average: ready to run, no core free (0 when the server is not starved)"))  # fmt: skip
     for name, c in r["calls"].items():
         rows.append((f"  {name}", f"{c['p50_ms']} / {c['p99_ms']} ms",
                      f"p50/p99, {c['calls']} calls, {c['refused']} refused, {c['error']} errors"))  # fmt: skip

@@ -83,9 +83,27 @@ ROOT = Path(os.environ.get("ARENA_CGROUP_ROOT", "/sys/fs/cgroup"))
 PARENT = "elfern-arena"
 #: What a bot's group can do, by name (the same names on every version).
 KINDS = ("memory", "pids", "cpu", "freezer", "kill")
+#: The kernel's weight of a task at niceness 0 to 19 (`sched_prio_to_weight`, kernel/sched/core.c):
+#: each step is about 10% less CPU against a task one step lower.
+NICE_WEIGHT = (1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
 #: Limits that must be capped per bot for the sandbox to be sound; rlimits alone are too weak
 #: (RLIMIT_AS is 4 GiB so that Node starts; RLIMIT_NPROC counts a whole uid).
 ESSENTIAL = ("memory", "pids")
+
+
+def launcher_nice() -> int:
+    """This process's niceness, 0 to 19 (a raised priority counts as 0): the bots it launches are
+    weighted by it (scaled_weight)."""
+    return min(19, max(0, os.getpriority(os.PRIO_PROCESS, 0)))
+
+
+def scaled_weight(weight: int, nice: int) -> int:
+    """A bot group's CPU weight for a launcher at niceness `nice`: `weight` scaled as the kernel
+    scales a task's weight from niceness 0 to `nice` (8192 at 10: 880). A bot's cgroup is a
+    scheduling group of its own, where the niceness it inherited weighs nothing against tasks
+    outside it: the group's weight carries it instead, so the bots of a niced launcher (the players of
+    `arena serve --players-nice`) yield the cores to the server's calls as the launcher does."""
+    return max(1, round(weight * NICE_WEIGHT[nice] / NICE_WEIGHT[0]))
 
 
 def _stat_fields(pid: int) -> list[str]:
@@ -271,9 +289,11 @@ def leftovers(name: str) -> list[Path]:
     if host.version == "v2" and host.base:
         candidates = [Path(host.base) / name]
     else:
-        from arena.sandbox.cgroups_v1 import CONTROLLERS
+        from arena.sandbox.cgroups_v1 import CONTROLLERS, cpu_parent
 
         candidates = [ROOT / ctrl / PARENT / name for ctrl in CONTROLLERS]
+        if cpu_parent()[0] != PARENT:  # a niced launcher's bots: their cpu part is apart
+            candidates.append(ROOT / "cpu" / cpu_parent()[0] / name)
     return [p for p in candidates if p.exists()]
 
 

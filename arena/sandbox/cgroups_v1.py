@@ -20,8 +20,10 @@ from arena.sandbox.cgroups import (
     CgroupHost,
     KeptFile,
     is_group_name,
+    launcher_nice,
     owner_alive,
     owner_tag,
+    scaled_weight,
     signal_pids,
     sweepable,
     unsweepable,
@@ -42,9 +44,44 @@ KIND_CONTROLLER = {
 #: group or root-level task): the bot on move gets the CPU ahead of other work on the machine, so
 #: that wall-clock move times stay close to the CPU a bot really used (docs/sandbox.md).
 ARENA_CPU_SHARES = int(os.environ.get("ARENA_CPU_SHARES", "8192"))
+#: The cpu controller's parent of a niced launcher's bots: `elfern-arena-nice<N>` (cpu_parent()).
+NICED_PARENT = f"{PARENT}-nice"
 
 _seq = itertools.count(1)
 _seq_lock = threading.Lock()
+
+
+def cpu_parent() -> tuple[str, int]:
+    """The cpu controller's parent of this process's bots, and that parent's cpu.shares.
+
+    A bot's group is a group of its own to the scheduler, where the niceness the bot inherited
+    weighs nothing against tasks outside it. So the bots of a niced launcher (the players of
+    `arena serve`, `--players-nice`: batch work that yields the cores to the server's calls) go under
+    `elfern-arena-nice<N>`, whose cpu.shares are ARENA_CPU_SHARES scaled as niceness N scales a
+    task's weight (880 at 10, below the 1024 of the server's own session): they yield to the server
+    as the players' own processes do, and stay about level with other programs. Any other
+    launcher's bots go under `elfern-arena`, ahead of other work (ARENA_CPU_SHARES, fair clocks)."""
+    nice = launcher_nice()
+    if nice == 0:
+        return PARENT, ARENA_CPU_SHARES
+    return f"{NICED_PARENT}{nice}", max(2, scaled_weight(ARENA_CPU_SHARES, nice))  # the kernel's least is 2
+
+
+def _parent(ctrl: str) -> str:
+    return cpu_parent()[0] if ctrl == "cpu" else PARENT
+
+
+def _parents(ctrl: str) -> list[Path]:
+    """Every parent of bots' groups in `ctrl`: `elfern-arena`, and for cpu the niced launchers' too."""
+    base = _root() / ctrl
+    found = [base / PARENT]
+    if ctrl == "cpu":
+        try:
+            with os.scandir(base) as it:
+                found += sorted(base / e.name for e in it if e.name.startswith(NICED_PARENT) and e.is_dir())
+        except OSError:
+            pass
+    return found
 
 
 def _root() -> Path:
@@ -60,7 +97,7 @@ def available_controllers() -> tuple[str, ...]:
         base = _root() / ctrl
         if not (base / "cgroup.procs").exists():
             continue
-        parent = base / PARENT
+        parent = base / _parent(ctrl)
         try:
             parent.mkdir(exist_ok=True)
         except OSError:
@@ -68,7 +105,7 @@ def available_controllers() -> tuple[str, ...]:
         if os.access(parent, os.W_OK):
             found.append(ctrl)
             if ctrl == "cpu":
-                _write(parent / "cpu.shares", ARENA_CPU_SHARES)
+                _write(parent / "cpu.shares", cpu_parent()[1])
     return tuple(found)
 
 
@@ -118,7 +155,7 @@ class V1Cgroup:
         name = f"{owner_tag()}.{seq}-{''.join(c for c in label if c.isalnum())[:20]}"
         dirs: dict[str, Path] = {}
         for ctrl in ctrls:
-            path = _root() / ctrl / PARENT / name
+            path = _root() / ctrl / _parent(ctrl) / name
             try:
                 path.mkdir()
             except FileNotFoundError:  # its parent was removed since: make the parents again
@@ -250,8 +287,7 @@ def sweep_stale() -> list[str]:
     removed: list[str] = []
     mine = owner_tag() + "."
     alive: dict[str, bool] = {}
-    for ctrl in CONTROLLERS:
-        parent = _root() / ctrl / PARENT
+    for ctrl, parent in ((c, p) for c in CONTROLLERS for p in _parents(c)):
         try:
             with os.scandir(parent) as it:
                 names = [

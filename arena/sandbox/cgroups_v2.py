@@ -29,8 +29,10 @@ from arena.sandbox.cgroups import (
     PARENT,
     CgroupHost,
     KeptFile,
+    launcher_nice,
     owner_alive,
     owner_tag,
+    scaled_weight,
     signal_pids,
     sweepable,
     unsweepable,
@@ -43,7 +45,10 @@ WANTED = ("memory", "pids", "cpu")
 #: cpu.weight of the arena's own subtree against its siblings (default 100; 800 matches v1's
 #: cpu.shares 8192 over 1024): the bot on move gets the CPU ahead of other work (docs/sandbox.md).
 ARENA_CPU_WEIGHT = int(os.environ.get("ARENA_CPU_WEIGHT", "800"))
-#: cpu.weight of each bot's leaf: bots share equally among themselves.
+#: cpu.weight of each bot's leaf: bots share equally among themselves. A niced launcher's bots
+#: (the players of `arena serve`) get it scaled by the niceness (11 at nice 10): in a delegated
+#: subtree their leaves are siblings of the server's own leaf (SUPERVISOR, 100), which they then
+#: yield to as the players' processes do (cgroups.scaled_weight).
 BOT_CPU_WEIGHT = 100
 FREEZE_WAIT = 0.5  # seconds to wait for `frozen 1` in cgroup.events (freezing is asynchronous)
 
@@ -190,7 +195,7 @@ class V2Cgroup:
             _write(path / "memory.oom.group", 1)
         if "pids" in host.kinds and _write(path / "pids.max", pids):
             kinds.add("pids")
-        _write(path / "cpu.weight", BOT_CPU_WEIGHT)
+        _write(path / "cpu.weight", scaled_weight(BOT_CPU_WEIGHT, launcher_nice()))
         return cls(name, path, kinds)
 
     def procs_files(self) -> list[str]:
