@@ -50,7 +50,7 @@ class Episode:
     def play(self, action: object) -> tuple[tuple[int, int], TrickRecord | None]:
         legal = self.legal()
         try:
-            card = operator.index(action)  # a numpy integer from a space's sample() is an int here
+            card = operator.index(action)  # type: ignore[arg-type]  # a numpy integer is an int here
         except TypeError:
             card = -1
         if card not in legal:

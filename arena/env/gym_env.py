@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 from gymnasium import spaces
 
 from arena.engine import Rules
@@ -26,7 +25,7 @@ from arena.env.pettingzoo_env import observation_space, observe_view
 ENV_ID = "Elfern-v0"
 
 
-class ElfernEnv(gym.Env):  # type: ignore[misc]
+class ElfernEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(

@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 import numpy as np
-import pyspiel
+import pyspiel  # type: ignore[import-not-found]
 
 from arena.engine import Match, Rules
 from arena.engine.rules import VALUE_TABLES
@@ -84,7 +84,7 @@ def game_info(rules: Rules) -> pyspiel.GameInfo:
     )
 
 
-class ElfernGame(pyspiel.Game):  # type: ignore[misc]
+class ElfernGame(pyspiel.Game):
     """The game: its rules, fixed by the parameters."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -99,7 +99,7 @@ class ElfernGame(pyspiel.Game):  # type: ignore[misc]
         return ElfernObserver(obs_type, params)
 
 
-class ElfernState(pyspiel.State):  # type: ignore[misc]
+class ElfernState(pyspiel.State):
     """A match in progress: the engine's Match, plus the chance outcomes of the deal being dealt."""
 
     def __init__(self, game: ElfernGame) -> None:
@@ -226,7 +226,9 @@ class ElfernObserver:
             raise ValueError(f"python_elfern observers take no parameters; got {params}")
         private = iig_obs_type.private_info
         if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            raise ValueError("python_elfern observes one seat at a time: private_info=ALL_PLAYERS is not offered")
+            raise ValueError(
+                "python_elfern observes one seat at a time: private_info=ALL_PLAYERS is not offered"
+            )
         with_private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.names = [
             name
@@ -236,7 +238,9 @@ class ElfernObserver:
         self.perfect_recall = bool(iig_obs_type.perfect_recall) and bool(iig_obs_type.public_info)
         self.full = len(self.names) == len(encoding.LAYOUT)
         parts = [encoding.SLICES[name] for name in self.names]
-        self._index = np.concatenate([np.arange(p.start, p.stop) for p in parts]) if parts else np.array([], int)
+        self._index = (
+            np.concatenate([np.arange(p.start, p.stop) for p in parts]) if parts else np.array([], int)
+        )
         size = len(self._index) + (NUM_CARDS if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
         self._view = np.zeros(encoding.SIZE, np.float32)

@@ -95,7 +95,7 @@ class BotOpponent:
         self._answer = None
         self._send(msg)
         legal = list(msg.turn_request.legal_cards)
-        if self._answer not in legal:
+        if self._answer is None or self._answer not in legal:
             raise OpponentError(
                 f"opponent {type(self.bot).__name__} played {self._answer!r}, not one of its legal cards {legal}"
             )

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from arena.engine import Rules
 from arena.env import encoding
@@ -36,7 +36,7 @@ def observe_view(episode: Episode, seat: int) -> dict[str, Any]:
     return {"observation": encoding.encode(view), "action_mask": encoding.action_mask(view)}
 
 
-class ElfernAEC(AECEnv):  # type: ignore[misc]
+class ElfernAEC(AECEnv):
     """The AEC environment; `env()` below is the usual constructor."""
 
     metadata = {"name": "elfern_v0", "render_modes": ["ansi"], "is_parallelizable": False}

@@ -23,14 +23,20 @@ def _pick(n: int, sampler: Callable[[], float]) -> int:
 
 
 def resample_deck(
-    rules: Rules, dealer: int, deck: Sequence[int], plays: Sequence[int], seat: int, sampler: Callable[[], float]
+    rules: Rules,
+    dealer: int,
+    deck: Sequence[int],
+    plays: Sequence[int],
+    seat: int,
+    sampler: Callable[[], float],
 ) -> list[int]:
     """A pack `seat` cannot tell from `deck` after `plays` (the cards played so far, in order), drawn at
     random with `sampler` (floats in [0, 1))."""
     deal = Deal(rules, dealer, deck)
     other = 1 - seat
     known = set(cards_of(deal.hands[seat]))
-    held_since = dict.fromkeys(cards_of(deal.hands[other]), 0)  # card -> trick after which the opponent held it
+    # card -> the trick after which the opponent held it (0: dealt to it)
+    held_since = dict.fromkeys(cards_of(deal.hands[other]), 0)
     if deal.trump_card is not None:
         known.add(deal.trump_card)
     played_by_other: list[tuple[int, int]] = []  # (trick number, card)
