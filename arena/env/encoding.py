@@ -80,56 +80,57 @@ Tensor = npt.NDArray[np.float32]
 
 
 def encode(view: View, out: Tensor | None = None) -> Tensor:
-    """The view as a float32 vector of `SIZE` (written into `out` when given)."""
+    """The view as a float32 vector of `SIZE` (written into `out` when given). The ones are gathered
+    as indices and written with one numpy call, the counts with another: a numpy call per slot would
+    cost more than the rest of an environment's step."""
     t = np.zeros(SIZE, np.float32) if out is None else out
     if out is not None:
         t.fill(0)
-    s = SLICES
-
-    def one_hot(name: str, index: int | None) -> None:
-        if index is not None:
-            t[s[name].start + index] = 1
-
-    def cards(name: str, values: tuple[int, ...]) -> None:
-        if values:
-            t[s[name].start + np.asarray(values)] = 1
-
-    def ints(name: str, *values: int) -> None:
-        t[s[name]] = values
-
-    one_hot("seat", view.seat)
-    one_hot("status", STATUSES.index(view.status))
-    ints("deal_index", view.deal_index)
-    one_hot("dealer", view.dealer)
-    one_hot("leader", view.leader)
-    one_hot("to_move", view.to_move)
-    ints("phase", view.phase)
-    ints("trick_no", view.trick_no)
-    cards("hand", view.hand)
-    one_hot("table", view.table)
-    base = s["tricks"].start
+    ones = [_SEAT + view.seat, _STATUS + STATUSES.index(view.status), _DEALER + view.dealer,
+            _LEADER + view.leader]  # fmt: skip
+    ones += [_HAND + c for c in view.hand]
+    ones += [_LEGAL + c for c in view.legal]
+    if view.to_move is not None:
+        ones.append(_TO_MOVE + view.to_move)
+    if view.table is not None:
+        ones.append(_TABLE + view.table)
     for k, (leader, lead, follow, winner) in enumerate(view.tricks):
-        at = base + k * TRICK_SIZE
-        t[at] = 1
-        t[at + 1 + leader] = 1
-        t[at + 3 + lead] = 1
-        t[at + 3 + NUM_CARDS + follow] = 1
-        t[at + 3 + 2 * NUM_CARDS + winner] = 1
-    ints("stock_count", view.stock_count)
-    base = s["drawn"].start
-    for k, card in enumerate(view.drawn):
-        t[base + k * NUM_CARDS + card] = 1
-    one_hot("trump_card", view.trump_card)
-    one_hot("trump_suit", view.trump_suit)
-    ints("honours", *view.honours)
-    ints("opponent_hand_size", view.opponent_hand_size)
-    cards("legal", view.legal)
-    ints("lines", *view.lines)
-    ints("flags", *view.flags)
-    ints("multiplier", view.multiplier)
-    ints("pot", view.pot)
-    one_hot("match_winner", view.match_winner)
+        at = _TRICKS + k * TRICK_SIZE
+        ones += (
+            at,
+            at + 1 + leader,
+            at + 3 + lead,
+            at + 3 + NUM_CARDS + follow,
+            at + 3 + 2 * NUM_CARDS + winner,
+        )
+    ones += [_DRAWN + k * NUM_CARDS + card for k, card in enumerate(view.drawn)]
+    if view.trump_card is not None:
+        ones.append(_TRUMP_CARD + view.trump_card)
+    if view.trump_suit is not None:
+        ones.append(_TRUMP_SUIT + view.trump_suit)
+    if view.match_winner is not None:
+        ones.append(_MATCH_WINNER + view.match_winner)
+    t[ones] = 1
+    t[_COUNTS] = (
+        view.deal_index, view.phase, view.trick_no, view.stock_count, *view.honours, view.opponent_hand_size,
+        *view.lines, *view.flags, view.multiplier, view.pot,
+    )  # fmt: skip
     return t
+
+
+_SEAT, _STATUS, _DEALER, _LEADER, _TO_MOVE, _HAND, _LEGAL, _TABLE, _TRICKS, _DRAWN = (
+    SLICES[n].start
+    for n in ("seat", "status", "dealer", "leader", "to_move", "hand", "legal", "table", "tricks", "drawn")
+)
+_TRUMP_CARD, _TRUMP_SUIT, _MATCH_WINNER = (
+    SLICES[n].start for n in ("trump_card", "trump_suit", "match_winner")
+)
+#: the count slots, in the order `encode` writes them
+_COUNTS = np.concatenate([
+    np.arange(SLICES[n].start, SLICES[n].stop)
+    for n in ("deal_index", "phase", "trick_no", "stock_count", "honours", "opponent_hand_size", "lines", "flags",
+              "multiplier", "pot")
+])  # fmt: skip
 
 
 def action_mask(view: View) -> npt.NDArray[np.int8]:
