@@ -99,17 +99,83 @@ class ElfernGame(pyspiel.Game):
         return ElfernObserver(obs_type, params)
 
 
-class ElfernState(pyspiel.State):
-    """A match in progress: the engine's Match, plus the chance outcomes of the deal being dealt."""
+class Progress:
+    """What a state holds: the engine's match, the chance outcomes of the deal being dealt, each deal's
+    dealer, pack and plays, and each seat's final view of every finished deal. OpenSpiel clones a Python
+    state by deep-copying its attributes; a Progress copies itself by replaying its deals through the
+    engine, which is cheaper than copying the engine's tables and shares nothing mutable."""
 
-    def __init__(self, game: ElfernGame) -> None:
-        super().__init__(game)
-        self.rules: Rules = game.rules
-        self.match = Match(self.rules, 0)  # packs and dealers come from chance, not from the seed
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.match = Match(rules, 0)  # packs and dealers come from chance, not from the seed
         self.dealer: int | None = None if not self.match.dealer_is_fixed else self.match.dealer
         self.pack: list[int] = []  # the chance cards of the next deal so far, top first
         self.decks: list[tuple[int, list[int], list[int]]] = []  # per deal: (dealer, pack, plays)
         self.final_views: tuple[list[str], list[str]] = ([], [])  # per seat, each finished deal's view
+
+    def chance(self, action: int) -> None:
+        """A dealer draw's outcome (the dealer's seat) when one is due, else the pack's next card."""
+        if self.dealer is None:
+            self.dealer = action
+            return
+        self.pack.append(action)
+        if len(self.pack) == NUM_CARDS:
+            self.match.start_deal(deck=self.pack, dealer=self.dealer)
+            self.decks.append((self.dealer, self.pack, []))
+            self.pack = []
+
+    def play(self, card: int) -> None:
+        self.match.play(card)
+        self.decks[-1][2].append(card)
+        deal = self.match.deal
+        assert deal is not None
+        if deal.done:
+            for seat in (0, 1):
+                self.final_views[seat].append(self.view_text(seat))
+            self.dealer = None if not self.match.dealer_is_fixed else self.match.dealer
+
+    def view_text(self, seat: int) -> str:
+        return encoding.to_string(self.match.view(seat))
+
+    def __deepcopy__(self, memo: dict) -> Progress:
+        copy = Progress(self.rules)
+        for dealer, pack, plays in self.decks:
+            if copy.dealer is None:  # a dealer draw was due
+                copy.chance(dealer)
+            for card in pack:
+                copy.chance(card)
+            for card in plays:
+                copy.play(card)
+        if self.dealer is not None and copy.dealer is None:
+            copy.chance(self.dealer)
+        for card in self.pack:
+            copy.chance(card)
+        return copy
+
+
+class ElfernState(pyspiel.State):
+    """A match in progress (its `Progress`), seen through OpenSpiel's API."""
+
+    def __init__(self, game: ElfernGame) -> None:
+        super().__init__(game)
+        self.rules: Rules = game.rules
+        self.progress = Progress(game.rules)
+
+    @property
+    def match(self) -> Match:
+        return self.progress.match
+
+    @property
+    def dealer(self) -> int | None:
+        return self.progress.dealer
+
+    @property
+    def pack(self) -> list[int]:
+        return self.progress.pack
+
+    @property
+    def decks(self) -> list[tuple[int, list[int], list[int]]]:
+        return self.progress.decks
 
     # -- the OpenSpiel API ---------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -134,23 +200,9 @@ class ElfernState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self.is_chance_node():
-            if self.dealer is None:
-                self.dealer = int(action)
-                return
-            self.pack.append(int(action))
-            if len(self.pack) == NUM_CARDS:
-                self.match.start_deal(deck=self.pack, dealer=self.dealer)
-                self.decks.append((self.dealer, self.pack, []))
-                self.pack = []
-            return
-        self.match.play(int(action))
-        self.decks[-1][2].append(int(action))
-        deal = self.match.deal
-        assert deal is not None
-        if deal.done:
-            for seat in (0, 1):
-                self.final_views[seat].append(self._view_text(seat))
-            self.dealer = None if not self.match.dealer_is_fixed else self.match.dealer
+            self.progress.chance(int(action))
+        else:
+            self.progress.play(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -198,7 +250,7 @@ class ElfernState(pyspiel.State):
 
     # -- views ---------------------------------------------------------------------------------------
     def _view_text(self, seat: int) -> str:
-        return encoding.to_string(self.match.view(seat))
+        return self.progress.view_text(seat)
 
     def trump_seen(self) -> int | None:
         """The turned trump card of the deal in progress (public from the deal until its end)."""
@@ -208,7 +260,7 @@ class ElfernState(pyspiel.State):
     def information_text(self, seat: int) -> str:
         trump = self.trump_seen()
         now = {"trump_turned": None if trump is None else encoding.card_name(trump)}
-        earlier = "\n".join(self.final_views[seat])
+        earlier = "\n".join(self.progress.final_views[seat])
         return f"{earlier}\n{json.dumps(now)} {self._view_text(seat)}".lstrip("\n")
 
 

@@ -47,6 +47,10 @@ def test_the_game_type_and_parameters() -> None:
         state.apply_action(card)
     assert state.current_player() == 0  # the non-dealer leads
     assert state.match.deal.deck == tuple(range(32))
+    clone = state.clone()  # a deep copy: playing on in the clone leaves the state as it was
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() == [*state.history(), state.legal_actions()[0]]
+    assert len(state.match.deal.plays) == 0 and state.current_player() == 0
 
 
 def test_bad_parameters_are_refused_with_the_rule() -> None:
