@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -32,8 +33,14 @@ def dataset(season: str, fmt: str, out: Path | None, as_json: bool) -> None:
     the deal's and the match's outcome, the bots' registered names and versions. Schema: docs/training.md.
     """
     from arena.env.dataset import SCHEMA_VERSION, Format, season_rows, write
+    from arena.extras import MissingExtra
 
     store_only("export dataset")
+    if fmt == "parquet":
+        try:
+            importlib.import_module("pyarrow.parquet")  # the rl extra
+        except ImportError as exc:
+            raise MissingExtra("rl", "arena export dataset --format parquet", "pyarrow") from exc
     path = out or Path(f"{season}-moves.{fmt}")
     if path.exists() and path.is_dir():
         raise UserError(f"--out {path} is a folder; name a file, e.g. --out {path / f'{season}-moves.{fmt}'}")
