@@ -51,12 +51,14 @@ class ElfernEnv(gym.Env):
         self.episode: Episode | None = None
         self.opponent: BotOpponent | None = None
         self.seat = 0
+        self.forfeited = False  # the learner played an illegal card: the episode is over
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         match_seed = int(self.np_random.integers(2**63))
         self.seat = self.fixed_seat if self.fixed_seat is not None else match_seed & 1
         self.episode = Episode(self.rules, match_seed)
+        self.forfeited = False
         self.opponent = BotOpponent(self.make_opponent, self.episode.match, 1 - self.seat)
         self.opponent.deal_started()
         self._opponent_turns()  # no deal ends before the learner's first card
@@ -93,12 +95,12 @@ class ElfernEnv(gym.Env):
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
-        if self.episode.over:
+        if self.episode.over or self.forfeited:
             raise RuntimeError("the episode is over: call reset()")
         try:
             reward = self._play(action)
         except IllegalAction as exc:
-            self.episode.match.over = True  # the referee's rule: an illegal card loses the match
+            self.forfeited = True  # the referee's rule: an illegal card loses the match
             return self._observe(), self.illegal_reward, True, False, self._info(illegal=str(exc))
         reward += self._opponent_turns()
         return self._observe(), reward, self.episode.over, False, self._info()
