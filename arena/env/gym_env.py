@@ -101,8 +101,13 @@ class ElfernEnv(gym.Env):
             reward = self._play(action)
         except IllegalAction as exc:
             self.forfeited = True  # the referee's rule: an illegal card loses the match
+            assert self.opponent is not None
+            self.opponent.match_over(forfeit=True)
             return self._observe(), self.illegal_reward, True, False, self._info(illegal=str(exc))
         reward += self._opponent_turns()
+        if self.episode.over:
+            assert self.opponent is not None
+            self.opponent.match_over()
         return self._observe(), reward, self.episode.over, False, self._info()
 
     def render(self) -> str | None:

@@ -1,8 +1,8 @@
 """An opponent for the single-agent environment: a Python bot (a sample bot, or a Python bundle with a
 `bot.py`) played in-process exactly as the arena plays it. It receives the referee's own messages: the
 Welcome, each TurnRequest as the referee's per-move path builds it (`arena.referee.turns.DealTurns`),
-each DealResult (`arena.referee.convert.deal_result`), dispatched to its hooks by the SDK's own
-dispatcher, so it cannot tell this from a real match."""
+each DealResult (`arena.referee.convert.deal_result`) and the MatchResult, dispatched to its hooks by
+the SDK's own dispatcher, so it cannot tell this from a real match."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from arena.referee.convert import deal_result, rules_to_proto
 from arena.referee.turns import DealTurns
 from arena.sdk import Bot
 from arena.sdk.bot import _dispatch
+from arena.verdicts import Verdict
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 
@@ -86,6 +87,20 @@ class BotOpponent:
             self._send(deal_result(self.match, trick, self.seat))
         else:
             self.turns.trick_done(trick, self.seat)
+
+    def match_over(self, forfeit: bool = False) -> None:
+        """Tell the bot the match ended: played out, or lost by its opponent's illegal card (`forfeit`),
+        as the referee's MatchResult says it."""
+        m, me = self.match, self.seat
+        verdicts = [Verdict.OK.value, Verdict.OK.value]
+        if forfeit:
+            verdicts[1 - me] = Verdict.ILLEGAL_MOVE.value
+        winner = me if forfeit else (-1 if m.winner is None else m.winner)
+        result = pb.MatchResult(
+            winner=winner, verdicts=verdicts, lines=m.lines, flags=m.flags, deals_played=len(m.deals),
+            end_reason="VERDICT" if forfeit else "COMPLETED",
+        )  # fmt: skip
+        self._send(pb.RefereeMessage(match_result=result))
 
     def choose(self) -> int:
         """The bot's card for the turn now due in its seat."""

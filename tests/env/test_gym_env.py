@@ -61,3 +61,52 @@ def test_an_unknown_opponent_names_the_sample_bots() -> None:
         OpponentError, match="neither a Python sample bot .*greedy.*nor a folder with a bot.py"
     ):
         ElfernEnv("no_such_bot")
+
+
+RECORDER = """
+from arena.sdk import Bot
+
+
+class Recorder(Bot):
+    name = "recorder"
+    version = "1"
+
+    def __init__(self):
+        self.heard = []
+
+    def on_deal_start(self, deal):
+        self.heard.append("deal_start")
+
+    def on_trick(self, result):
+        self.heard.append("trick")
+
+    def on_deal_end(self, result):
+        self.heard.append("deal_end")
+
+    def on_match_end(self, result):
+        self.heard.append(("match_end", result.end_reason, result.winner))
+
+    def play(self, view):
+        return view.legal[0]
+"""
+
+
+def test_the_opponent_hears_the_match_as_from_a_referee(tmp_path) -> None:
+    """Every hook of the SDK, in the referee's order: the deal's start, each trick, the deal's end, the
+    match's end (played out, or won through the learner's illegal card)."""
+    bundle = tmp_path / "recorder"
+    bundle.mkdir()
+    (bundle / "bot.py").write_text(RECORDER)
+    e = ElfernEnv(bundle)
+    _, _, lines = _episode(e, 3)
+    assert e.opponent is not None and e.episode is not None
+    winner = e.episode.match.winner
+    assert e.opponent.bot.heard == [
+        "deal_start",
+        *["trick"] * 16,
+        "deal_end",
+        ("match_end", "COMPLETED", winner),
+    ]
+    obs, _ = e.reset(seed=4)
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert e.opponent.bot.heard[-1] == ("match_end", "VERDICT", 1)
