@@ -88,3 +88,24 @@ def test_resample_from_infostate_keeps_what_the_seat_knows(rules: Rules) -> None
             differed += other.match.deal.hands[1 - seat] != state.match.deal.hands[1 - seat]
             state.apply_action(rng.choice(state.legal_actions()))
     assert differed > 0  # the opponent's hidden cards really are resampled
+
+
+def test_openspiels_own_ismcts_plays_a_deal_through_resampling() -> None:
+    """OpenSpiel's IS-MCTS bot samples its worlds with resample_from_infostate: a whole deal, legal cards."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_elfern")
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 20, random_state=np.random.RandomState(0))
+    state, rng, moves = game.new_initial_state(), random.Random(0), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        elif state.current_player() == 0:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            moves += 1
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert moves == 16 and sum(state.returns()) == 0
