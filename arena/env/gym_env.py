@@ -1,7 +1,8 @@
 """`Elfern-v0`: Elfern as a single-agent Gymnasium environment, the learner in one seat against a bot.
 
 The opponent is a Python sample bot by name (`random`, `greedy`, `tactician`, `pimc`, `ismcts`) or a
-Python bundle folder, played in-process as the arena plays it (arena/env/opponents.py). The
+Python bundle folder, played in-process as the arena plays it (arena/env/opponents.py), or any other
+bundle that speaks the stdio lines, run as a process, unsandboxed (arena/env/process_opponent.py). The
 observation is PettingZoo's: `observation` (arena/env/encoding.py) and `action_mask`; actions are
 cards 0..31. Rewards are the difference in lines of each deal as it ends. An illegal card ends the
 episode, as the referee ends the match with ILLEGAL_MOVE, with `illegal_reward` (default -10) and
@@ -19,8 +20,9 @@ from gymnasium import spaces
 from arena.engine import Rules
 from arena.env import encoding
 from arena.env.episode import DEFAULT_RULES, Episode, IllegalAction
-from arena.env.opponents import BotOpponent, bot_class
+from arena.env.opponents import Opponent
 from arena.env.pettingzoo_env import observation_space, observe_view
+from arena.env.process_opponent import opponent_maker
 
 ENV_ID = "Elfern-v0"
 
@@ -40,7 +42,7 @@ class ElfernEnv(gym.Env):
             raise ValueError(f"seat must be 0, 1 or None (alternate), not {seat!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} is not offered; use None or 'ansi'")
-        self.make_opponent = bot_class(opponent)
+        self.make_opponent = opponent_maker(opponent)
         self.opponent_name = str(opponent)
         self.fixed_seat = seat
         self.rules = rules or DEFAULT_RULES
@@ -49,7 +51,7 @@ class ElfernEnv(gym.Env):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(encoding.NUM_CARDS)
         self.episode: Episode | None = None
-        self.opponent: BotOpponent | None = None
+        self.opponent: Opponent | None = None
         self.seat = 0
         self.forfeited = False  # the learner played an illegal card: the episode is over
 
@@ -59,7 +61,8 @@ class ElfernEnv(gym.Env):
         self.seat = self.fixed_seat if self.fixed_seat is not None else match_seed & 1
         self.episode = Episode(self.rules, match_seed)
         self.forfeited = False
-        self.opponent = BotOpponent(self.make_opponent, self.episode.match, 1 - self.seat)
+        self.close()
+        self.opponent = self.make_opponent(self.episode.match, 1 - self.seat)
         self.opponent.deal_started()
         self._opponent_turns()  # no deal ends before the learner's first card
         return self._observe(), self._info()
@@ -109,6 +112,11 @@ class ElfernEnv(gym.Env):
             assert self.opponent is not None
             self.opponent.match_over()
         return self._observe(), reward, self.episode.over, False, self._info()
+
+    def close(self) -> None:
+        """End the opponent's process, if it has one."""
+        if self.opponent is not None:
+            self.opponent.close()
 
     def render(self) -> str | None:
         if self.render_mode is None or self.episode is None:

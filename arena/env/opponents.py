@@ -51,17 +51,16 @@ def bot_class(source: str | Path) -> Callable[[], Bot]:
     return found[0]
 
 
-class BotOpponent:
-    """One bot in one seat of one match; make a new one per episode."""
+class Opponent:
+    """The referee's side of one seat of one match: the messages a bot receives, in the referee's
+    order. Subclasses deliver them (`_send`) and ask for a card (`_ask`). Make a new one per episode."""
 
-    def __init__(self, make_bot: Callable[[], Bot], match: Match, seat: int, name: str = "learner") -> None:
-        self.bot = make_bot()
+    def __init__(self, match: Match, seat: int, name: str = "learner") -> None:
         self.match = match
         self.seat = seat
         self.turn_id = 0
         self.clock = SeatClock(TimeControl())
         self.turns: DealTurns | None = None
-        self._answer: str | None = None
         welcome = pb.Welcome(
             match_id=f"env-{match.seed}", seat=seat, rules=rules_to_proto(match.rules),
             time_control=TimeControl().to_proto(), opponent_name=name, protocol_version=PROTOCOL_VERSION,
@@ -70,10 +69,14 @@ class BotOpponent:
         self._send(pb.RefereeMessage(welcome=welcome))
 
     def _send(self, msg: pb.RefereeMessage) -> None:
-        _dispatch(self.bot, msg, self._receive)
+        raise NotImplementedError
 
-    def _receive(self, msg: pb.BotMessage) -> None:
-        self._answer = msg.action.card
+    def _ask(self, msg: pb.RefereeMessage) -> str | None:
+        """Send a TurnRequest; the card the bot answers (None: no answer)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the opponent holds (a process); the in-process bot holds nothing."""
 
     def deal_started(self) -> None:
         """Call after every `start_deal`."""
@@ -107,11 +110,31 @@ class BotOpponent:
         assert self.turns is not None
         self.turn_id += 1
         msg = self.turns.request(self.seat, self.turn_id, self.clock)
+        answer = self._ask(msg)
+        legal = list(msg.turn_request.legal_cards)
+        if answer is None or answer not in legal:
+            raise OpponentError(f"opponent {self} played {answer!r}, not one of its legal cards {legal}")
+        return parse_card(answer)
+
+
+class BotOpponent(Opponent):
+    """A Python Bot in this process, its hooks called by the SDK's own dispatcher."""
+
+    def __init__(self, make_bot: Callable[[], Bot], match: Match, seat: int, name: str = "learner") -> None:
+        self.bot = make_bot()
+        self._answer: str | None = None
+        super().__init__(match, seat, name)
+
+    def __str__(self) -> str:
+        return type(self.bot).__name__
+
+    def _send(self, msg: pb.RefereeMessage) -> None:
+        _dispatch(self.bot, msg, self._receive)
+
+    def _receive(self, msg: pb.BotMessage) -> None:
+        self._answer = msg.action.card
+
+    def _ask(self, msg: pb.RefereeMessage) -> str | None:
         self._answer = None
         self._send(msg)
-        legal = list(msg.turn_request.legal_cards)
-        if self._answer is None or self._answer not in legal:
-            raise OpponentError(
-                f"opponent {type(self.bot).__name__} played {self._answer!r}, not one of its legal cards {legal}"
-            )
-        return parse_card(self._answer)
+        return self._answer

@@ -11,6 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from arena.engine import Rules
 from arena.env.gym_env import ENV_ID, ElfernEnv
 from arena.env.opponents import OpponentError
+from arena.env.process_opponent import ProcessOpponent
 
 
 # check_env's advice on Dict spaces, which action masks need
@@ -110,3 +111,27 @@ def test_the_opponent_hears_the_match_as_from_a_referee(tmp_path) -> None:
     obs, _ = e.reset(seed=4)
     e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     assert e.opponent.bot.heard[-1] == ("match_end", "VERDICT", 1)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_stdio_bundle_in_another_language_is_an_opponent(repo_root) -> None:
+    """The shell sample, its process speaking the stdio lines: Gymnasium's checker passes, an episode
+    plays out, and closing the environment ends the process."""
+    shell = repo_root / "sample_bots" / "stdio" / "shell"
+    e = ElfernEnv(shell, rules=Rules(max_deals=2))
+    check_env(e)
+    actions, _, lines = _episode(e, 5)
+    assert len(actions) == 32 and sum(lines) > 0
+    assert isinstance(e.opponent, ProcessOpponent)
+    proc = e.opponent.proc
+    e.close()
+    assert proc.poll() is not None
+
+
+@pytest.mark.parametrize(
+    ("folder", "why"),
+    [("node", "speaks grpc; a bundle plays Elfern-v0 over the stdio lines"), ("stdio/c", "build step")],
+)
+def test_a_bundle_that_cannot_play_here_is_refused_with_why(repo_root, folder: str, why: str) -> None:
+    with pytest.raises(OpponentError, match=why):
+        ElfernEnv(repo_root / "sample_bots" / folder)
