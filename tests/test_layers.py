@@ -32,12 +32,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     "workers": BOTTOM | {"store", "referee", "sandbox", "replay", "ladder"},
     "service": BOTTOM | {"store", "access", "referee", "sandbox", "replay", "ladder", "workers", "analysis"},
     "sdk": {"proto", "engine", "analysis"},  # what a sandboxed bot may see
+    # training environments on the engine (the single-agent one plays a bot through the referee's
+    # messages), and datasets from the store's revealed records
+    "env": BOTTOM | {"referee", "sdk", "store", "ladder", "replay", "sandbox"},
     "web": BOTTOM | {"store", "access", "replay", "ladder", "workers", "service", "analysis"},
     "bench": BOTTOM
-    | {"analysis", "sandbox", "replay", "store", "access", "referee", "ladder", "workers", "service", "sdk"},
+    | {"analysis", "sandbox", "replay", "store", "access", "referee", "ladder", "workers", "service", "sdk"}
+    | {"env"},
     "cli": BOTTOM
     | {"analysis", "sandbox", "replay", "store", "access", "referee", "ladder", "workers", "service"}
-    | {"sdk", "web", "bench"},
+    | {"sdk", "web", "bench", "env"},
 }
 
 

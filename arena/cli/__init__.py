@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "watch",
         "Follow a match live on a server, trick by trick (one trick behind).",
     ),
+    "export": ("arena.cli.export", "export", "Export a season's revealed moves as a training dataset."),
     "compare": (
         "arena.cli.compare",
         "compare",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bench_ladder, bench_play, bench_scale, bench_startup, bench_system
+from arena.cli import bench_env, bench_ladder, bench_play, bench_scale, bench_startup, bench_system
 
 
 @click.group()
@@ -22,6 +22,7 @@ def bench() -> None:
 bench.add_command(bench_play.engine)
 bench.add_command(bench_play.strength)
 bench.add_command(bench_play.solver)
+bench.add_command(bench_env.env)
 bench.add_command(bench_system.sandbox)
 bench.add_command(bench_system.referee)
 bench.add_command(bench_system.serve)
