@@ -18,6 +18,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "web": ("fastapi", "starlette", "pydantic", "uvicorn", "jinja2", "python_multipart", "fastapi_offline"),
     "postgres": ("psycopg",),
     "celery": ("celery", "kombu", "redis"),
+    "metrics": ("prometheus_client",),
 }
 
 
