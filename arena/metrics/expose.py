@@ -79,6 +79,9 @@ def start(host: str, port: int, collectors: Sequence[Any] = ()) -> Listener:
     """Serve `/metrics` on host:port in a thread (OSError when the address is taken)."""
     from prometheus_client import start_http_server
 
+    from arena import metrics
+
+    metrics.defs()  # every metric defined now: the counters without labels show 0 before their first event
     server, thread = start_http_server(port, host, registry(collectors))
     bound = server.server_address[1]
     if not is_loopback(host):

@@ -22,6 +22,10 @@ UNMATCHED = "unmatched"
 def route_of(scope: Scope) -> str:
     """The template of the route that answered, from the scope Starlette's router filled in."""
     route: Any = scope.get("route")
+    if route is None:  # FastAPI's router leaves no "route" for a mount: its endpoint names it
+        endpoint = scope.get("endpoint")
+        mounts = [r for r in getattr(scope.get("app"), "routes", ()) if isinstance(r, Mount)]
+        route = next((r for r in mounts if endpoint is not None and r.app is endpoint), None)
     if route is None:
         return UNMATCHED
     if isinstance(route, Mount):

@@ -117,8 +117,17 @@ def test_alerts_on_healthz_and_metrics(tmp_path) -> None:
 
         # a live stream on the queued match stays open while nobody plays it
         stream = api.WatchMatch(pb.WatchMatchRequest(match_id=queued.id), timeout=120)
-        first = threading.Event()
-        reader = threading.Thread(target=lambda: (next(stream), first.set(), list(stream)), daemon=True)
+        first, ended = threading.Event(), []
+
+        def read() -> None:
+            next(stream)
+            first.set()
+            try:
+                list(stream)
+            except grpc.RpcError as exc:  # the cancel below
+                ended.append(exc.code())
+
+        reader = threading.Thread(target=read, daemon=True)
         reader.start()
         assert first.wait(60)
         grpc_streams = {"transport": Transport.GRPC.value}
@@ -127,6 +136,7 @@ def test_alerts_on_healthz_and_metrics(tmp_path) -> None:
         )
         stream.cancel()
         reader.join(30)
+        assert ended == [grpc.StatusCode.CANCELLED]
         served.until(
             "the stream closed",
             lambda: value(served.scrape(), "arena_live_streams_open", **grpc_streams) == 0,
