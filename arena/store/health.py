@@ -114,12 +114,16 @@ def alerts(f: Figures, limits: Thresholds) -> list[tuple[Alert, str]]:
     stuck = limits.stuck_minutes * 60.0
     quiet = f.last_recorded_age is None or f.last_recorded_age > stuck
     if f.queued and f.oldest_queued_age is not None and f.oldest_queued_age > stuck and quiet:
-        since = "none ever" if f.last_recorded_age is None else f"none for {f.last_recorded_age / 60:.0f} min"
+        since = (
+            "none ever recorded"
+            if f.last_recorded_age is None
+            else f"none recorded for {f.last_recorded_age / 60:.0f} min"
+        )
         out.append(
             (
                 Alert.STUCK_QUEUE,
                 f"{f.queued} match(es) queued, the oldest for {f.oldest_queued_age / 60:.0f} min; "
-                f"{since} recorded (threshold {limits.stuck_minutes:g} min)",
+                f"{since} (threshold {limits.stuck_minutes:g} min)",
             )
         )
     if f.lapsed:
