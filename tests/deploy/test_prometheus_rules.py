@@ -1,9 +1,11 @@
-"""deploy/prometheus: the alert rules name metrics the arena serves, promtool accepts them and their
-unit tests pass (each alert fires on the series that should raise it), and the compose profile's
-Prometheus configuration is valid."""
+"""deploy/prometheus and deploy/grafana: the alert rules and the dashboard's queries name metrics the
+arena serves, promtool accepts the rules and their unit tests pass (each alert fires on the series
+that should raise it), and the compose profile's Prometheus configuration is valid. (The dashboard's
+queries run on a real Prometheus in tests/service/test_metrics_prometheus.py.)"""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -16,6 +18,7 @@ from arena.store.health import Health, HealthCollector
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "deploy" / "prometheus" / "alerts.yml"
+DASHBOARD = REPO / "deploy" / "grafana" / "arena.json"
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(
     PROMTOOL is None, reason="promtool (Debian's prometheus) is not installed"
@@ -26,7 +29,7 @@ def served_names(store) -> set[str]:  # noqa: ANN001
     """Every sample name the arena's /metrics offers: the counted families and the store's gauges."""
     from arena.metrics import families
 
-    names: set[str] = {"up"}
+    names: set[str] = {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds"}
     for family in vars(families).values():
         describe = getattr(family, "describe", None)
         if describe is None or not hasattr(family, "_name"):
@@ -77,3 +80,24 @@ def test_the_compose_prometheus_configuration_is_valid(tmp_path: Path) -> None:
         timeout=60,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_dashboard_names_served_metrics(store) -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    served = served_names(store) | {"le"}
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    assert len(dashboard["panels"]) >= 15 and len({p["id"] for p in dashboard["panels"]}) == len(
+        dashboard["panels"]
+    )
+    shown = set()
+    for expr in exprs:
+        used = set(re.findall(r"\b(arena_[a-z_]+|process_[a-z_]+)\b", expr))
+        used = {name.removesuffix("_bucket") for name in used}
+        assert used and used <= served | {n.removesuffix("_total") for n in served}, (expr, used - served)
+        shown |= used
+    # every metric of docs/deploy.md's list has a panel
+    wanted = {"arena_matches_recorded_total", "arena_queue_depth", "arena_queue_oldest_seconds", "arena_verdicts_total",
+              "arena_builds_total", "arena_build_seconds", "arena_grpc_calls_total", "arena_grpc_call_seconds",
+              "arena_web_requests_total", "arena_live_streams_open", "arena_rate_limited_total", "arena_fit_seconds",
+              "process_resident_memory_bytes", "arena_disk_free_bytes", "arena_alert"}  # fmt: skip
+    assert wanted <= shown, wanted - shown

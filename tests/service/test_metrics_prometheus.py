@@ -1,12 +1,14 @@
 """A real Prometheus (Debian's `prometheus`) scrapes a real `arena serve --metrics` on loopback, with
 deploy/prometheus/alerts.yml loaded: what it stores matches the server's counters, and the
-stuck-queue rule goes pending while a challenge waits with no workers to play it."""
+stuck-queue rule goes pending while a challenge waits with no workers to play it; every query of
+the Grafana dashboard (deploy/grafana/arena.json) runs on it."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -20,13 +22,19 @@ pytestmark = [
 ]
 
 
-def _query(base: str, expr: str) -> list[dict]:
+def _ask(base: str, expr: str) -> dict:
     url = f"{base}/api/v1/query?query={urllib.parse.quote(expr)}"
     try:
         with urllib.request.urlopen(url, timeout=10) as r:
-            return json.load(r)["data"]["result"]
+            return json.load(r)
+    except urllib.error.HTTPError as exc:  # a bad query: 400 with the error
+        return json.load(exc)
     except OSError:
-        return []
+        return {}
+
+
+def _query(base: str, expr: str) -> list[dict]:
+    return _ask(base, expr).get("data", {}).get("result", [])
 
 
 def test_a_real_prometheus_scrapes_the_server(tmp_path: Path) -> None:
@@ -64,6 +72,11 @@ def test_a_real_prometheus_scrapes_the_server(tmp_path: Path) -> None:
             assert float(_query(base, "arena_queue_depth")[0]["value"][1]) == 1
             calls = _query(base, "sum by (method) (arena_grpc_calls_total)")
             assert {c["metric"]["method"] for c in calls} >= {"/elfern.arena.v1.Arena/SubmitBot"}
+            dashboard = json.loads((REPO / "deploy" / "grafana" / "arena.json").read_text())
+            for panel in dashboard["panels"]:  # every query of the dashboard is one Prometheus runs
+                for target in panel["targets"]:
+                    answer = _ask(base, target["expr"])
+                    assert answer.get("status") == "success", (panel["title"], answer)
         finally:
             prometheus.terminate()
             try:
