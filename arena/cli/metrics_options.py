@@ -2,13 +2,14 @@
 `arena worker`), and the `/metrics` listener's life around a command (docs/deploy.md, "Metrics").
 
 `monitoring_options` adds the options and hands the command one `Monitoring`. The command calls
-`begin()` first thing (before anything imports prometheus_client, and before it starts a child
-process: the children count into the same folder), `listen(store)` once its store is open, and
-`end()` on its way out.
+`begin()` early (before anything imports prometheus_client, and before it starts a child process:
+the children count into the same folder), `listen(health)` once its store is open, and `end()` on
+its way out (also run at exit, so a refusal in between leaves no folder behind).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ class Monitoring:
         except BadAddress as exc:
             raise UserError(str(exc)) from None
         self.folder = metrics.prepare()  # before prometheus_client's first import: it picks its mode then
+        atexit.register(self.end)  # however the command ends (a refusal after this, too), the folder goes
         try:
             require("metrics", "--metrics (the /metrics listener)")
         except BaseException:

@@ -109,6 +109,7 @@ def serve(
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
+    monitoring.begin()  # before the players' process starts: it counts into the same folder
     try:
         token = AdminToken.load(admin_token_file)
     except AdminTokenError as exc:
@@ -160,12 +161,6 @@ def serve(
         store = _open_store(db_url)
     except BaseException:
         arriving.release()
-        raise
-    try:
-        monitoring.begin()  # before the players' process starts: it counts into the same folder
-    except BaseException:
-        arriving.release()
-        store.close()
         raise
     service = Service(
         store,
