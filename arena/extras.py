@@ -19,6 +19,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "postgres": ("psycopg",),
     "celery": ("celery", "kombu", "redis"),
     "rl": ("gymnasium", "pettingzoo", "pyspiel", "pyarrow"),  # arena.env, arena export dataset (docs/training.md)
+    "metrics": ("prometheus_client",),
 }
 
 

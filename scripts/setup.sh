@@ -29,11 +29,15 @@ cd "$(dirname "$0")/.."
 #   haproxy                     : the proxy in front of several `arena serve` replicas (deploy/haproxy/arena.cfg),
 #                                 run by tests/deploy/test_replicas.py as a process of its own (on systemd
 #                                 hosts Debian also starts haproxy.service, whose default file opens no port)
+#   prometheus                  : promtool checks and unit-tests deploy/prometheus/alerts.yml, and a real
+#                                 Prometheus scrapes `arena serve --metrics` on loopback
+#                                 (tests/service/test_metrics_prometheus.py; on systemd hosts Debian also
+#                                 starts prometheus.service, on :9090 of every interface: stop it there)
 DEB_PACKAGES=(bubblewrap python3-seccomp python3-venv chromium util-linux valgrind
               g++ gcc make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nodejs
               node-typescript ruby openjdk-17-jdk-headless golang-go rustc cargo
               mono-runtime mono-mcs
-              docker.io debootstrap docker-compose haproxy)
+              docker.io debootstrap docker-compose haproxy prometheus)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

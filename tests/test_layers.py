@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"engine", "proto", "verdicts", "memo", "logs", "bundlehash", "extras", "limits"}
+BOTTOM = {"engine", "proto", "verdicts", "memo", "logs", "bundlehash", "extras", "limits", "metrics"}
 
 MAY_IMPORT: dict[str, set[str]] = {
     "verdicts": set(),
@@ -20,6 +20,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "bundlehash": set(),
     "extras": set(),  # the optional extras and the one line a missing one gives
     "limits": set(),  # the longest text a caller may set, field by field
+    "metrics": {"verdicts"},  # the counters every layer bumps; the verdicts are a label's closed set
     "engine": set(),  # pure: the standard library only
     "proto": set(),
     "analysis": {"engine"},

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from arena import metrics
+
 if TYPE_CHECKING:
     from arena.access.shared_state import SharedState
 
@@ -95,6 +97,7 @@ class RateLimiter:
                     self._lost = False
                     log.warning("rate limits are shared again in %s", self.shared.url)
                 if wait > 0:
+                    metrics.rate_limited(budget, self.budgets)
                     raise RateLimited(budget, wait)
                 return
         now = self._clock()
@@ -103,6 +106,7 @@ class RateLimiter:
             tokens = min(float(b.count), tokens + (now - last) * b.rate)
             if tokens < cost:
                 self._buckets[(budget, key)] = (tokens, now)
+                metrics.rate_limited(budget, self.budgets)
                 raise RateLimited(budget, (cost - tokens) / b.rate)
             self._buckets[(budget, key)] = (tokens - cost, now)
             if len(self._buckets) > self.MAX_KEYS:

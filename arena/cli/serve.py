@@ -22,6 +22,7 @@ import click
 
 from arena.cli import serve_stop
 from arena.cli.errors import UserError
+from arena.cli.metrics_options import Monitoring, monitoring_options
 from arena.cli.serve_options import serve_options
 from arena.cli.serve_tls import Tls, load_tls
 from arena.logs import configure
@@ -47,6 +48,7 @@ NO_TOKEN = (
 
 @click.command()
 @serve_options
+@monitoring_options()
 def serve(
     unix_path: str,
     tcp: str | None,
@@ -78,6 +80,7 @@ def serve(
     web_connections: int,
     web_per_address: int,
     web_threads: int,
+    monitoring: Monitoring,
 ) -> None:
     """Run the arena server until Ctrl-C (matches in flight then end as void, SHUTDOWN).
 
@@ -106,6 +109,7 @@ def serve(
 
     if not unix_path and not tcp:
         raise UserError("give --unix PATH, --tcp HOST:PORT, or both")
+    monitoring.begin()  # before the players' process starts: it counts into the same folder
     try:
         token = AdminToken.load(admin_token_file)
     except AdminTokenError as exc:
@@ -169,8 +173,10 @@ def serve(
         proxies=proxies,
     )
     try:
+        health = monitoring.health(service.store)  # one cache of the store's figures for both
         limits = web_limits(web_connections, web_per_address, web_threads) if web_addr else None
-        web_server = _web_server(web_addr, db_url, service, tls, limits) if web_addr else None
+        web_server = _web_server(web_addr, db_url, service, tls, limits, health) if web_addr else None
+        monitoring.listen(health)
         log.info(
             "store %s; %s",
             service.store.engine.url.render_as_string(hide_password=True),
@@ -210,6 +216,7 @@ def serve(
         service.builds.close()  # builds still waiting for a slot are dropped
         service.store.close()
         arriving.release()
+        monitoring.end()
     serve_stop.leave_stragglers(before)  # a build still running does not hold the exit
 
 
@@ -249,7 +256,9 @@ def is_loopback(tcp: str) -> bool:
     return (mapped or address).is_loopback
 
 
-def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None, limits: Any = None) -> Any:
+def _web_server(
+    addr: str, db_url: str | None, service: Service, tls: Tls | None, limits: Any = None, health: Any = None
+) -> Any:
     """Build (not start) a uvicorn server for the web app over the server's own Service (the same
     store, admin token and rate limits as gRPC), failing early on a bad address or store."""
     from arena.extras import MissingExtra, require
@@ -269,7 +278,9 @@ def _web_server(addr: str, db_url: str | None, service: Service, tls: Tls | None
 
         limits = WebLimits()
     try:
-        app = create_app(db_url, _demo_home(db_url), admin_token=service.admin, service=service)
+        app = create_app(
+            db_url, _demo_home(db_url), admin_token=service.admin, service=service, health=health
+        )
     except (AdminTokenError, MissingExtra) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # a bad URL or an unreachable database: one line, not a traceback
@@ -321,6 +332,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
     from arena.referee.server import RefereeServer
     from arena.service.grpc_servicer import ArenaService, add_arena_service
     from arena.service.inflight import InFlightLimit
+    from arena.service.metrics_grpc import CallMetrics
     from arena.workers.daemon import start_players
 
     replays, token = plan.replays, plan.token
@@ -355,7 +367,7 @@ async def _serve(plan: Plan, web_server: Any = None) -> None:
         services=services,
         tcp_credentials=plan.tls.grpc_credentials() if plan.tls else None,
         max_open=plan.max_open,
-        interceptors=[InFlightLimit(plan.calls)] if plan.calls is not None else [],
+        interceptors=[CallMetrics(), *([InFlightLimit(plan.calls)] if plan.calls is not None else [])],
         joining=plan.joining,
         connections=plan.connections,
     )

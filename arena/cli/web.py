@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from arena.cli.errors import UserError
+from arena.cli.metrics_options import Monitoring, monitoring_options
 
 DEMO_HOME = "var"  # where `arena demo` (make demo) keeps its store
 F = TypeVar("F", bound=Callable[..., Any])
@@ -120,6 +121,7 @@ def _demo_home(url: str | None) -> Path | None:
     "With it, every private record and every bot's logs are shown.",
 )
 @web_limit_options
+@monitoring_options()
 def web(
     host: str,
     port: int,
@@ -129,6 +131,7 @@ def web(
     web_connections: int,
     web_per_address: int,
     web_threads: int,
+    monitoring: Monitoring,
 ) -> None:
     """Serve the arena's web pages and JSON API (standings, bots, matches, replay viewer).
 
@@ -174,4 +177,10 @@ def web(
     from arena.logs import configure
 
     configure(default="info")
-    web_server(app, host, port, web_limits(web_connections, web_per_address, web_threads)).run()
+    monitoring.begin()
+    try:
+        app.state.health = monitoring.health(app.state.data.store)  # the thresholds of the options
+        monitoring.listen(app.state.health)
+        web_server(app, host, port, web_limits(web_connections, web_per_address, web_threads)).run()
+    finally:
+        monitoring.end()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import warm_option
+from arena.cli.metrics_options import Monitoring, monitoring_options
 
 
 @click.command()
@@ -15,14 +18,15 @@ from arena.cli.ladder_common import warm_option
 @click.option("--queue", default=None, help="Queue to consume (default: ARENA_CELERY_QUEUE, else 'arena').")
 @click.option("--loglevel", default="warning", show_default=True, help="Celery log level.")
 @warm_option
-def worker(concurrency: int | None, queue: str | None, loglevel: str, warm: bool | None) -> None:
+@monitoring_options(alerts=False)
+def worker(
+    concurrency: int | None, queue: str | None, loglevel: str, warm: bool | None, monitoring: Monitoring
+) -> None:
     """Play matches from the Celery broker (ARENA_BROKER_URL, default redis://127.0.0.1:6379/0).
 
     Only plays: the runner (`arena season run --executor celery`) claims, records and rates. The
     worker must see the runner's ARENA_HOME (bundles are named by path).
     """
-    import os
-    import secrets
 
     from arena.extras import require
 
@@ -40,12 +44,24 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str, warm: bool
 
     warn_weak_limits("bwrap")  # the worker plays with the runner's launcher; bwrap is the default
     apply_warm(warm, "bwrap")  # its pool's processes inherit the switch (for the runner's bwrap jobs)
+    monitoring.begin()  # before the pool's children start: they count into the same folder
+    monitoring.listen()  # matches played and their time; the runner's /metrics has the queue
+    try:
+        _run(app, concurrency or default_concurrency(), queue or queue_name(), loglevel)
+    finally:
+        monitoring.end()
+
+
+def _run(app: Any, concurrency: int, queue: str, loglevel: str) -> None:
+    import os
+    import secrets
+
     app.worker_main(
         [
             "worker",
-            f"--concurrency={concurrency or default_concurrency()}",
+            f"--concurrency={concurrency}",
             "--pool=prefork",
-            f"--queues={queue or queue_name()}",
+            f"--queues={queue}",
             f"--loglevel={loglevel}",
             # Unique per worker process: the runner pings it by this name. The pid alone is not: in
             # containers every worker is pid 1, and containers that share a network namespace (compose

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from arena import metrics
 from arena.ladder.intervals import Coarse, coarse
 from arena.ladder.newton import (
     CG_RTOL,
@@ -195,6 +196,7 @@ def fit_ratings(
     )
 
 
+@metrics.timed(metrics.fit_done)
 def fit_pairs(
     pairs: Pairs,
     *,

@@ -13,6 +13,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import flag_modified, set_committed_value
 
+from arena import metrics
 from arena.ladder.matchmaking import RECENT, suspension_reason
 from arena.ladder.ratings import count_change, elo_update
 from arena.store import MatchResult, Store
@@ -35,16 +36,24 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
     The season's row is locked, its status checked and its count of recorded results taken (the
     match's `record_seq`) by one UPDATE ... RETURNING, and the entries' new figures go out in one
     batched UPDATE, the bots' tallies in one upsert: eight statements (PostgreSQL) however long the
-    history."""
+    history. A stored result is counted (`arena.metrics`) once its transaction has committed."""
+    recorded, kind = _write(store, owner, match_id, result)
+    if recorded.recorded:
+        metrics.match_recorded(kind, result.verdicts)
+    return recorded
+
+
+def _write(store: Store, owner: str, match_id: int, result: MatchResult) -> tuple[Recorded, str]:
+    """`record_result`'s transaction: what it recorded, and the match's kind."""
     with store.tx() as s:
         m = lock_for_record(s, owner, match_id)
         if m is None:
-            return Recorded(False)
+            return Recorded(False), ""
         if m.season_id is not None:
             seq = _next_seq(s, m.season_id)
             if seq is None:
                 s.delete(m)  # the season was frozen while this match was being played
-                return Recorded(False)
+                return Recorded(False), ""
             m.record_seq = seq
         m.status, m.lease_owner, m.lease_expires = "done", None, None
         m.finished_at = utcnow()
@@ -65,7 +74,7 @@ def record_result(store: Store, owner: str, match_id: int, result: MatchResult) 
                         suspended.append(name)
         add_match(s, m)  # after the entries' locks (`_rate`): one lock order for every recorder
         s.flush()
-        return Recorded(True, tuple(suspended))
+        return Recorded(True, tuple(suspended)), m.kind
 
 
 def _next_seq(s: Session, season_id: int) -> int | None:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from arena import metrics
 from arena.access.shared_state import Leases, SharedState, leases
 
 log = logging.getLogger("arena.service")
@@ -116,13 +117,16 @@ class BuildSlots:
         with self._lock:
             self.running += 1
             self.peak = max(self.peak, self.running)
+        started = time.monotonic()
         try:
             result = fn()
         except BaseException as exc:  # handed to the caller, who maps it to a status
             self._over(owner, holder)
+            metrics.build_done(time.monotonic() - started, ok=False)
             job.set_exception(exc)
         else:
             self._over(owner, holder)  # before the owner's next build may start
+            metrics.build_done(time.monotonic() - started, ok=True)
             job.set_result(result)
 
     def _over(self, owner: str, holder: str | None) -> None:

@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arena import metrics
 from arena.access.shared_state import SharedState, leases
 from arena.ladder.visibility import deck_mate_open, decks_replayed
 from arena.memo import Memo
@@ -126,7 +127,7 @@ class Slots:
         state: SharedState | None = None,
         kind: str = "watch-grpc",
     ) -> None:
-        self.per_address, self.total = per_address, total
+        self.per_address, self.total, self.kind = per_address, total, kind
         self._leases = leases(state, kind)
         self._held: dict[str, list[str]] = {}  # address -> the leases this process holds for it
         self._lock = threading.Lock()
@@ -137,6 +138,7 @@ class Slots:
             return False
         with self._lock:
             self._held.setdefault(address, []).append(holder)
+        metrics.stream_opened(self.kind)
         return True
 
     def leave(self, address: str) -> None:
@@ -147,6 +149,7 @@ class Slots:
             holder = mine.pop()
             if not mine:
                 del self._held[address]
+        metrics.stream_opened(self.kind, -1)
         self._leases.release(address, holder)
 
     def open(self, address: str | None = None) -> int:

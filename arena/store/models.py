@@ -238,6 +238,8 @@ class Match(Base):
         Index("ix_matches_entry1", "entry1_id", "record_seq"),
         # migration 0006: a season's results in recording order from a point on (the standings' tally)
         Index("ix_matches_season_seq", "season_id", "record_seq"),
+        # migration 0017: when the last match was recorded (the stuck-queue alert, arena.store.health)
+        Index("ix_matches_finished", "finished_at"),
         # migration 0014: the matches each entry holds beyond its counters (queued, running, failed),
         # read by every pairing (`arena.ladder.pairing_pick`) from the index alone: it holds only those
         Index(

@@ -19,7 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import HTTPException
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
@@ -30,10 +30,12 @@ from arena.access.ratelimit import RateLimiter
 from arena.access.shared_state import SharedState
 from arena.service import ops_watch
 from arena.service.core import Service
+from arena.store.health import Health
 from arena.web import analysis, api, live, manage, pages
 from arena.web.access import PrivateAnswers
 from arena.web.charts import sparkline
 from arena.web.data import WebData
+from arena.web.metrics_mw import RequestMetrics
 from arena.web.sessions import SharedSessions
 from arena.web.tokens import OwnerTokens
 
@@ -49,8 +51,11 @@ def create_app(
     admin_token: AdminToken | None = None,
     admin_token_file: str | Path | None = None,
     service: Service | None = None,
+    health: Health | None = None,
 ) -> FastAPI:
     """Build the web app over the store at `url` (or the default store of `home`).
+
+    `health` (default thresholds if None) says what `/healthz` reports (`arena.store.health`).
 
     Raises AdminTokenError (one line naming the source) for an unreadable or too short admin token."""
     if admin_token is None and admin_token_file is None and service is not None:
@@ -78,6 +83,8 @@ def create_app(
     app.state.templates = templates
     app.add_middleware(GZipMiddleware, minimum_size=2000)  # a viewer page is ~70 kB of SVG and JSON
     app.add_middleware(PrivateAnswers)  # Cache-Control: private, no-store on access.PRIVATE_ROUTES
+    app.add_middleware(RequestMetrics)  # outermost: every answer counts, by route template and status
+    app.state.health = health or Health(app.state.data.store)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -116,7 +123,13 @@ def create_app(
         )
 
     @app.get("/healthz", include_in_schema=False)
-    def _health() -> HTMLResponse:
-        return HTMLResponse("ok")
+    def _health(strict: bool = False) -> Response:
+        """`ok`, or one line per alert raised (`arena.store.health`); 200 while the web serves, so a
+        proxy keeps a replica whose queue is stuck (not its fault). `?strict=1`: 503 on an alert."""
+        raised = app.state.health.alerts(wait=False)  # the last reading: never waits for the store
+        if not raised:
+            return HTMLResponse("ok")
+        text = "".join(f"alert {alert.value}: {why}\n" for alert, why in raised)
+        return PlainTextResponse(text, status_code=503 if strict else 200)
 
     return app

@@ -74,7 +74,7 @@ def service_of(app: FastAPI) -> Service:
 def install(app: FastAPI) -> None:
     """Add the live routes and the template helper the home page's "now playing" list calls."""
     app.include_router(router)
-    app.state.live_streams = ops_watch.Slots(PER_ADDRESS, TOTAL)
+    app.state.live_streams = ops_watch.Slots(PER_ADDRESS, TOTAL, kind="watch-web")
     templates = getattr(app.state, "templates", None)
     if templates is not None:
         templates.env.globals["live_now"] = lambda: now_playing(service_of(app))

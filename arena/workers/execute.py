@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena import metrics
 from arena.logs import match_context
 from arena.store.jobs import MatchJob, MatchResult
 
@@ -120,6 +121,7 @@ def run_job(job: MatchJob) -> MatchResult:
         finally:
             if live is not None:
                 live.close()
+    metrics.match_played(time.monotonic() - started)
     return MatchResult(
         winner=outcome.winner,
         void=outcome.void,

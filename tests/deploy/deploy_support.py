@@ -55,7 +55,8 @@ def loopback_stack(base_image: str) -> dict:
     """docker-compose.yml as the tests run it on an engine that makes no network (no bridge, no
     iptables): Compose still interpolates it, but every service shares the network namespace of one
     extra `netns` container that has `--network none` (loopback only), so the services reach each other
-    on 127.0.0.1, and `ports:` (which needs a bridge), `networks:` and the `proxy` are dropped.
+    on 127.0.0.1, and `ports:` (which needs a bridge), `networks:`, the `proxy`, the optional monitoring
+    services and the `--metrics` listeners (whose one port every replica would take) are dropped.
     Everything else is the file as is.
     The test reaches the web and the APIs by entering that namespace (`nsenter --net`)."""
     raw = yaml.safe_load(COMPOSE.read_text())
@@ -64,7 +65,13 @@ def loopback_stack(base_image: str) -> dict:
     # would take the same ports of one namespace (test_compose_replicas.py runs them on a network).
     del services["proxy"]
     raw.pop("networks", None)
+    for name in [n for n, svc in services.items() if "profiles" in svc]:  # the optional monitoring
+        del services[name]
     for svc in services.values():
+        command = svc.get("command")
+        if isinstance(command, list) and "--metrics" in command:  # every replica's 9464 in one namespace
+            at = command.index("--metrics")
+            del command[at : at + 2]
         svc.pop("ports", None)
         svc.pop("networks", None)
         svc["network_mode"] = "service:netns"

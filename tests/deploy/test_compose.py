@@ -29,7 +29,17 @@ def parse_arena_command(argv: list[str]) -> click.Context:
 
 def test_services_and_their_dependencies(compose: dict) -> None:
     services = compose["services"]
-    assert set(services) == {"postgres", "redis", "server", "proxy", "worker"}
+    assert {n for n, s in services.items() if "profiles" not in s} == {
+        "postgres",
+        "redis",
+        "server",
+        "proxy",
+        "worker",
+    }
+    assert {n for n, s in services.items() if "profiles" in s} == {
+        "prometheus",
+        "grafana",
+    }  # `--profile monitoring`
     assert "test" in services["postgres"]["healthcheck"] and "test" in services["redis"]["healthcheck"]
     assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert services["server"]["depends_on"]["redis"]["condition"] == "service_healthy"  # shared state
@@ -40,8 +50,10 @@ def test_services_and_their_dependencies(compose: dict) -> None:
         assert "ports" not in services[name]  # a fixed host port would clash between replicas
     # The proxy is the arena's only way in; PostgreSQL and Redis listen on the host's loopback only,
     # for the host's CLI (the season runner), nobody else.
-    assert [name for name in services if "ports" in services[name]] == ["postgres", "redis", "proxy"]
-    for name in ("postgres", "redis"):
+    assert [name for name in services if "ports" in services[name]] == [
+        "postgres", "redis", "proxy", "prometheus", "grafana"
+    ]  # fmt: skip
+    for name in ("postgres", "redis", "prometheus", "grafana"):  # the monitoring profile's too
         assert all(str(p).startswith("127.0.0.1:") for p in services[name]["ports"])
 
 
@@ -55,6 +67,10 @@ def test_commands_parse_with_the_real_cli(compose: dict) -> None:
     assert server.params["replay_dir"].startswith(f"{home}/")  # kept in the mounted home, not the container
     worker = parse_arena_command(compose["services"]["worker"]["command"])
     assert worker.params["concurrency"] == 1
+    # /metrics on the stack's network, where the monitoring profile's Prometheus scrapes it, never published
+    assert server.params["metrics_address"] == worker.params["metrics_address"] == "0.0.0.0:9464"
+    scraped = (REPO / "deploy" / "prometheus" / "prometheus.yml").read_text()
+    assert scraped.count("port: 9464") == 2 and "names: [server]" in scraped and "names: [worker]" in scraped
     # The proxy publishes the port it binds, on the host's loopback unless ARENA_BIND says otherwise.
     proxy = compose["services"]["proxy"]
     (port,) = proxy["ports"]
@@ -371,3 +387,15 @@ def test_the_test_engine_builds_every_image_the_stack_tests_use_offline() -> Non
             wanted = [w for w in m.group(1).split() if not w.startswith("$")]
             missing = set(wanted) - set(docker_engine.BASE_PACKAGES)
             assert wanted and not missing, f"{dockerfile}: {sorted(missing)} not in BASE_PACKAGES"
+
+
+def test_the_monitoring_profile_mounts_files_that_exist(compose: dict) -> None:
+    """Prometheus gets the tested rules and scrape file, Grafana the dashboard and its provisioning."""
+    for name in ("prometheus", "grafana"):
+        for volume in compose["services"][name]["volumes"]:
+            source = str(volume).split(":")[0]
+            if source.startswith("./"):
+                assert (REPO / source).exists(), (name, source)
+    mounts = " ".join(compose["services"]["prometheus"]["volumes"])
+    assert "./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml" in mounts
+    assert "alerts.yml" in (REPO / "deploy" / "prometheus" / "prometheus.yml").read_text()

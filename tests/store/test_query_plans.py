@@ -23,6 +23,7 @@ from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import _first_pick
 from arena.ladder.visibility import sealed_done, unrevealed_ids
 from arena.store import Store, db
+from arena.store.health import read_figures
 from arena.store.models import Bot, Match, Season
 from arena.store.queue import claim, lease_owner
 from arena.web.data import WebData
@@ -150,6 +151,9 @@ def _reads(store: Store, ladder: Ladder) -> dict[str, Callable[[Session], object
         ),
         "the pairing": lambda s: pick_in_sql(s, ladder.season_id, 0.0, same_owner=False),
         "bot page (rating history)": history,
+        "the health reading of /healthz and /metrics (queue, leases, last result)": lambda _s: read_figures(
+            store
+        ),
     }
 
 
