@@ -115,7 +115,7 @@ def _pair_by_pair(fit: Callable[[], T]) -> T:
 
 def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.ndarray, ...]:
     """(true ratings, a, b, score) of a season paired as the ladder pairs (`pick_pairing` on the fit,
-    refitted every ten games per bot, live Elo while provisional)."""
+    refitted after every `bots * 10` games, that is every 20 games per bot, live Elo while provisional)."""
     import random
 
     from arena.ladder.fit import fit_ratings
@@ -155,34 +155,34 @@ def run_coverage(
     from arena.ladder.fit import fit_ratings
 
     rng = np.random.default_rng(seed)
-    inside = 0
-    total = 0
+    hits: dict[str, list[bool]] = {"all": [], "ext": [], "normal": [], "normal_ext": []}
     matches = bots * games_per_bot // 2
     for ladder in range(ladders):
         if matchmaking:
             true, a, b, score = matchmaking_season(bots, games_per_bot, seed + ladder)
-            fit = fit_ratings(bots, a, b, score)
-            ok = ~fit.bound.astype(bool) & fit.rated
-            inside += int((np.abs(fit.ratings - (true - true.mean() + 1500.0)) <= fit.ci95)[ok].sum())
-            total += int(ok.sum())
-            continue
-        true = np.sort(rng.normal(1500.0, 200.0, bots))
-        a = rng.integers(0, bots, matches)
-        offset = (
-            rng.integers(1, band + 1, matches) * rng.choice([-1, 1], matches)
-            if band
-            else rng.integers(1, bots, matches)
-        )
-        b = np.clip(a + offset, 0, bots - 1) if band else (a + offset) % bots
-        keep = a != b
-        a, b = a[keep], b[keep]
-        p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
-        score = (rng.random(len(a)) < p).astype(float)
+        else:
+            true = np.sort(rng.normal(1500.0, 200.0, bots))
+            a = rng.integers(0, bots, matches)
+            offset = (
+                rng.integers(1, band + 1, matches) * rng.choice([-1, 1], matches)
+                if band
+                else rng.integers(1, bots, matches)
+            )
+            b = np.clip(a + offset, 0, bots - 1) if band else (a + offset) % bots
+            keep = a != b
+            a, b = a[keep], b[keep]
+            p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
+            score = (rng.random(len(a)) < p).astype(float)
         fit = fit_ratings(bots, a, b, score)
         ok = ~fit.bound.astype(bool) & fit.rated
-        centred = true - true.mean() + 1500.0
-        inside += int((np.abs(fit.ratings - centred) <= fit.ci95)[ok].sum())
-        total += int(ok.sum())
+        err = np.abs(fit.ratings - (true - true.mean() + 1500.0))
+        rank = np.argsort(np.argsort(true))
+        ext = (rank < bots // 10) | (rank >= bots - bots // 10)  # the top and bottom 10% by truth
+        for key, half in (("", fit.ci95), ("normal", fit.ci95_normal)):
+            inside = err <= half
+            hits[key or "all"] += inside[ok].tolist()
+            hits[f"{key}_ext" if key else "ext"] += inside[ok & ext].tolist()
+    total = len(hits["all"])
     return {
         "bots": bots,
         "ladders": ladders,
@@ -193,7 +193,13 @@ def run_coverage(
         if band
         else "the whole field",
         "cases": total,
-        "coverage": round(inside / max(total, 1), 4),
+        "coverage": round(float(np.mean(hits["all"])), 4) if total else float("nan"),
+        "coverage_extremes": round(float(np.mean(hits["ext"])), 4) if hits["ext"] else float("nan"),
+        # the same fits' normal intervals, before the widening by the prior's pull: the baseline
+        "coverage_normal": round(float(np.mean(hits["normal"])), 4) if total else float("nan"),
+        "coverage_normal_extremes": round(float(np.mean(hits["normal_ext"])), 4)
+        if hits["ext"]
+        else float("nan"),
         "target": "0.93-0.97",
     }
 

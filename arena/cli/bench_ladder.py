@@ -246,7 +246,9 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
             (
                 f"coverage  {c['bots']:,} bots, {c['ladders']} ladders",
                 f"{c['coverage']:.3f}",
-                f"{c['cases']:,} cases, opponents {c['opponents']}; target {c['target']}",
+                f"{c['cases']:,} cases, opponents {c['opponents']}; extremes {c['coverage_extremes']:.3f}; "
+                f"normal interval {c['coverage_normal']:.3f}, extremes {c['coverage_normal_extremes']:.3f}; "
+                f"target {c['target']}",
             )
         )
     if "spread" in r:
