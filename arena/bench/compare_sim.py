@@ -99,7 +99,11 @@ def run_compare_bench(settings: dict, runs: int, seed: int, progress: Callable[[
     rng = random.Random(seed)
     rows = []
     for k, elo in enumerate((settings["elo0"], settings["elo1"])):
-        rows.append(at_truth(elo, settings, runs, rng, lambda f, k=k: progress((k + f) / 2)))
+
+        def half(f: float, k: int = k) -> None:
+            progress((k + f) / 2)
+
+        rows.append(at_truth(elo, settings, runs, rng, half))
     at0, at1 = rows
     sd = (at0["pair_sd"] + at1["pair_sd"]) / 2.0
     wald = Sprt(
