@@ -197,7 +197,7 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
     reference at 200, 2,000 and 10,000 bots (100 games each; cold, and a warm refit after 1,000 more
     results; targets: cold ≤ 2 s, refit ≤ 0.1 s); with --coverage, the intervals' coverage of the
     true ratings; unless --no-spread, live Elo's spread against the true one after 4,000 games per
-    bot, paired on the fit against paired on live Elo.
+    bot over ten seeds, paired on the fit against paired on live Elo.
     """
     from arena.bench.ladder import run_ratings
     from arena.bench.ratings import run_all
@@ -246,17 +246,23 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
             (
                 f"coverage  {c['bots']:,} bots, {c['ladders']} ladders",
                 f"{c['coverage']:.3f}",
-                f"{c['cases']:,} cases, opponents {c['opponents']}; target {c['target']}",
+                f"{c['cases']:,} cases, opponents {c['opponents']}; extremes {c['coverage_extremes']:.3f}; "
+                f"normal interval {c['coverage_normal']:.3f}, extremes {c['coverage_normal_extremes']:.3f}; "
+                f"target {c['target']}",
             )
         )
     if "spread" in r:
         p = r["spread"]
+        f, v = p["fit_paired"], p["live_paired"]
         rows.append(
             (
-                f"live spread/true, {p['bots']} bots x {p['games_per_bot']:,} games",
-                f"{p['spread_ratio_fit_paired']}",
-                f"paired on the fit; on live Elo {p['spread_ratio_live_paired']}",
+                f"live spread/true, {p['bots']} bots x {p['games_per_bot']:,} games, {p['seeds']} seeds",
+                f"{f['mean']}",
+                f"paired on the fit (sd {f['sd']}, {f['min']}-{f['max']}, {f['within_10pct']:.0%} within ±10%); "
+                f"on live Elo {v['mean']} (sd {v['sd']}, {v['min']}-{v['max']})",
             )
         )
-        footer += f"; live spread within 10%: {'met' if p['target_met'] else 'NOT met'}"
+        footer += (
+            f"; paired on the fit nearer the truth in every season: {'yes' if p['target_met'] else 'NO'}"
+        )
     emit(r, as_json, f"ratings benchmark: {r['matches']:,} matches among {r['bots']} bots", rows, footer)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import math
 import re
 import sys
 from pathlib import Path
@@ -217,65 +216,13 @@ def _submit_path(store, path: Path, arg: str, launcher: str):
 
 
 def _report(source, as_json: bool) -> None:
-    sprt = source.sprt
-    st = sprt.corrected()
-    later = st.n - st.decided_at if st.decided_at is not None else 0
-    verdict = {
-        "H1": f"H1 accepted: {source.a.label} is stronger (by at least ~{sprt.elo1:g} Elo)",
-        "H0": f"H0 accepted: {source.a.label} is not {sprt.elo1:g} Elo stronger",
-        None: f"inconclusive after {st.n} pairs (LLR {st.llr:.2f} within [{st.lower:.2f}, {st.upper:.2f}])",
-    }[st.verdict]
-    reduction = sprt.variance_reduction()
-
-    def show(x: float) -> str:
-        return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
+    from arena.cli.compare_report import report_json, report_lines
 
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "a": source.a.label,
-                    "b": source.b.label,
-                    "a_content": source.a.content_hash,
-                    "b_content": source.b.content_hash,
-                    "verdict": st.verdict,
-                    "decided_at": st.decided_at,  # pairs when the verdict froze (later ones do not count)
-                    "llr": st.llr,
-                    "bounds": [st.lower, st.upper],
-                    "pairs": st.n,
-                    "max_pairs": source.max_pairs,
-                    "voided_pairs": source.voided_pairs,
-                    "pentanomial": sprt.counts,
-                    "elo": st.elo,  # corrected for the stopping rule when decided
-                    "elo_ci95": [None if math.isinf(x) else x for x in (st.elo_low, st.elo_high)],
-                    "elo_corrected": sprt.correctable,
-                    "elo_plain": None if math.isinf(st.plain_elo) else st.plain_elo,
-                    "variance_ratio": None if reduction is None else reduction["ratio"],
-                    "pairs_saved": None if reduction is None else reduction["pairs_saved"],
-                },
-                indent=1,
-            )
-        )
+        a, b = source.a, source.b
+        versions = {"a": a.label, "b": b.label, "a_content": a.content_hash, "b_content": b.content_hash}
+        data = report_json(source.sprt, versions, source.max_pairs, source.voided_pairs)
+        click.echo(json.dumps(data, indent=1))
         return
-    click.echo(f"compared {source.a.label} (A) vs {source.b.label} (B)")
-    click.echo(
-        verdict
-        + (f" at pair {st.decided_at}" if st.decided_at is not None else "")
-        + (f"; {later} pairs still running then were counted below but cannot change it" if later else "")
-    )
-    if sprt.correctable:
-        what = f"corrected for the stopping rule; uncorrected {show(st.plain_elo)}"
-    elif st.decided_at is not None:
-        what = "plain: too few or too uniform pairs before the verdict to correct for the stopping rule"
-    else:
-        what = "plain"
-    click.echo(
-        f"Elo difference {show(st.elo)} (95% {show(st.elo_low)} .. {show(st.elo_high)}, {what}"
-        + f"), {st.n} pairs, pentanomial {sprt.counts}, LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}]"
-        + (f", {source.voided_pairs} void pairs not counted" if source.voided_pairs else "")
-    )
-    if reduction is not None:
-        click.echo(
-            f"pairing: pentanomial variance {reduction['ratio']:.2f}x the trinomial on the same games; "
-            f"{reduction['pairs_saved']:+.0f} pairs saved against unpaired games"
-        )
+    for line in report_lines(source.sprt, source.a.label, source.b.label, source.voided_pairs):
+        click.echo(line)

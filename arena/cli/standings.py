@@ -123,9 +123,11 @@ def standings(
     """SEASON's standings (default: the newest running season).
 
     Elo is the season's maximum-likelihood fit (draws as half points, mean 1500 or the season's
-    anchors) with its 95% interval; live is the running Elo (K=40 while provisional, marked *, then
+    anchors) with its 95% interval (widened by twice the prior's pull where the prior pulls an
+    estimate towards its opponents: the extremes of a sparse or wide ladder); live is the running Elo (K=40 while provisional, marked *, then
     20); LOS↓ the probability that a bot is stronger than the next one. Bots without a counted game
-    are unrated; a perfect (zero) score shows only its lower (upper) bound, ≥ (≤); bots in groups
+    are unrated; a perfect (zero) score shows only its lower (upper) bound, ≥ (≤): the rating at which that score had
+    a 2.5% chance; bots in groups
     that never met are ranked within their group. A LOS table is printed only when asked, of at
     most 32 bots (--los, --los-top, --los-bot): never the whole ladder's.
     """

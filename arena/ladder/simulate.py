@@ -2,8 +2,9 @@
 use to show that live Elo under matchmaking keeps the true spread.
 
 Live Elo paired on itself stretches: a bot that is rated too high meets stronger bots, and with
-its neighbours' ratings also noisy the errors feed each other (1.47x the true spread was measured).
-Pairing on the season fit, refitted as results arrive, cuts that loop.
+its neighbours' ratings also noisy the errors feed each other (12 bots, 4,000 games each, 50 seeds:
+1.42 times the true spread on average, sd 0.11, 1.22-1.75). Pairing on the season fit, refitted as
+results arrive, cuts that loop (docs/ladder.md has its figures over the same seeds).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def live_spread(
     a_arr = np.zeros(total, dtype=np.int64)
     b_arr = np.zeros(total, dtype=np.int64)
     s_arr = np.zeros(total)
-    refit = max(bots, 1) * 10  # the ladder refits after a tenth of the entries' worth; sparser here
+    refit = max(bots, 1) * 10  # games between fits: every 20 games per bot (each game is two bots')
     for k in range(total):
         if pair_on == "fit" and k and k % refit == 0:
             fit = fit_ratings(bots, a_arr[:k], b_arr[:k], s_arr[:k])

@@ -3,7 +3,8 @@ deal_end: `arena.service.ops_watch`), in the replay viewer's step format (`arena
 that the web's live page draws it with the viewer's own code and `arena watch` prints its honours.
 
 Only public facts go in (docs/rules.md §8): the cards of the tricks shown, who took them, the honours
-they hold, the hand sizes and the stock's size (both follow from the trick number and the rules), the
+they hold, who leads the next trick shown (`to_move`: the non-dealer first, then each trick's
+winner), the hand sizes and the stock's size (both follow from the trick number and the rules), the
 lines after each finished deal. Hands are backs; drawn cards, the stock and the turned trump (not in
 the events) are never shown. The feed is one trick behind the play, so the board is too.
 """
@@ -115,6 +116,15 @@ class LiveBoard:
             return f"Honours {a}–{b}: {names[ahead]} has won the deal ({most} of {HONOURS_IN_DEAL})."
         return f"Honours {a}–{b}: {names[ahead]} leads; {TO_WIN - most} more win{'s' if TO_WIN - most == 1 else ''} the deal for them."
 
+    def _next_leader(self) -> int | None:
+        """Who leads the next trick the board will show: the non-dealer first (docs/rules.md §2), then
+        each trick's winner (§3); None before a deal and once its tricks are all shown or it ended."""
+        if self.deal == 0 or self.ended is not None or self.trick >= TRICKS_PER_DEAL:
+            return None
+        if self.last is None:
+            return None if self.dealer is None else 1 - self.dealer
+        return int(self.last["winner"])
+
     def _label(self, code: str) -> str:
         return card_label(parse_card(code), self.deck)
 
@@ -143,7 +153,7 @@ class LiveBoard:
             "trick_winner": int(t["winner"]) if t is not None else None,
             "tricks": self.trick,
             "honours": list(self.honours),
-            "to_move": None,
+            "to_move": self._next_leader(),
             "legal": None,
             "drew": [],
             "trump": None,

@@ -1,6 +1,7 @@
 """Simulations with known true ratings: the season fit's intervals cover, the SPRT's error rates are
-nominal, live Elo is zero-sum and keeps the true spread, and every edge case gives figures the data
-supports (no-game entries, groups that never met, perfect and zero scores, one game)."""
+nominal, live Elo is zero-sum and, paired on the fit, nearer the true spread than paired on itself,
+and every edge case gives figures the data supports (no-game entries, groups that never met,
+perfect and zero scores, one game)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
+from arena.bench.coverage import Ladder, measure
 from arena.ladder.fit import BOUND_P, ELO_PER_UNIT, FitError, fit_ratings
 from arena.ladder.ratings import INITIAL, replay_elo
 from arena.ladder.simulate import live_spread
@@ -40,6 +42,19 @@ def test_intervals_cover_the_true_ratings_at_the_nominal_rate() -> None:
     coverage = float(np.mean(inside))
     assert len(inside) >= 1100
     assert abs(coverage - 0.95) <= COVERAGE_TOLERANCE, coverage
+
+
+def test_the_strongest_and_weakest_bots_intervals_cover_in_a_wide_ladder() -> None:
+    """30 bots of true ratings N(1500, 400), 60 games each, 60 seasons (about 335 cases of the top
+    and bottom 10%): the prior pulls the extremes' estimates inward, and the normal interval alone
+    covered them 86.6% here; widened by twice the prior's pull (what the standings show), 95.2%.
+    The middle stays below 98% (it is not made needlessly wide). `arena bench coverage` measures
+    the same at larger scale (docs/ladder.md "Extreme bots")."""
+    r = measure(Ladder("wide", 30, 60, 400.0), 60, seed=3)
+    assert r["extreme_cases"] >= 300
+    assert 0.92 <= r["widened_ext"] <= 0.98, r
+    assert r["normal_ext"] <= r["widened_ext"] - 0.04, r  # the widening is what brings them in
+    assert r["widened_mid"] <= 0.98 and r["widened_all"] <= 0.98, r
 
 
 def _pair(rng: random.Random, p: float) -> tuple[float, float]:
@@ -112,12 +127,19 @@ def test_live_elo_is_zero_sum_with_mixed_k() -> None:
 
 
 @pytest.mark.slow
-def test_live_spread_under_matchmaking_stays_within_ten_percent_of_the_truth() -> None:
-    """12 bots, 4,000 games each, paired on the season fit as the ladder does (paired on live Elo the
-    same ladder stretches to ~1.5x: `arena bench ratings` prints both)."""
-    result = live_spread(12, 4000, pair_on="fit", seed=2)
-    assert abs(result["spread_ratio"] - 1.0) <= 0.10, result
-    assert result["mean_live"] == pytest.approx(INITIAL, abs=1e-6)
+def test_live_spread_paired_on_the_fit_stays_nearer_the_truth_than_paired_on_live_elo() -> None:
+    """12 bots, 4,000 games each, seeds 0-3. Measured over 50 seeds: paired on the season fit (as the
+    ladder does, refitted every 20 games per bot) the live spread is 1.05 times the true one on
+    average (sd 0.09, 0.78-1.30; 68% of the seasons within ±10%), paired on live Elo 1.42 (sd 0.11,
+    1.22-1.75; none within ±10%), and in every one of the 50 seasons the fit-paired spread was the
+    nearer to the truth (by 0.11 at least). So no single season is promised ±10%; the test holds
+    what every season showed, and the mean of these four seeds (1.05) to the 50 seeds' spread."""
+    fit = [live_spread(12, 4000, pair_on="fit", seed=seed) for seed in range(4)]
+    live = [live_spread(12, 4000, pair_on="live", seed=seed) for seed in range(4)]
+    for f, v in zip(fit, live, strict=True):
+        assert abs(f["spread_ratio"] - 1.0) < abs(v["spread_ratio"] - 1.0), (f, v)
+        assert f["mean_live"] == pytest.approx(INITIAL, abs=1e-6)  # zero-sum
+    assert 0.9 <= float(np.mean([f["spread_ratio"] for f in fit])) <= 1.2
 
 
 # ---- edge cases ---------------------------------------------------------------------------------
@@ -171,11 +193,16 @@ def test_perfect_and_zero_scores_get_marked_honest_bounds() -> None:
 
 
 def test_a_perfect_scores_bound_holds_at_its_stated_rate() -> None:
-    """A bot 300 Elo above its opponent, 12 games, many seasons: when it scores 12/12, its lower
-    bound is below its true rating at least 97.5% of the time (to simulation error)."""
+    """The bound is frequentist: the rating at which a perfect score had a 2.5% chance. Whatever a
+    bot's true rating, the chance that it scores 12/12 *and* its bound lands above that rating is at
+    most 2.5% (over all seasons, perfect or not). Given a perfect score nothing is promised: here
+    (300 Elo above one opponent, 12 games) the bound held in 439 of 439 perfect scores of 3,000
+    seasons, but 100 Elo above, the 9 perfect scores of 3,000 seasons all had it above the truth, and
+    in sparse and anchored ladders it held in 68-75% of them (docs/ladder.md, "Perfect and zero
+    scores")."""
     rng = np.random.default_rng(9)
     p = 1.0 / (1.0 + 10.0 ** (-300 / 400))
-    held = []
+    held, above = [], []
     for _ in range(150):
         wins = rng.random(12) < p
         helpers = rng.random(40) < 0.5  # the opponent's other games, so its rating is pinned
@@ -183,9 +210,12 @@ def test_a_perfect_scores_bound_holds_at_its_stated_rate() -> None:
         b = [1] * 12 + [2] * 40
         score = np.concatenate([wins.astype(float), helpers.astype(float)])
         fit = fit_ratings(3, a, b, score)
+        perfect_and_above = fit.bound[0] == 1 and fit.bound_elo[0] - fit.ratings[1] > 300
+        above.append(perfect_and_above)
         if fit.bound[0] == 1:
-            held.append(fit.bound_elo[0] - fit.ratings[1] <= 300)
-    assert len(held) >= 10 and np.mean(held) >= 0.9
+            held.append(not perfect_and_above)
+    assert np.mean(above) <= BOUND_P  # the frequentist statement, over every season
+    assert len(held) >= 10 and np.mean(held) >= 0.9  # and, in this setup, given a perfect score
 
 
 def test_one_game_and_one_draw() -> None:

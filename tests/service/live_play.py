@@ -197,6 +197,7 @@ def public_tables(record: Any) -> list[dict[str, Any]]:
                         "honours": list(v.honours),
                         "counts": [len(v.hand), v.opponent_hand_size],
                         "stock": v.stock_count,
+                        "to_move": v.to_move,  # who leads the next trick (None: the deal is over)
                     }
                 )
         if deal.done:

@@ -43,6 +43,7 @@ BOARD = """() => ({
   stock: (document.querySelector('#live-board .stock-count') || {}).textContent,
   note: (document.querySelector('#live-board .note') || {}).textContent,
   rules: document.querySelector('#rules-link').getAttribute('href'),
+  to_move: [...document.querySelectorAll('#live-board .seat')].filter((e) => e.querySelector('.to-move')).length,
 })"""
 STILL_HERE = "() => [window.__liveMarker, performance.getEntriesByType('navigation').length]"
 
@@ -122,6 +123,8 @@ def test_a_live_page_updates_in_place_and_turns_into_the_viewer(live_server, bro
     assert all(h.isdigit() for h in board["honours"]) and len(board["honours"]) == 2, board
     assert board["stock"].isdigit() and "Honours" in board["note"], board
     assert board["rules"] == "/rules", board
+    # one seat carries the "to move" mark (who leads the next trick shown), none once a deal is over
+    assert board["to_move"] == (0 if "Deal over" in board["note"] else 1), board
     assert counts == sorted(counts)
     assert page.text_content("#live-status").strip() in ("running", "done")
 
