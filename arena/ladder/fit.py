@@ -371,8 +371,9 @@ def _fit_group(
         theta -= theta.mean()
     biggest = math.inf
     iterations = 0
+    h: np.ndarray | None = None  # the last iteration's weights, written over by the next
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad, d = information(graph, points, theta)
+        h, grad, d = information(graph, points, theta, out=h)
         try:
             step = newton_step(graph, h, d, grad, free if fixed else None)
         except StepError as exc:
@@ -394,7 +395,7 @@ def _fit_group(
         )
     if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under √tol since
         return theta, h, d, iterations
-    h, _, d = information(graph, points, theta)
+    h, _, d = information(graph, points, theta, out=h)
     return theta, h, d, iterations
 
 

@@ -8,6 +8,7 @@ memory, and one Laplacian product is two gathers and two `bincount`s over the ed
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -38,6 +39,11 @@ class Graph:
         object.__setattr__(self, "u", np.ascontiguousarray(self.u, dtype=np.int64))
         object.__setattr__(self, "v", np.ascontiguousarray(self.v, dtype=np.int64))
         object.__setattr__(self, "w", np.ascontiguousarray(self.w, dtype=np.float64))
+
+    @cached_property
+    def rows(self) -> Rows | None:
+        """The edges as compressed rows for the compiled passes (`rows`), None where they do not apply."""
+        return rows(self.m, self.u, self.v)
 
     @cached_property
     def games_as_v(self) -> np.ndarray:
@@ -72,6 +78,10 @@ class Graph:
     def laplacian(self, h: np.ndarray, diag: np.ndarray, x: np.ndarray) -> np.ndarray:
         """(diag(diag) − H) x for the edge weights h, diag = each player's total of h."""
         lib = kernel.library()
+        if lib is not None and (csr := self.rows) is not None:
+            out = diag * x
+            lib.fit_offdiagonal_csr(self.m, csr.starts, csr.v, h, np.ascontiguousarray(x), out)
+            return out
         if lib is not None:
             out = diag * x
             product = lib.fit_offdiagonal if kernel.by_runs() else lib.fit_offdiagonal_pairs
@@ -85,6 +95,45 @@ class Graph:
         along *= h
         out -= np.bincount(self.v, along, self.m)
         return out
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A pair list sorted by u as compressed rows: player a's pairs are starts[a] .. starts[a+1] − 1,
+    their v as int32 (a quarter of the bytes of u and v as int64, for passes that stream memory)."""
+
+    starts: np.ndarray  # int64, m + 1
+    v: np.ndarray  # int32
+
+
+_ROWS: list[tuple[weakref.ref, weakref.ref, int, Rows]] = []  # the last few, by their arrays
+ROWS_KEPT = 2
+
+
+def rows(m: int, u: np.ndarray, v: np.ndarray, build: bool = True) -> Rows | None:
+    """`u`, `v` as compressed rows for the compiled passes, or None: no kernel, ARENA_FIT_KERNEL=runs
+    or pairs (`kernel.by_rows`), u not sorted, or an index past int32. One pass over u and v, kept by
+    the arrays' identity for the next fit of the same pairs (a refit of a tally with no new pair:
+    `arena.ladder.tally` hands out the same arrays, which nothing writes to). `build` False: only
+    those already made (a single pass over the pairs would not repay the pass that makes them)."""
+    lib = kernel.library()
+    if lib is None or not kernel.by_rows() or m >= 2**31 or u.dtype != np.int64 or v.dtype != np.int64:
+        return None
+    _ROWS[:] = [kept for kept in _ROWS if kept[0]() is not None and kept[1]() is not None]
+    for ur, vr, mm, found in _ROWS:
+        if ur() is u and vr() is v and mm == m and len(found.v) == len(v):
+            return found
+    if not (build and u.flags.c_contiguous and v.flags.c_contiguous):
+        return None
+    made = Rows(np.empty(m + 1, dtype=np.int64), np.empty(len(v), dtype=np.int32))
+    if lib.fit_csr(len(u), u, v, m, made.starts, made.v) != 0:
+        return None
+    try:
+        _ROWS.insert(0, (weakref.ref(u), weakref.ref(v), m, made))
+    except TypeError:  # an array that takes no weak reference (a view of a buffer): not kept
+        return made
+    del _ROWS[ROWS_KEPT:]
+    return made
 
 
 def weights(
@@ -103,20 +152,27 @@ def weights(
 
 
 def information(
-    graph: Graph, points: np.ndarray, theta: np.ndarray
+    graph: Graph, points: np.ndarray, theta: np.ndarray, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), the gradient of the
     log-likelihood at theta (points minus each player's expected points), and each player's total of
-    h (the information's diagonal)."""
+    h (the information's diagonal). `out`: an array of E floats to write h into (a Newton iteration
+    reuses the last one's: a new one of 9M floats costs its page faults, a tenth of the pass)."""
     lib = kernel.library()
     if lib is not None:
-        h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
+        e = len(graph.u)
+        ok = out is not None and out.shape == (e,) and out.dtype == np.float64 and out.flags.c_contiguous
+        h = out if ok and out is not None else np.empty(e)
+        expected, degree = np.zeros(graph.m), np.zeros(graph.m)
         theta = np.ascontiguousarray(theta, dtype=np.float64)
         spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
-        if (
-            spread < EXP_SPREAD and kernel.by_runs()
-        ):  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
+        csr = graph.rows if spread < EXP_SPREAD else None
+        if spread < EXP_SPREAD and (csr is not None or kernel.by_runs()):
+            # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
             ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+            if csr is not None:
+                lib.fit_information_csr(graph.m, csr.starts, csr.v, graph.w, ex, h, expected, degree)
+                return h, points - expected, degree
             lib.fit_information_runs(len(graph.u), graph.u, graph.v, graph.w, ex, h, expected, degree)
         else:
             lib.fit_information(len(graph.u), graph.u, graph.v, graph.w, theta, h, expected, degree)
@@ -152,11 +208,15 @@ def gradient(
     if lib is not None and spread < EXP_SPREAD:
         expected, virtual, degree = np.zeros(n), np.zeros(n), np.zeros(n)
         ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+        games = np.ascontiguousarray(games, dtype=np.float64)
+        if (csr := rows(n, u, v, build=False)) is not None:
+            lib.fit_gradient_csr(n, csr.starts, csr.v, games, c, ex, expected, virtual, degree)
+            return real_points + 0.5 * virtual - expected, degree
         lib.fit_gradient(
             len(u),
             np.ascontiguousarray(u, dtype=np.int64),
             np.ascontiguousarray(v, dtype=np.int64),
-            np.ascontiguousarray(games, dtype=np.float64),
+            games,
             np.ascontiguousarray(c, dtype=np.float64),
             ex,
             expected,
