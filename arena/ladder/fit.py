@@ -372,10 +372,13 @@ def _fit_group(
     biggest = math.inf
     iterations = 0
     h: np.ndarray | None = None  # the last iteration's weights, written over by the next
+    rtol = CG_RTOL
     for iterations in range(1, max_iter + 1):  # noqa: B007
         h, grad, d = information(graph, points, theta, out=h)
+        if iterations > 1 and biggest <= 1.0:  # Newton's next step, about 0.4·s² (quadratic)
+            rtol = forcing(QUADRATIC * biggest**2, tol)
         try:
-            step = newton_step(graph, h, d, grad, free if fixed else None)
+            step = newton_step(graph, h, d, grad, free if fixed else None, rtol)
         except StepError as exc:
             raise FitError(f"the season fit's Newton step failed ({exc})") from None
         biggest = float(np.abs(step).max(initial=0.0))
@@ -386,7 +389,7 @@ def _fit_group(
         theta += step
         if not fixed:
             theta -= theta.mean()
-        if biggest * (biggest + CG_RTOL) < tol:  # the error left: see the module docstring
+        if biggest * (biggest + rtol) < tol:  # the error left: see the module docstring
             break
     else:
         raise FitError(
@@ -397,6 +400,20 @@ def _fit_group(
         return theta, h, d, iterations
     h, _, d = information(graph, points, theta, out=h)
     return theta, h, d, iterations
+
+
+QUADRATIC = 0.4  # Newton's next step against the square of the last (measured: the module docstring)
+RTOL_LOOSE = 0.1  # the conjugate gradients' residual goal at most (relative)
+
+
+def forcing(predicted: float, tol: float) -> float:
+    """The conjugate gradients' residual goal for a Newton step of about `predicted`: what leaves an
+    error (rtol·step) well under both the step's own Newton error (0.4·step²: no tighter) and `tol`
+    (the last step: no tighter either), within CG_RTOL..RTOL_LOOSE. Near the answer a step of 1e-5
+    needs a residual of 5%, not 0.1%: a product or two of the pass over the pairs fewer."""
+    if predicted <= 0.0:
+        return RTOL_LOOSE
+    return min(RTOL_LOOSE, max(CG_RTOL, 0.5 * tol / predicted, 0.1 * predicted))
 
 
 def _bounds(pairs: Pairs, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:

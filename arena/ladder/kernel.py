@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_fit.c"
 TARGET = HERE / "_arena_fit.so"
-FLAGS = ["-O3", "-std=c11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror"]
+FLAGS = ["-O3", "-std=c11", "-fPIC", "-shared", "-pthread", "-Wall", "-Wextra", "-Werror"]
 
 _lib: ctypes.CDLL | None = None
 _tried = False
@@ -96,6 +96,10 @@ PASSES = (
     "fit_offdiagonal_csr",
     "fit_gradient_csr",
     "fit_csr",
+    "fit_weights_csr",
+    "fit_coarse_csr",
+    "fit_gradient_threads",
+    "fit_components",
 )
 
 
@@ -114,10 +118,14 @@ def _typed(lib: ctypes.CDLL) -> ctypes.CDLL | None:
     lib.fit_weights.argtypes = [n, i64, i64, f64, f64, n, f64, f64, i64]
     lib.fit_gradient.argtypes = [n, i64, i64, f64, f64, f64, f64, f64, f64]
     i32 = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
-    lib.fit_information_csr.argtypes = [n, i64, i32, f64, f64, f64, f64, f64]
-    lib.fit_offdiagonal_csr.argtypes = [n, i64, i32, f64, f64, f64]
-    lib.fit_gradient_csr.argtypes = [n, i64, i32, f64, f64, f64, f64, f64, f64]
+    lib.fit_information_csr.argtypes = [n, i64, i32, f64, f64, f64, f64, f64, n]
+    lib.fit_offdiagonal_csr.argtypes = [n, i64, i32, f64, f64, f64, n]
+    lib.fit_gradient_csr.argtypes = [n, i64, i32, f64, f64, f64, f64, f64, f64, n]
+    lib.fit_components.argtypes = [n, i64, i64, n, n, i64]
+    lib.fit_gradient_threads.argtypes = [n, i64, i64, f64, f64, f64, f64, f64, f64, n, n]
     lib.fit_csr.argtypes = [n, i64, i64, n, i64, i32]
+    lib.fit_weights_csr.argtypes = [n, i64, i32, f64, f64, n, f64, f64, i64]
+    lib.fit_coarse_csr.argtypes = [n, i64, i32, f64, i64, n, f64, f64]
     for name in PASSES:
         getattr(lib, name).restype = None
     lib.fit_csr.restype = ctypes.c_int64
@@ -136,6 +144,23 @@ def by_rows() -> bool:
     first pair; the default), or its int64 u and v as the passes by runs did before (ARENA_FIT_KERNEL=runs,
     or pairs: the baselines of `arena bench ratings`); the same figures to the last bit either way."""
     return os.environ.get("ARENA_FIT_KERNEL", "1") not in ("pairs", "runs")
+
+
+THREADS_MAX = 8
+
+
+def threads() -> int:
+    """Threads for a pass over the pairs: ARENA_FIT_THREADS, else the CPUs this process may run on
+    (at most THREADS_MAX). A pass is cut into parts of at least 65,536 pairs (`_fit.c`), so a small
+    fit runs on one; 1 gives the passes on the caller's thread alone (the bench's baseline)."""
+    raw = os.environ.get("ARENA_FIT_THREADS", "")
+    if raw.strip().isdigit() and int(raw) >= 1:
+        return min(int(raw), THREADS_MAX)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, THREADS_MAX))
 
 
 def _c(a: np.ndarray, dtype: type) -> np.ndarray:
