@@ -7,9 +7,10 @@ What it will not do is show a figure the data does not support:
   players, else a mean of `anchor`), and the LOS between groups is NaN: they cannot be compared.
 - **Convergence.** Newton's method stops when the error left after its last step is below `tol`
   (log-odds units), else `FitError`. That error is estimated from the step s: an inexact Newton step
-  leaves about CG_RTOL·s from its conjugate gradients and, Newton's convergence being quadratic,
-  about 0.4·s² from the model's curvature (measured), so it stops once s·(s + CG_RTOL) < tol. That
-  spares the last iteration, which only confirmed the answer (a third of a warm refit's work).
+  leaves about r·s from its conjugate gradients (r their residual goal) and, Newton's convergence
+  being quadratic, about 0.4·s² from the model's curvature (measured), so it stops once
+  s·(s + r) < tol. That spares the last iteration, which only confirmed the answer (a third of a
+  warm refit's work). The goal r is the loosest that keeps r·s under both (`forcing`).
 - **Perfect and zero scores.** The prior keeps their estimate finite, but the estimate is then the
   prior's, not the data's, so `bound` marks it and `bound_elo` gives an honest one-sided bound: the
   rating at which the perfect (or zero) score would have had a 2.5% chance, against the opponents
@@ -42,9 +43,11 @@ import numpy as np
 from arena.ladder.intervals import Coarse, coarse
 from arena.ladder.newton import (
     CG_RTOL,
+    QUADRATIC,
     Graph,
     StepError,
     components,
+    forcing,
     information,
     newton_step,
     weights,
@@ -400,20 +403,6 @@ def _fit_group(
         return theta, h, d, iterations
     h, _, d = information(graph, points, theta, out=h)
     return theta, h, d, iterations
-
-
-QUADRATIC = 0.4  # Newton's next step against the square of the last (measured: the module docstring)
-RTOL_LOOSE = 0.1  # the conjugate gradients' residual goal at most (relative)
-
-
-def forcing(predicted: float, tol: float) -> float:
-    """The conjugate gradients' residual goal for a Newton step of about `predicted`: what leaves an
-    error (rtol·step) well under both the step's own Newton error (0.4·step²: no tighter) and `tol`
-    (the last step: no tighter either), within CG_RTOL..RTOL_LOOSE. Near the answer a step of 1e-5
-    needs a residual of 5%, not 0.1%: a product or two of the pass over the pairs fewer."""
-    if predicted <= 0.0:
-        return RTOL_LOOSE
-    return min(RTOL_LOOSE, max(CG_RTOL, 0.5 * tol / predicted, 0.1 * predicted))
 
 
 def _bounds(pairs: Pairs, ratings: np.ndarray, bound: np.ndarray) -> np.ndarray:

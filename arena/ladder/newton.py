@@ -236,6 +236,20 @@ def gradient(
     return grad, degree
 
 
+QUADRATIC = 0.4  # Newton's next step against the square of the last (measured: the module docstring)
+RTOL_LOOSE = 0.1  # the conjugate gradients' residual goal at most (relative)
+
+
+def forcing(predicted: float, tol: float) -> float:
+    """The conjugate gradients' residual goal for a Newton step of about `predicted`: what leaves an
+    error (rtol·step) well under both the step's own Newton error (0.4·step²: no tighter) and `tol`
+    (the last step: no tighter either), within CG_RTOL..RTOL_LOOSE. Near the answer a step of 1e-5
+    needs a residual of 5%, not 0.1%: a product or two of the pass over the pairs fewer."""
+    if predicted <= 0.0:
+        return RTOL_LOOSE
+    return min(RTOL_LOOSE, max(CG_RTOL, 0.5 * tol / predicted, 0.1 * predicted))
+
+
 def newton_step(
     graph: Graph,
     h: np.ndarray,
