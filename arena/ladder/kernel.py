@@ -8,6 +8,7 @@ rebuilt when older than it or lacking one of its passes (a copied library of an 
 instead and the figures agree to rounding (tests/ladder/test_fit_kernel.py). ARENA_FIT_KERNEL=runs runs
 the compiled passes on int64 u and v instead of compressed rows (`by_rows`), ARENA_FIT_KERNEL=pairs as
 they were before they summed over runs of equal u (`by_runs`): the bench's same-run baselines.
+The passes on compressed rows and the gradient's are cut among `threads()` threads (pthreads).
 """
 
 from __future__ import annotations
