@@ -1,10 +1,11 @@
 """`arena bench ratings`, the parts beyond the 200-bot fit against MM (`ladder.run_ratings`):
 
 - the sparse fit against the dense reference at 200, 2,000 and 10,000 bots (100 games each), in the
-  same run: cold (and cold with the compiled passes pair by pair, as before: the baseline), a warm
-  full refit after 1,000 more results, the incremental refit of the same
+  same run: cold, a warm full refit after 1,000 more results, the incremental refit of the same
   (`arena.ladder.refit`, with its distance from the full one), and the dense fit where it fits in
-  memory (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results);
+  memory (targets: cold ≤ 2 s at 10,000 bots, a refit ≤ 100 ms per 1,000 results); the cold fit and
+  the refit timed in turn with their baselines (the compiled passes on int64 pairs on one thread;
+  the cold fit also pair by pair), wall and CPU time;
 - with --coverage, the 95% intervals' coverage of the true ratings at 200 and 2,000 bots, opponents
   from the whole field, from a narrow band of ranks, and paired by the ladder's matchmaking;
 - steadiness: the 200-bot fit repeated, min / median / max (OpenBLAS's default threads made it
@@ -46,9 +47,14 @@ def run_large(
 ) -> dict:
     """The sparse fit against the dense reference (`arena.bench.dense_fit`) at each size, in the same
     run: the sparse fit cold (median of `repeats`), a warm refit after `new_results` more results (its
-    start the cold fit's ratings: what the standings do after new results), and the dense fit where
-    it fits in memory (`dense_max` bots: at 10,000 its n×n tables take ~6 GB), with the largest
-    difference of their ratings and intervals."""
+    start the cold fit's ratings: what the standings do after new results), the incremental refit of
+    them, and the dense fit where it fits in memory (`dense_max` bots: at 10,000 its n×n tables take
+    ~6 GB), with the largest difference of their ratings and intervals.
+
+    The cold fit and the incremental refit are timed alternately with their baselines (the compiled
+    passes on int64 u and v on the caller's thread alone: ARENA_FIT_KERNEL=runs, ARENA_FIT_THREADS=1;
+    the cold fit also pair by pair, ARENA_FIT_KERNEL=pairs), wall and CPU seconds (the process's, all
+    its threads): on a loaded machine the wall time is mostly waiting for a core, the CPU time not."""
     from arena.bench.dense_fit import dense_fit
     from arena.ladder.fit import Pairs, fit_pairs
     from arena.ladder.refit import refit
@@ -58,25 +64,34 @@ def run_large(
         _, a, b, score = synthetic_season(bots, matches + new_results)
         a0, b0, s0 = a[:matches], b[:matches], score[:matches]
         aggregate_s, pairs = _median_time(partial(Pairs.from_matches, bots, a0, b0, s0), 1)
-        cold_s, fit = _median_time(partial(fit_pairs, pairs), repeats)
-        before_s, _ = _median_time(partial(_pair_by_pair, partial(fit_pairs, pairs)), repeats)
         more = Pairs.from_matches(bots, a, b, score)
-        warm_s, warm = _median_time(partial(fit_pairs, more, warm=fit.ratings), repeats)
         new = Pairs.from_matches(bots, a[matches:], b[matches:], score[matches:])
-        step_s, step = _median_time(partial(refit, fit, more, new), max(repeats, 5))
+        fit = fit_pairs(pairs)
+        cold = _alternate(partial(fit_pairs, pairs), repeats, before=BEFORE, pair_by_pair=PAIR_BY_PAIR)
+        step_run = partial(refit, fit, more, new)
+        step = _alternate(step_run, max(repeats, 5), before=BEFORE)
+        warm_s, warm = _median_time(partial(fit_pairs, more, warm=fit.ratings), repeats)
+        refitted = step_run()
+        cold_s, step_s = cold["now"][0], step["now"][0]
         row: dict = {
             "bots": bots,
             "matches": matches,
             "pairs": len(pairs.u),
             "aggregate_s": round(aggregate_s, 3),
             "sparse_fit_s": round(cold_s, 3),
-            "sparse_fit_pair_by_pair_s": round(before_s, 3),  # the compiled passes as before: the baseline
+            "sparse_fit_cpu_s": round(cold["now"][1], 3),
+            "sparse_fit_before_s": round(cold["before"][0], 3),  # int64 passes, one thread: the baseline
+            "sparse_fit_before_cpu_s": round(cold["before"][1], 3),
+            "sparse_fit_pair_by_pair_s": round(cold["pair_by_pair"][0], 3),  # the passes before the runs
             "iterations": fit.iterations,
             f"warm_refit_after_{new_results}_s": round(warm_s, 3),
             "warm_iterations": warm.iterations,
             f"incremental_refit_after_{new_results}_s": round(step_s, 4),
-            "incremental": step.iterations == 0,  # False: refit made the full fit (a small ladder)
-            "incremental_max_diff_elo": float(f"{np.abs(step.ratings - warm.ratings).max():.2g}"),
+            f"incremental_refit_after_{new_results}_cpu_s": round(step["now"][1], 4),
+            f"incremental_refit_after_{new_results}_before_s": round(step["before"][0], 4),
+            f"incremental_refit_after_{new_results}_before_cpu_s": round(step["before"][1], 4),
+            "incremental": refitted.iterations == 0,  # False: refit made the full fit (a small ladder)
+            "incremental_max_diff_elo": float(f"{np.abs(refitted.ratings - warm.ratings).max():.2g}"),
             "mean_ci95_elo": round(float(np.nanmean(fit.ci95)), 1),
         }
         if bots <= dense_max:
@@ -95,23 +110,64 @@ def run_large(
                 f"not run: {bots:,} bots' n×n tables take ~{6 * bots * bots * 8 / 1e9:.0f} GB"
             )
         out.append(row)
-    return {"sizes": out, "runs": repeats, "target_cold_s": 2.0, "target_warm_s_per_1000": 0.1}
+    return {
+        "sizes": out,
+        "runs": repeats,
+        "target_cold_s": 2.0,
+        "target_warm_s_per_1000": 0.1,
+        "load_before": _load(),
+        "threads": _threads(),
+    }
 
 
-def _pair_by_pair(fit: Callable[[], T]) -> T:
-    """`fit()` with the compiled passes as they were before they summed over runs of equal u with one
-    exp a player (ARENA_FIT_KERNEL=pairs: an exp and a scatter a pair): the same fit, the baseline."""
+BEFORE = {"ARENA_FIT_KERNEL": "runs", "ARENA_FIT_THREADS": "1"}  # int64 u and v, one thread
+PAIR_BY_PAIR = {"ARENA_FIT_KERNEL": "pairs", "ARENA_FIT_THREADS": "1"}  # an exp and a scatter a pair
+
+
+def _alternate(fn: Callable[[], object], repeats: int, **baselines: dict[str, str]) -> dict:
+    """{name: (median wall s, median CPU s)} of `fn` under the kernel as configured ("now") and
+    under each baseline's environment, run in turn `repeats` times (so that a change of the
+    machine's load falls on all of them alike)."""
     import os
 
-    before = os.environ.get("ARENA_FIT_KERNEL")
-    os.environ["ARENA_FIT_KERNEL"] = "pairs"
+    configs = [{}, *baselines.values()]
+    walls: list[list[float]] = [[] for _ in configs]
+    cpus: list[list[float]] = [[] for _ in configs]
+    for _ in range(repeats):
+        for k, env in enumerate(configs):
+            before = {name: os.environ.get(name) for name in env}
+            os.environ.update(env)
+            try:
+                start, cpu = time.perf_counter(), time.process_time()
+                fn()
+                walls[k].append(time.perf_counter() - start)
+                cpus[k].append(time.process_time() - cpu)
+            finally:
+                for name, value in before.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
+    names = ["now", *baselines]
+    return {
+        name: (statistics.median(w), statistics.median(c))
+        for name, w, c in zip(names, walls, cpus, strict=True)
+    }
+
+
+def _load() -> float | None:
+    import os
+
     try:
-        return fit()
-    finally:
-        if before is None:
-            os.environ.pop("ARENA_FIT_KERNEL", None)
-        else:
-            os.environ["ARENA_FIT_KERNEL"] = before
+        return round(os.getloadavg()[0], 1)
+    except OSError:
+        return None
+
+
+def _threads() -> int:
+    from arena.ladder import kernel
+
+    return kernel.threads()
 
 
 def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.ndarray, ...]:

@@ -226,6 +226,15 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
     ]  # fmt: skip
     footer = f"target < {r['target_s']} s: {'met' if r['target_met'] else 'NOT met'}"
     if "large" in r:
+        xl = max(r["large"]["sizes"], key=lambda g: g["bots"])
+        step_xl = next(v for k, v in xl.items() if k.startswith("incremental_refit") and k.endswith("0_s"))
+        footer += (
+            f"; at {xl['bots']:,} bots cold ≤ {r['large']['target_cold_s']} s: "
+            f"{'met' if xl['sparse_fit_s'] <= r['large']['target_cold_s'] else 'NOT met'}, incremental ≤ "
+            f"{r['large']['target_warm_s_per_1000']} s: {'met' if step_xl <= r['large']['target_warm_s_per_1000'] else 'NOT met'}"
+            f" (load {r['large']['load_before']}, {r['large']['threads']} threads)"
+        )  # fmt: skip
+    if "large" in r:
         for g in r["large"]["sizes"]:
             warm = next(v for k, v in g.items() if k.startswith("warm_refit_after"))
             step = next(v for k, v in g.items() if k.startswith("incremental_refit_after"))
@@ -239,6 +248,24 @@ def ratings(bots: int, matches: int, large: bool, spread: bool, coverage: bool, 
                        else f"incremental: the full fit ({step} s, under 100,000 pairs); ")
                     + (f"dense {dense} s, max diff {g['max_rating_diff_elo']} Elo, ±95% ratio {g['ci95_ratio_min_max']}"
                        if isinstance(dense, float) else f"dense {dense}"),
+                )
+            )  # fmt: skip
+            before = next(
+                v for k, v in g.items() if k.startswith("incremental_refit") and k.endswith("_before_s")
+            )
+            step_cpu = next(
+                v for k, v in g.items() if k.startswith("incremental_refit") and k.endswith("0_cpu_s")
+            )
+            before_cpu = next(
+                v for k, v in g.items() if k.startswith("incremental_refit") and k.endswith("before_cpu_s")
+            )
+            rows.append(
+                (
+                    "          against its baseline, same run",
+                    f"cold {g['sparse_fit_s']} s / {g['sparse_fit_before_s']} s",
+                    f"CPU {g['sparse_fit_cpu_s']} / {g['sparse_fit_before_cpu_s']} s; incremental {step} s / "
+                    f"{before} s, CPU {step_cpu} / {before_cpu} s (baseline: int64 passes on one thread; "
+                    f"pair by pair, cold {g['sparse_fit_pair_by_pair_s']} s)",
                 )
             )  # fmt: skip
     for c in r.get("coverage", []):

@@ -7,9 +7,10 @@ What it will not do is show a figure the data does not support:
   players, else a mean of `anchor`), and the LOS between groups is NaN: they cannot be compared.
 - **Convergence.** Newton's method stops when the error left after its last step is below `tol`
   (log-odds units), else `FitError`. That error is estimated from the step s: an inexact Newton step
-  leaves about CG_RTOL·s from its conjugate gradients and, Newton's convergence being quadratic,
-  about 0.4·s² from the model's curvature (measured), so it stops once s·(s + CG_RTOL) < tol. That
-  spares the last iteration, which only confirmed the answer (a third of a warm refit's work).
+  leaves about r·s from its conjugate gradients (r their residual goal) and, Newton's convergence
+  being quadratic, about 0.4·s² from the model's curvature (measured), so it stops once
+  s·(s + r) < tol. That spares the last iteration, which only confirmed the answer (a third of a
+  warm refit's work). The goal r is the loosest that keeps r·s under both (`forcing`).
 - **Perfect and zero scores.** The prior keeps their estimate finite, but the estimate is then the
   prior's, not the data's, so `bound` marks it and `bound_elo` gives an honest one-sided bound: the
   rating at which the perfect (or zero) score would have had a 2.5% chance, against the opponents
@@ -45,9 +46,11 @@ from arena import metrics
 from arena.ladder.intervals import Coarse, coarse
 from arena.ladder.newton import (
     CG_RTOL,
+    QUADRATIC,
     Graph,
     StepError,
     components,
+    forcing,
     information,
     newton_step,
     weights,
@@ -391,10 +394,14 @@ def _fit_group(
         theta -= theta.mean()
     biggest = math.inf
     iterations = 0
+    h: np.ndarray | None = None  # the last iteration's weights, written over by the next
+    rtol = CG_RTOL
     for iterations in range(1, max_iter + 1):  # noqa: B007
-        h, grad, d = information(graph, points, theta)
+        h, grad, d = information(graph, points, theta, out=h)
+        if iterations > 1 and biggest <= 1.0:  # Newton's next step, about 0.4·s² (quadratic)
+            rtol = forcing(QUADRATIC * biggest**2, tol)
         try:
-            step = newton_step(graph, h, d, grad, free if fixed else None)
+            step = newton_step(graph, h, d, grad, free if fixed else None, rtol)
         except StepError as exc:
             raise FitError(f"the season fit's Newton step failed ({exc})") from None
         biggest = float(np.abs(step).max(initial=0.0))
@@ -405,7 +412,7 @@ def _fit_group(
         theta += step
         if not fixed:
             theta -= theta.mean()
-        if biggest * (biggest + CG_RTOL) < tol:  # the error left: see the module docstring
+        if biggest * (biggest + rtol) < tol:  # the error left: see the module docstring
             break
     else:
         raise FitError(
@@ -414,7 +421,7 @@ def _fit_group(
         )
     if graph.m > EXACT_MAX:  # the last iteration's weights: theta moved by under √tol since
         return theta, h, d, iterations
-    h, _, d = information(graph, points, theta)
+    h, _, d = information(graph, points, theta, out=h)
     return theta, h, d, iterations
 
 

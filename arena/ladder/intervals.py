@@ -81,14 +81,24 @@ def _spd_inverse(a: np.ndarray) -> np.ndarray:
 
 
 SMALL_PRODUCT = 1 << 24  # multiply-adds: below, a matrix product runs in einsum's loop, not BLAS
+ONE_THREAD = 1 << 18  # multiply-adds: OpenBLAS's gemm runs on one thread at or below 65536 · 4
 
 
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b; a small one (a few hundred bots) without BLAS, whose threads took 50 ms for a 200×100
-    by 100×100 product on the loaded machine, a large one (10,000×128 by 128×128) with it."""
-    if a.shape[0] * a.shape[1] * b.shape[1] >= SMALL_PRODUCT:
+    by 100×100 product on the loaded machine, a large one (10,000×128 by 128×128) with it. One whose
+    inner dimension is the long one (Qᵀ by D⁻¹Q: 128×10,000 by 10,000×128) is summed over slices of
+    it small enough for one thread: OpenBLAS split it over both threads, and on the loaded machine
+    took 1.5 s (240 ms of CPU) where the slices take 90 ms (24 ms)."""
+    if a.shape[0] * a.shape[1] * b.shape[1] < SMALL_PRODUCT:
+        small: np.ndarray = np.einsum("ij,jk->ik", a, b)
+        return small
+    if a.shape[1] <= max(a.shape[0], b.shape[1]):
         return np.asarray(a @ b)
-    out: np.ndarray = np.einsum("ij,jk->ik", a, b)
+    step = max(1, ONE_THREAD // (a.shape[0] * b.shape[1]))
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for start in range(0, a.shape[1], step):
+        out += a[:, start : start + step] @ b[start : start + step]
     return out
 
 
@@ -114,7 +124,9 @@ def coarse(graph: Graph, h: np.ndarray, d: np.ndarray, theta: np.ndarray) -> Coa
     flat: np.ndarray = np.bincount(np.arange(m) * k + g, d, m * k)
     ct: np.ndarray = np.zeros(k * m)
     lib = kernel.library()
-    if lib is not None:
+    if lib is not None and (csr := graph.rows) is not None:
+        lib.fit_coarse_csr(m, csr.starts, csr.v, h, g, k, flat, ct)
+    elif lib is not None:
         lib.fit_coarse(len(u), u, v, h, g, k, m, flat, ct)
     else:
         flat -= np.bincount(u * k + g[v], h, m * k)

@@ -8,6 +8,7 @@ memory, and one Laplacian product is two gathers and two `bincount`s over the ed
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -38,6 +39,11 @@ class Graph:
         object.__setattr__(self, "u", np.ascontiguousarray(self.u, dtype=np.int64))
         object.__setattr__(self, "v", np.ascontiguousarray(self.v, dtype=np.int64))
         object.__setattr__(self, "w", np.ascontiguousarray(self.w, dtype=np.float64))
+
+    @cached_property
+    def rows(self) -> Rows | None:
+        """The edges as compressed rows for the compiled passes (`rows`), None where they do not apply."""
+        return rows(self.m, self.u, self.v)
 
     @cached_property
     def games_as_v(self) -> np.ndarray:
@@ -72,6 +78,12 @@ class Graph:
     def laplacian(self, h: np.ndarray, diag: np.ndarray, x: np.ndarray) -> np.ndarray:
         """(diag(diag) − H) x for the edge weights h, diag = each player's total of h."""
         lib = kernel.library()
+        if lib is not None and (csr := self.rows) is not None:
+            out = diag * x
+            lib.fit_offdiagonal_csr(
+                self.m, csr.starts, csr.v, h, np.ascontiguousarray(x), out, kernel.threads()
+            )
+            return out
         if lib is not None:
             out = diag * x
             product = lib.fit_offdiagonal if kernel.by_runs() else lib.fit_offdiagonal_pairs
@@ -87,6 +99,45 @@ class Graph:
         return out
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A pair list sorted by u as compressed rows: player a's pairs are starts[a] .. starts[a+1] − 1,
+    their v as int32 (a quarter of the bytes of u and v as int64, for passes that stream memory)."""
+
+    starts: np.ndarray  # int64, m + 1
+    v: np.ndarray  # int32
+
+
+_ROWS: list[tuple[weakref.ref, weakref.ref, int, Rows]] = []  # the last few, by their arrays
+ROWS_KEPT = 2
+
+
+def rows(m: int, u: np.ndarray, v: np.ndarray, build: bool = True) -> Rows | None:
+    """`u`, `v` as compressed rows for the compiled passes, or None: no kernel, ARENA_FIT_KERNEL=runs
+    or pairs (`kernel.by_rows`), u not sorted, or an index past int32. One pass over u and v, kept by
+    the arrays' identity for the next fit of the same pairs (a refit of a tally with no new pair:
+    `arena.ladder.tally` hands out the same arrays, which nothing writes to). `build` False: only
+    those already made (a single pass over the pairs would not repay the pass that makes them)."""
+    lib = kernel.library()
+    if lib is None or not kernel.by_rows() or m >= 2**31 or u.dtype != np.int64 or v.dtype != np.int64:
+        return None
+    _ROWS[:] = [kept for kept in _ROWS if kept[0]() is not None and kept[1]() is not None]
+    for ur, vr, mm, found in _ROWS:
+        if ur() is u and vr() is v and mm == m and len(found.v) == len(v):
+            return found
+    if not (build and u.flags.c_contiguous and v.flags.c_contiguous):
+        return None
+    made = Rows(np.empty(m + 1, dtype=np.int64), np.empty(len(v), dtype=np.int32))
+    if lib.fit_csr(len(u), u, v, m, made.starts, made.v) != 0:
+        return None
+    try:
+        _ROWS.insert(0, (weakref.ref(u), weakref.ref(v), m, made))
+    except TypeError:  # an array that takes no weak reference (a view of a buffer): not kept
+        return made
+    del _ROWS[ROWS_KEPT:]
+    return made
+
+
 def weights(
     n: int, u: np.ndarray, v: np.ndarray, games: np.ndarray, c: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,27 +147,40 @@ def weights(
     if lib is not None:
         u, v = np.ascontiguousarray(u, dtype=np.int64), np.ascontiguousarray(v, dtype=np.int64)
         w, total, key = np.empty(len(u)), np.zeros(n), np.empty(len(u), dtype=np.int64)
-        lib.fit_weights(len(u), u, v, np.ascontiguousarray(games, dtype=np.float64), c, n, w, total, key)
+        games = np.ascontiguousarray(games, dtype=np.float64)
+        if (csr := rows(n, u, v)) is not None:  # made here for the fit's passes that follow
+            lib.fit_weights_csr(n, csr.starts, csr.v, games, c, n, w, total, key)
+            return w, total, key
+        lib.fit_weights(len(u), u, v, games, c, n, w, total, key)
         return w, total, key
     virtual = games * (c[u] + c[v])
     return games + virtual, np.bincount(u, virtual, n) + np.bincount(v, virtual, n), u * n + v
 
 
 def information(
-    graph: Graph, points: np.ndarray, theta: np.ndarray
+    graph: Graph, points: np.ndarray, theta: np.ndarray, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Fisher information's edge weights h = w · p (1 − p), p = P(u beats v), the gradient of the
     log-likelihood at theta (points minus each player's expected points), and each player's total of
-    h (the information's diagonal)."""
+    h (the information's diagonal). `out`: an array of E floats to write h into (a Newton iteration
+    reuses the last one's: a new one of 9M floats costs its page faults, a tenth of the pass)."""
     lib = kernel.library()
     if lib is not None:
-        h, expected, degree = np.empty(len(graph.u)), np.zeros(graph.m), np.zeros(graph.m)
+        e = len(graph.u)
+        ok = out is not None and out.shape == (e,) and out.dtype == np.float64 and out.flags.c_contiguous
+        h = out if ok and out is not None else np.empty(e)
+        expected, degree = np.zeros(graph.m), np.zeros(graph.m)
         theta = np.ascontiguousarray(theta, dtype=np.float64)
         spread = float(theta.max(initial=0.0) - theta.min(initial=0.0))
-        if (
-            spread < EXP_SPREAD and kernel.by_runs()
-        ):  # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
+        csr = graph.rows if spread < EXP_SPREAD else None
+        if spread < EXP_SPREAD and (csr is not None or kernel.by_runs()):
+            # one exp a player: e_u / (e_u + e_v) stays finite and exact to rounding
             ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
+            if csr is not None:
+                lib.fit_information_csr(
+                    graph.m, csr.starts, csr.v, graph.w, ex, h, expected, degree, kernel.threads()
+                )
+                return h, points - expected, degree
             lib.fit_information_runs(len(graph.u), graph.u, graph.v, graph.w, ex, h, expected, degree)
         else:
             lib.fit_information(len(graph.u), graph.u, graph.v, graph.w, theta, h, expected, degree)
@@ -152,21 +216,38 @@ def gradient(
     if lib is not None and spread < EXP_SPREAD:
         expected, virtual, degree = np.zeros(n), np.zeros(n), np.zeros(n)
         ex = np.exp(theta - 0.5 * (theta.max(initial=0.0) + theta.min(initial=0.0)))
-        lib.fit_gradient(
-            len(u),
-            np.ascontiguousarray(u, dtype=np.int64),
-            np.ascontiguousarray(v, dtype=np.int64),
-            np.ascontiguousarray(games, dtype=np.float64),
-            np.ascontiguousarray(c, dtype=np.float64),
-            ex,
-            expected,
-            virtual,
-            degree,
-        )
+        games = np.ascontiguousarray(games, dtype=np.float64)
+        if (csr := rows(n, u, v, build=False)) is not None:
+            lib.fit_gradient_csr(
+                n, csr.starts, csr.v, games, c, ex, expected, virtual, degree, kernel.threads()
+            )
+            return real_points + 0.5 * virtual - expected, degree
+        u, v = np.ascontiguousarray(u, dtype=np.int64), np.ascontiguousarray(v, dtype=np.int64)
+        c = np.ascontiguousarray(c, dtype=np.float64)
+        if kernel.by_rows():  # on the pairs as they are, cut among the threads
+            lib.fit_gradient_threads(
+                len(u), u, v, games, c, ex, expected, virtual, degree, kernel.threads(), n
+            )
+        else:
+            lib.fit_gradient(len(u), u, v, games, c, ex, expected, virtual, degree)
         return real_points + 0.5 * virtual - expected, degree
     w, virtual, _ = weights(n, u, v, games, c)
     _, grad, degree = information(Graph(n, u, v, w), real_points + 0.5 * virtual, theta)
     return grad, degree
+
+
+QUADRATIC = 0.4  # Newton's next step against the square of the last (measured: the module docstring)
+RTOL_LOOSE = 0.1  # the conjugate gradients' residual goal at most (relative)
+
+
+def forcing(predicted: float, tol: float) -> float:
+    """The conjugate gradients' residual goal for a Newton step of about `predicted`: what leaves an
+    error (rtol·step) well under both the step's own Newton error (0.4·step²: no tighter) and `tol`
+    (the last step: no tighter either), within CG_RTOL..RTOL_LOOSE. Near the answer a step of 1e-5
+    needs a residual of 5%, not 0.1%: a product or two of the pass over the pairs fewer."""
+    if predicted <= 0.0:
+        return RTOL_LOOSE
+    return min(RTOL_LOOSE, max(CG_RTOL, 0.5 * tol / predicted, 0.1 * predicted))
 
 
 def newton_step(
@@ -231,14 +312,26 @@ def components(m: int, u: np.ndarray, v: np.ndarray, touched: np.ndarray | None 
     9M pairs cost several rounds of `minimum.at` over all of them otherwise)."""
     if touched is not None and len(u) > SAMPLE_PER_PLAYER * 4 * m:
         step = len(u) // (SAMPLE_PER_PLAYER * m)
-        label = _propagate(m, u[::step], v[::step])
+        label = _groups(m, u, v, step)
         first = np.flatnonzero(touched)
         if len(first) and bool((label[first] == first[0]).all()):
             return label
-    return _propagate(m, u, v)
+    return _groups(m, u, v, 1)
 
 
 SAMPLE_PER_PLAYER = 8
+
+
+def _groups(m: int, u: np.ndarray, v: np.ndarray, step: int) -> np.ndarray:
+    """The labels of the edges u[::step]–v[::step]: compiled union–find (one pass, a few ms at 9M
+    pairs), else label propagation in NumPy (the same labels)."""
+    lib = kernel.library()
+    if lib is None or not kernel.by_rows():
+        return _propagate(m, u[::step], v[::step])
+    label = np.empty(m, dtype=np.int64)
+    u, v = np.ascontiguousarray(u, dtype=np.int64), np.ascontiguousarray(v, dtype=np.int64)
+    lib.fit_components(len(u), u, v, step, m, label)
+    return label
 
 
 def _propagate(m: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
