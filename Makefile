@@ -8,7 +8,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.lock scripts/setup.sh arena/analysis/_core.c arena/analysis/_playout.c arena/analysis/_ismcts.c arena/sandbox/_launch.c
+$(STAMP): pyproject.toml requirements.lock scripts/setup.sh arena/analysis/_core.c arena/analysis/_playout.c arena/analysis/_ismcts.c arena/sandbox/_launch.c arena/ladder/_fit.c
 	@bash scripts/setup.sh
 	@touch $(STAMP)
 
