@@ -83,8 +83,9 @@ _SLOTS: Memo[tuple, _Slot] = Memo(SEASONS)
 
 
 def season_key(s: Session, season: Season) -> tuple:
-    """A season's identity across processes' databases (ids restart in a new database)."""
-    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
+    """A season's identity across processes' databases (ids restart in a new database), and its
+    revision: a void or a recompute changes results already tallied, so it starts a new tally."""
+    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at, season.revision or 0)
 
 
 def tally(s: Session, season: Season) -> tuple[Tally, bool]:

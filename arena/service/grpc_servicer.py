@@ -26,7 +26,7 @@ from arena.access.roles import Principal
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto.lenient import Undecodable, lenient
-from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_controls, ops_results, ops_watch
 from arena.service.builds import install_call_executor
 from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
@@ -325,3 +325,65 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     @rpc
     async def RevokeOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:
         return await threaded(ops_admin.manage_owner)(self.service, principal, request.name, "revoke")
+
+    # ---- the organiser's controls ----
+    def _who(self, context: grpc.aio.ServicerContext) -> str:
+        return ops_controls.actor("grpc", self.address(context))
+
+    @rpc
+    async def PauseSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.pause, on=True)
+        return await threaded(fn)(self.service, principal, request.name, self._who(context))
+
+    @rpc
+    async def ResumeSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.pause, on=False)
+        return await threaded(fn)(self.service, principal, request.name, self._who(context))
+
+    @rpc
+    async def RequeueFailed(
+        self, principal: Principal, request: pb.RequeueFailedRequest, context: Any
+    ) -> Any:
+        return await threaded(ops_controls.requeue)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def VoidMatch(self, principal: Principal, request: pb.VoidMatchRequest, context: Any) -> Any:
+        return await threaded(ops_controls.void)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def RecomputeRatings(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        return await threaded(ops_controls.recompute)(
+            self.service, principal, request.name, self._who(context)
+        )
+
+    @rpc
+    async def SuspendOwner(self, principal: Principal, request: pb.SuspendOwnerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.suspend_owner, on=True)
+        return await threaded(fn)(self.service, principal, request.name, request.reason, self._who(context))
+
+    @rpc
+    async def ReinstateOwner(
+        self, principal: Principal, request: pb.SuspendOwnerRequest, context: Any
+    ) -> Any:
+        fn = functools.partial(ops_controls.suspend_owner, on=False)
+        return await threaded(fn)(self.service, principal, request.name, request.reason, self._who(context))
+
+    @rpc
+    async def ListWorkers(self, principal: Principal, request: pb.ListWorkersRequest, context: Any) -> Any:
+        return await threaded(ops_controls.list_workers)(self.service, principal)
+
+    @rpc
+    async def DrainWorker(self, principal: Principal, request: pb.DrainWorkerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.drain, on=True)
+        return await threaded(fn)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def UndrainWorker(self, principal: Principal, request: pb.DrainWorkerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.drain, on=False)
+        return await threaded(fn)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def ListAdminActions(
+        self, principal: Principal, request: pb.ListAdminActionsRequest, context: Any
+    ) -> Any:
+        return await threaded(ops_controls.list_actions)(self.service, principal, request.limit)

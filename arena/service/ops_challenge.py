@@ -17,7 +17,7 @@ from arena.service.convert import match_info
 from arena.service.core import Service, require_owner
 from arena.service.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, echo
 from arena.service.ops_admin import check_rules, check_time
-from arena.service.ops_bots import labels_for
+from arena.service.ops_bots import labels_for, refuse_suspended_owner
 from arena.store import models as m
 from arena.store.decks import commit_decks, new_seed
 
@@ -36,6 +36,7 @@ def _playable(s, name: str, field: str) -> m.BotVersion:  # noqa: ANN001
 
 def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) -> pb.ChallengeResponse:
     require_owner(principal, "a challenge")
+    refuse_suspended_owner(service, principal)
     rules = check_rules(list(req.rules))
     if req.deals:
         rules = check_deals(rules, req.deals)
