@@ -48,6 +48,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "compare",
         "Is bot A better than bot B? Paired matches until an SPRT decides.",
     ),
+    "workers": (
+        "arena.cli.workers",
+        "workers",
+        "List the workers playing matches; drain one before taking it down (organiser).",
+    ),
     "worker": (
         "arena.cli.worker",
         "worker",

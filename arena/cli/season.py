@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli import season_play
+from arena.cli import season_controls, season_play
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
     open_store,
@@ -29,9 +29,10 @@ def season() -> None:
     arena standings autumn
     arena season close autumn                   # final duplicate round robin, then frozen
 
-    create, start, freeze, close and list also work against a remote `arena serve` with --server
-    (ARENA_SERVER) and the admin token as --api-token (ARENA_API_TOKEN); the server's workers then
-    play the matches (run, verify and export work on the local store only).
+    create, start, freeze, close, list and the organiser's controls (pause, resume, requeue, void,
+    recompute) also work against a remote `arena serve` with --server (ARENA_SERVER) and the admin
+    token as --api-token (ARENA_API_TOKEN); the server's workers then play the matches (run, verify
+    and export work on the local store only).
     """
 
 
@@ -267,3 +268,5 @@ def export(name: str, out_dir: Path | None) -> None:
 
 season.add_command(season_play.run)
 season.add_command(season_play.close)
+for _control in season_controls.COMMANDS:
+    season.add_command(_control)

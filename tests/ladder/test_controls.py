@@ -14,8 +14,7 @@ from arena.ladder.runner import SeasonRun
 from arena.ladder.seasons import SeasonError, create_season, start_season
 from arena.ladder.server_run import ServerRun
 from arena.ladder.standings import standings, verify_ratings
-from arena.store import Store
-from arena.store import drains
+from arena.store import Store, drains
 from arena.store.audit import recent_actions
 from arena.store.models import BotTally, Entry, Match, RatingChange
 from arena.store.tallies import recount
