@@ -40,6 +40,7 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str, warm: bool
 
     warn_weak_limits("bwrap")  # the worker plays with the runner's launcher; bwrap is the default
     apply_warm(warm, "bwrap")  # its pool's processes inherit the switch (for the runner's bwrap jobs)
+    _json_logs()
     app.worker_main(
         [
             "worker",
@@ -57,3 +58,25 @@ def worker(concurrency: int | None, queue: str | None, loglevel: str, warm: bool
             "--without-heartbeat",
         ]
     )
+
+
+def _json_logs() -> None:
+    """With `--log-format json` (ARENA_LOG_FORMAT), Celery's own handlers write the arena's JSON lines,
+    with the match and request ids of the job a line is about (`arena.logs`)."""
+    import os
+
+    from arena.logs import FORMAT_ENV
+
+    if os.environ.get(FORMAT_ENV, "").lower() != "json":
+        return
+    from celery import signals
+
+    from arena.logs import JsonFormatter, MatchField
+
+    def shape(logger, **_kwargs) -> None:  # noqa: ANN001
+        for handler in logger.handlers:
+            handler.setFormatter(JsonFormatter())
+            handler.addFilter(MatchField())
+
+    signals.after_setup_logger.connect(shape, weak=False)
+    signals.after_setup_task_logger.connect(shape, weak=False)

@@ -50,6 +50,7 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:  # noqa: ANN001
         match_id=m.id,
         bundles=(path0, path1),
         hashes=(hash0, hash1),
+        request_id=m.request_id or "",
         rules=tuple(m.rules),
         seed=m.seed,
         time_control=dict(m.time_control),

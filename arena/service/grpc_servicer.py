@@ -23,6 +23,7 @@ from google.protobuf.message_factory import GetMessageClass
 from arena.access.admin import bearer
 from arena.access.forwarded import HEADER
 from arena.access.roles import Principal
+from arena.logs import REQUEST, REQUEST_HEADER, request_id
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto.lenient import Undecodable, lenient
@@ -94,6 +95,7 @@ def rpc(method: Handler) -> Handler:
 
     @functools.wraps(method)
     async def wrapper(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        rid = REQUEST.set(request_id(_metadata(context, REQUEST_HEADER)))  # the call's lines carry it
         try:
             check_request(request)
             principal = await asyncio.to_thread(self.service.caller, token_of(context), self.address(context))
@@ -104,8 +106,17 @@ def rpc(method: Handler) -> Handler:
             raise
         except Exception as exc:  # every other error becomes its status
             await abort_for(context, exc, method.__name__)
+        finally:
+            REQUEST.reset(rid)
 
     return wrapper
+
+
+def _metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
+    for k, value in context.invocation_metadata() or ():
+        if k == key:
+            return value if isinstance(value, str) else value.decode("latin-1")
+    return None
 
 
 def threaded(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:

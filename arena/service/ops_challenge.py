@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from arena.access.roles import Principal
+from arena.logs import REQUEST
 from arena.proto import arena_pb2 as pb
 from arena.service.challenge_limits import check_deals, check_length, check_open, check_wall_time
 from arena.service.convert import match_info
@@ -61,6 +62,7 @@ def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) 
             time_control=tc,
             seed=new_seed(),
             requested_by=principal.name,  # "admin" for the organiser: a reserved name
+            request_id=REQUEST.get() or None,  # the worker's lines about the match carry it
         )
         s.add(match)
         commit_decks(s, match)

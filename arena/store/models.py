@@ -305,6 +305,8 @@ class Match(Base):
     duration: Mapped[float | None] = mapped_column(Float, nullable=True)
     # the organiser voided this played match, for this reason (public; migration 0017); None: not voided
     void_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the request id of the call that queued it (a challenge; migration 0017): the worker logs it
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 #: Every match whose verdicts are not two OKs, or that is void (the open ones too: their verdicts

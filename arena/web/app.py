@@ -34,6 +34,7 @@ from arena.web import analysis, api, live, manage, pages
 from arena.web.access import PrivateAnswers
 from arena.web.charts import sparkline
 from arena.web.data import WebData
+from arena.web.request_ids import RequestIds
 from arena.web.sessions import SharedSessions
 from arena.web.tokens import OwnerTokens
 
@@ -78,6 +79,7 @@ def create_app(
     app.state.templates = templates
     app.add_middleware(GZipMiddleware, minimum_size=2000)  # a viewer page is ~70 kB of SVG and JSON
     app.add_middleware(PrivateAnswers)  # Cache-Control: private, no-store on access.PRIVATE_ROUTES
+    app.add_middleware(RequestIds)  # outermost: every line of the request carries its id
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)

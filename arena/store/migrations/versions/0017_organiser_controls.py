@@ -11,6 +11,8 @@ owner, drain a worker, and the log of every such action
 - `worker_drains`: the workers told to finish their current matches and take no new one, by name
   (a host, `host:pid`, or a whole lease owner name).
 - `admin_actions`: who did what, when, to what: the organiser's log (admin only).
+- `matches.request_id`: the request id of the call that queued a challenge, which the worker's log
+  lines about the match carry (docs/deploy.md "Logs").
 
 Revision ID: 0017
 Revises: 0016
@@ -32,6 +34,7 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("revision", sa.Integer(), nullable=False, server_default="0"))
     with op.batch_alter_table("matches", schema=None) as batch_op:
         batch_op.add_column(sa.Column("void_reason", sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column("request_id", sa.String(64), nullable=True))
     with op.batch_alter_table("owners", schema=None) as batch_op:
         batch_op.add_column(sa.Column("suspended_at", sa.DateTime(), nullable=True))
         batch_op.add_column(sa.Column("suspension_reason", sa.Text(), nullable=True))
@@ -59,6 +62,7 @@ def downgrade() -> None:
         batch_op.drop_column("suspension_reason")
         batch_op.drop_column("suspended_at")
     with op.batch_alter_table("matches", schema=None) as batch_op:
+        batch_op.drop_column("request_id")
         batch_op.drop_column("void_reason")
     with op.batch_alter_table("seasons", schema=None) as batch_op:
         batch_op.drop_column("revision")
