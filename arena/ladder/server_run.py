@@ -10,7 +10,9 @@ seasons in turn; when none has one, challenges fill the idle ladder workers too.
 seconds it looks again: seasons started or closed remotely are picked up, bots submitted since are
 entered in the running seasons (a stable season plays again when a new bot arrives), and matches
 whose runner died go back to the queue. A closing season freezes once its final round robin is
-recorded.
+recorded. A season the organiser paused is left out until resumed, and while the organiser drains
+this worker (`arena.store.drains`, by its lease name or host) it hands out no job: the matches in
+flight finish and are recorded (docs/deploy.md, "The organiser's controls").
 """
 
 from __future__ import annotations
