@@ -209,6 +209,7 @@ def list_(as_json: bool, remote: Remote | None) -> None:
             "duplicate": s.duplicate,
             "matches": s.recorded,
             "created_at": iso(s.created_at) or None,  # as ListSeasons sends it
+            "paused": bool(s.paused),
         }
         for s in open_store().seasons()
     ]
@@ -223,7 +224,7 @@ def _print_seasons(rows: list[dict], as_json: bool) -> None:
         click.echo("no seasons yet; `arena season create NAME`")
     for r in rows:
         click.echo(
-            f"{r['name']:<16} {r['status']:<8} {r['matches']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
+            f"{r['name']:<16} {r['status'] + (' (paused)' if r.get('paused') else ''):<8} {r['matches']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
             f"{'  duplicate' if r['duplicate'] else ''}"
         )
 
