@@ -105,8 +105,11 @@ def drain(
 
     require_admin(principal, "DrainWorker" if on else "UndrainWorker")
     reason = _reason(req.reason)
-    with service.store.tx() as s:
+    try:
         name = drains.check_worker(req.worker)
+    except drains.DrainError as exc:
+        raise InvalidArgument(f"worker: {exc}") from None
+    with service.store.tx() as s:
         if on:
             drains.drain(s, name, reason)
         else:
