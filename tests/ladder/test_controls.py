@@ -72,6 +72,15 @@ def test_void_undoes_a_result_and_verify_agrees(store: Store, tmp_path) -> None:
     _, rows = standings(store, "s")
     assert sum(r.games for r in rows) == 10 and sum(r.games for r in rows_before) == 12
 
+    from arena.ladder import tally_store
+    from arena.ladder.tally import Tally
+
+    with store.read() as s:
+        season_id = s.get_one(Match, decisive.id).season_id
+    stale = Tally(6)  # a tally some process made before the void: never saved over the corrected one
+    assert not tally_store.save(store.engine, season_id, stale, None, revision=0)
+    assert tally_store.save(store.engine, season_id, stale, None, revision=1)
+
     kept = _tallies(store)
     with store.tx() as s:
         recount(s)  # the bots' tallies as the matches say them from scratch
