@@ -18,7 +18,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "web": ("fastapi", "starlette", "pydantic", "uvicorn", "jinja2", "python_multipart", "fastapi_offline"),
     "postgres": ("psycopg",),
     "celery": ("celery", "kombu", "redis"),
-    "rl": ("gymnasium", "pettingzoo", "pyspiel", "pyarrow"),  # arena.env, arena export dataset (docs/training.md)
+    "rl": (
+        "gymnasium",
+        "pettingzoo",
+        "pyspiel",
+        "pyarrow",
+    ),  # arena.env, arena export dataset (docs/training.md)
     "metrics": ("prometheus_client",),
 }
 

@@ -125,6 +125,7 @@ REQUEST_FIELDS: dict[str, Limit] = {
     "season": NAME,
     "anchors": Limit("anchors", NAME.most + 11),  # NAME@VERSION
     "reason": REASON,
+    "worker": LEASE_OWNER,
     "rules": RULE,
     "format": FORMAT,
     "kind": KIND,

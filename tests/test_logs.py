@@ -94,3 +94,37 @@ def test_a_bad_level_is_one_line() -> None:
     )
     assert bad_env.returncode == 2 and "Traceback" not in bad_env.stderr
     assert "ARENA_LOG_LEVEL 'loud': expected one of debug, info, warning, error" in bad_env.stderr
+
+
+def test_json_lines_carry_the_match_and_the_request_and_a_callers_id_only_when_plain() -> None:
+    import json
+
+    from arena.logs import JsonFormatter, request_context, request_id
+
+    handler = Lines()
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("arena.test.json")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        with match_context(7), request_context(request_id("call-1")):
+            logger.info("inside %s", "the match")
+        logger.info("outside")
+    finally:
+        logger.removeHandler(handler)
+    inside, outside = (json.loads(line) for line in handler.lines)
+    assert inside["msg"] == "inside the match" and (inside["match"], inside["request"]) == ("7", "call-1")
+    assert (
+        inside["level"] == "info"
+        and inside["logger"] == "arena.test.json"
+        and inside["ts"].endswith("+00:00")
+    )
+    assert "match" not in outside and "request" not in outside
+    for hostile in ("a b", "x" * 65, "id\nforged line", ""):
+        made = request_id(hostile)
+        assert made != hostile and len(made) == 16  # a new id, never the caller's text
+
+
+def test_a_bad_log_format_is_one_line() -> None:
+    out = CliRunner().invoke(cli, ["--log-format", "xml", "season", "list"])
+    assert out.exit_code == 2 and "xml" in out.output

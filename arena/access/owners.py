@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from arena.access.display import SHOWN
 from arena.store import Store, StoreError
 from arena.store.identity import RESERVED_RULE, is_reserved, name_key
-from arena.store.models import Bot, Owner, utcnow
+from arena.store.models import Bot, Notice, Owner, SuspensionKind, utcnow
 from arena.store.repo import BadName, check_name
 
 PREFIX = "elf_"
@@ -43,9 +43,12 @@ class OwnerInfo:
     rotated_at: datetime | None
     revoked: bool
     bots: int
+    suspended: str | None = None  # the organiser's reason while the owner is suspended
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "suspended": self.suspended is not None,
+            "suspension_reason": self.suspended or "",
             "name": self.name,
             "token_prefix": self.token_prefix,
             "created_at": self.created_at.isoformat(timespec="seconds") + "Z",
@@ -164,9 +167,62 @@ def _infos(s: Session, rows: list[Owner]) -> list[OwnerInfo]:
             o.rotated_at,
             o.revoked_at is not None,
             counts.get(name_key(o.name), 0),
+            (o.suspension_reason or "") if o.suspended_at is not None else None,
         )
         for o in rows
     ]
+
+
+def suspend_owner(store: Store, name: str, reason: str, *, on: bool) -> int:
+    """Suspend the owner `name` (on) or reinstate it; returns how many of its bots changed.
+
+    Suspending suspends every bot of theirs not already suspended by the organiser, as
+    `SuspensionKind.OWNER` (so none is scheduled); their token still reads, but submitting and
+    challenging are refused (`refuse_suspended`). Reinstating lifts exactly those suspensions."""
+    from arena.store.repo import suspend_bot
+
+    changed = 0
+    with store.tx() as s:
+        owner = _owner(s, name)
+        bots = list(
+            s.scalars(select(Bot).where(func.lower(Bot.owner) == name_key(owner.name)).order_by(Bot.id))
+        )
+        if on:
+            owner.suspended_at, owner.suspension_reason = utcnow(), reason
+            why = f"owner {owner.name} suspended by the organiser: {reason or 'no reason given'}"
+            for bot in bots:
+                if not (bot.suspended and bot.suspension_kind == SuspensionKind.ORGANISER):
+                    suspend_bot(s, bot.id, why, SuspensionKind.OWNER)
+                    changed += 1
+            return changed
+        owner.suspended_at, owner.suspension_reason = None, None
+        for bot in bots:
+            if bot.suspended and bot.suspension_kind == SuspensionKind.OWNER:
+                bot.suspended, bot.suspension_reason, bot.suspension_kind = False, None, None
+                s.add(
+                    Notice(
+                        bot_id=bot.id, kind="reinstated", message=f"owner {owner.name} reinstated: {reason}"
+                    )
+                )
+                changed += 1
+    return changed
+
+
+class OwnerSuspended(OwnerError):
+    """A suspended owner asked to submit or challenge."""
+
+
+def refuse_suspended(store: Store, name: str | None) -> None:
+    """OwnerSuspended when the owner `name` is suspended (a spectator, the admin and the house never are)."""
+    if not name:
+        return
+    with store.read() as s:
+        owner = _named(s, name)
+        if owner is not None and owner.suspended_at is not None:
+            raise OwnerSuspended(
+                f"owner {owner.name} is suspended by the organiser ({owner.suspension_reason or 'no reason given'}); "
+                "your token still reads, but cannot submit or challenge until the organiser reinstates you"
+            )
 
 
 def owner_of_token(store: Store, token: str | None) -> str | None:

@@ -49,6 +49,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "compare",
         "Is bot A better than bot B? Paired matches until an SPRT decides.",
     ),
+    "workers": (
+        "arena.cli.workers",
+        "workers",
+        "List the workers playing matches; drain one before taking it down (organiser).",
+    ),
     "worker": (
         "arena.cli.worker",
         "worker",
@@ -105,7 +110,14 @@ class LazyGroup(click.Group):
     "(default: info for `serve` and `web`, no logging set up for other commands; `worker` has Celery's "
     "own --loglevel). Also ARENA_LOG_LEVEL.",
 )
-def cli(log_level: str | None) -> None:
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"], case_sensitive=False),
+    default=None,
+    help="text (default): one line per event; json: one JSON object per line (ts, level, logger, msg, "
+    "match, request), for a log shipper. Also ARENA_LOG_FORMAT; worker processes inherit it.",
+)
+def cli(log_level: str | None, log_format: str | None) -> None:
     """Elfern Arena: bots play the German card game Elfern for Elo rating.
 
     Start with `arena play BOT_A BOT_B` to play one match, `arena replay show last` to watch it,
@@ -117,8 +129,10 @@ def cli(log_level: str | None) -> None:
     """
     import os
 
-    from arena.logs import ENV, LevelError, configure
+    from arena.logs import ENV, FORMAT_ENV, LevelError, configure
 
+    if log_format:  # for `serve`, `web` and the workers, which set up logging themselves
+        os.environ[FORMAT_ENV] = log_format.lower()
     # Only when asked: a short command's one-line errors stay alone on stderr (a library retrying a
     # lost broker logs at ERROR), while `serve`, `web` and the pool's workers always set it up.
     if log_level or os.environ.get(ENV):

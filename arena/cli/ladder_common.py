@@ -90,11 +90,24 @@ def check_launcher(name: str) -> str:
     except LauncherUnavailable as exc:
         raise UserError(str(exc)) from None
     if name == "local":
-        click.echo(
-            "warning: --sandbox local runs bots without any isolation; use it only for bots you trust",
-            err=True,
-        )
+        startup_warning("--sandbox local runs bots without any isolation; use it only for bots you trust")
     return warn_weak_limits(name)
+
+
+def startup_warning(line: str) -> None:
+    """A warning at a command's start: `warning: LINE` on stderr, or with `--log-format json` a log
+    record like every other line of a long-running command (a log shipper reads JSON only)."""
+    import os
+
+    from arena.logs import FORMAT_ENV, configure
+
+    if os.environ.get(FORMAT_ENV, "").lower() == "json":
+        import logging
+
+        configure(default="info")
+        logging.getLogger("arena.cli").warning("%s", line)
+        return
+    click.echo(f"warning: {line}", err=True)
 
 
 def warn_weak_limits(name: str = "bwrap") -> str:
@@ -104,7 +117,7 @@ def warn_weak_limits(name: str = "bwrap") -> str:
 
         line = cgroups.weak_limits_warning()
         if line:
-            click.echo(line, err=True)
+            startup_warning(line.removeprefix("warning: "))
     return name
 
 

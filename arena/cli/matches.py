@@ -37,6 +37,7 @@ def match_row(x: Any) -> dict:
         "revealed": x.revealed,
         "winner": x.winner if x.revealed else None,
         "void": x.void,
+        "void_reason": x.void_reason or None,  # the organiser voided it, for this reason
         "verdicts": list(x.verdicts),
         "verdict_details": list(x.details),
         "lines": list(x.lines),

@@ -98,6 +98,8 @@ def list_(as_json: bool, remote: Remote | None) -> None:
                 "rotated_at": o.rotated_at or None,
                 "revoked": o.revoked,
                 "bots": o.bots,
+                "suspended": o.suspended,
+                "suspension_reason": o.suspension_reason,
             }
             for o in remote.pages("ListOwners", pb.ListOwnersRequest(), "owners")
         ]
@@ -119,8 +121,61 @@ def list_(as_json: bool, remote: Remote | None) -> None:
         table.add_row(
             str(r["name"]),
             f"{r['token_prefix']}…",
-            "revoked" if r["revoked"] else "active",
+            "revoked" if r["revoked"] else "suspended" if r["suspended"] else "active",
             str(r["bots"]),
             str(r["created_at"]),
         )
     Console().print(table)
+
+
+def _suspend(name: str, reason: str, remote: Remote | None, on: bool) -> int | None:
+    if remote is not None:
+        from arena.proto import arena_pb2 as pb
+
+        method = "SuspendOwner" if on else "ReinstateOwner"
+        remote.call(method, pb.SuspendOwnerRequest(name=name, reason=reason))
+        return None
+    from arena.access.owners import suspend_owner
+    from arena.store.audit import Action, local_actor, record_action
+
+    store = open_store()
+    with user_errors():
+        changed = suspend_owner(store, name, reason, on=on)
+    with store.tx() as s:
+        action = Action.SUSPEND_OWNER if on else Action.REINSTATE_OWNER
+        record_action(
+            s, local_actor(), action, f"owner {name}", f"{changed} bots; {reason or 'no reason given'}"
+        )
+    return changed
+
+
+@owners.command("suspend")
+@click.argument("name")
+@click.option(
+    "--reason", default="", help="Why (shown to the owner and on their bots' pages; at most 500 characters)."
+)
+@remote_options
+def suspend(name: str, reason: str, remote: Remote | None) -> None:
+    """Suspend owner NAME: every bot of theirs stops being scheduled (running matches finish); their
+    token still reads (their bots, logs, replays) but cannot submit or challenge (remotely:
+    SuspendOwner, admin)."""
+    if len(reason) > 500:
+        from arena.cli.errors import UserError
+
+        raise UserError(f"--reason is {len(reason)} characters long; at most 500")
+    changed = _suspend(name, reason, remote, True)
+    bots = f" and {changed} of their bots" if changed is not None else " and their bots"
+    click.echo(f"suspended owner {name}{bots}; `arena owners reinstate {name}` lifts it")
+
+
+@owners.command("reinstate")
+@click.argument("name")
+@click.option("--reason", default="", help="A note for the owner and the organiser's log.")
+@remote_options
+def reinstate(name: str, reason: str, remote: Remote | None) -> None:
+    """Reinstate owner NAME: submitting and challenging work again, and the bots the owner's
+    suspension stopped play again (a bot the organiser suspended on its own stays suspended)
+    (remotely: ReinstateOwner, admin)."""
+    changed = _suspend(name, reason, remote, False)
+    bots = f"; {changed} of their bots play again" if changed is not None else ""
+    click.echo(f"reinstated owner {name}{bots}")

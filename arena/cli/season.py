@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli import season_play
+from arena.cli import season_controls, season_play
 from arena.cli.errors import UserError
 from arena.cli.ladder_common import (
     open_store,
@@ -29,9 +29,10 @@ def season() -> None:
     arena standings autumn
     arena season close autumn                   # final duplicate round robin, then frozen
 
-    create, start, freeze, close and list also work against a remote `arena serve` with --server
-    (ARENA_SERVER) and the admin token as --api-token (ARENA_API_TOKEN); the server's workers then
-    play the matches (run, verify and export work on the local store only).
+    create, start, freeze, close, list and the organiser's controls (pause, resume, requeue, void,
+    recompute) also work against a remote `arena serve` with --server (ARENA_SERVER) and the admin
+    token as --api-token (ARENA_API_TOKEN); the server's workers then play the matches (run, verify
+    and export work on the local store only).
     """
 
 
@@ -208,6 +209,7 @@ def list_(as_json: bool, remote: Remote | None) -> None:
             "duplicate": s.duplicate,
             "matches": s.recorded,
             "created_at": iso(s.created_at) or None,  # as ListSeasons sends it
+            "paused": bool(s.paused),
         }
         for s in open_store().seasons()
     ]
@@ -222,7 +224,7 @@ def _print_seasons(rows: list[dict], as_json: bool) -> None:
         click.echo("no seasons yet; `arena season create NAME`")
     for r in rows:
         click.echo(
-            f"{r['name']:<16} {r['status']:<8} {r['matches']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
+            f"{r['name']:<16} {r['status'] + (' (paused)' if r.get('paused') else ''):<8} {r['matches']:>6} matches  rules: {' '.join(r['rules']) or 'default'}"
             f"{'  duplicate' if r['duplicate'] else ''}"
         )
 
@@ -267,3 +269,5 @@ def export(name: str, out_dir: Path | None) -> None:
 
 season.add_command(season_play.run)
 season.add_command(season_play.close)
+for _control in season_controls.COMMANDS:
+    season.add_command(_control)

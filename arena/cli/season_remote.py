@@ -82,6 +82,7 @@ def seasons(remote: Remote) -> list[dict]:
                 "duplicate": x.duplicate,
                 "matches": x.matches_done,
                 "created_at": x.created_at or None,
+                "paused": x.paused,
             }
         )
     return rows

@@ -56,6 +56,7 @@ def _run(app: Any, concurrency: int, queue: str, loglevel: str) -> None:
     import os
     import secrets
 
+    _json_logs()
     app.worker_main(
         [
             "worker",
@@ -73,3 +74,25 @@ def _run(app: Any, concurrency: int, queue: str, loglevel: str) -> None:
             "--without-heartbeat",
         ]
     )
+
+
+def _json_logs() -> None:
+    """With `--log-format json` (ARENA_LOG_FORMAT), Celery's own handlers write the arena's JSON lines,
+    with the match and request ids of the job a line is about (`arena.logs`)."""
+    import os
+
+    from arena.logs import FORMAT_ENV
+
+    if os.environ.get(FORMAT_ENV, "").lower() != "json":
+        return
+    from celery import signals
+
+    from arena.logs import JsonFormatter, MatchField
+
+    def shape(logger, **_kwargs) -> None:
+        for handler in logger.handlers:
+            handler.setFormatter(JsonFormatter())
+            handler.addFilter(MatchField())
+
+    signals.after_setup_logger.connect(shape, weak=False)
+    signals.after_setup_task_logger.connect(shape, weak=False)

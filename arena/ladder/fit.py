@@ -396,7 +396,7 @@ def _fit_group(
     iterations = 0
     h: np.ndarray | None = None  # the last iteration's weights, written over by the next
     rtol = CG_RTOL
-    for iterations in range(1, max_iter + 1):  # noqa: B007
+    for iterations in range(1, max_iter + 1):
         h, grad, d = information(graph, points, theta, out=h)
         if iterations > 1 and biggest <= 1.0:  # Newton's next step, about 0.4·s² (quadratic)
             rtol = forcing(QUADRATIC * biggest**2, tol)

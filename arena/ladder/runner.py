@@ -50,6 +50,7 @@ def job_for(s, m: Match, launcher: str) -> MatchJob:
         match_id=m.id,
         bundles=(path0, path1),
         hashes=(hash0, hash1),
+        request_id=m.request_id or "",
         rules=tuple(m.rules),
         seed=m.seed,
         time_control=dict(m.time_control),
@@ -96,6 +97,10 @@ class SeasonRun:
             if season.status not in ("running", "closing"):
                 hint = f"`arena season start {name}`" if season.status == "draft" else "it is frozen"
                 raise SeasonError(f"season {name!r} is {season.status}; cannot play ({hint})")
+            if season.paused:
+                raise SeasonError(
+                    f"season {name!r} is paused by the organiser; `arena season resume {name}` first"
+                )
             self.season_id = season.id
 
     # -- JobSource -------------------------------------------------------------------------------
@@ -114,6 +119,8 @@ class SeasonRun:
                 requeue_abandoned(s)
                 self._last_requeue = time.monotonic()
             season = s.get_one(Season, self.season_id, with_for_update=True)
+            if season.paused:  # the organiser paused it: nothing starts; what runs finishes
+                return None
             if season.status == "closing":
                 m = claim(s, self.owner, season_id=season.id, kinds=("final",), ttl=self.ttl)
             elif season.status == "running":
@@ -146,7 +153,7 @@ class SeasonRun:
         would otherwise stop at once, its goal counted in matches nobody plays)."""
         with self.store.tx() as s:
             season = s.get_one(Season, self.season_id)
-            if season.status not in ("running", "closing"):
+            if season.status not in ("running", "closing") or season.paused:
                 return False
             if (
                 self.matches is not None

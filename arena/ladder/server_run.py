@@ -10,7 +10,9 @@ seasons in turn; when none has one, challenges fill the idle ladder workers too.
 seconds it looks again: seasons started or closed remotely are picked up, bots submitted since are
 entered in the running seasons (a stable season plays again when a new bot arrives), and matches
 whose runner died go back to the queue. A closing season freezes once its final round robin is
-recorded.
+recorded. A season the organiser paused is left out until resumed, and while the organiser drains
+this worker (`arena.store.drains`, by its lease name or host) it hands out no job: the matches in
+flight finish and are recorded (docs/deploy.md, "The organiser's controls").
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from arena.ladder.runner import SeasonRun, fail_or_release, job_for, release_all
 from arena.ladder.seasons import SeasonError, maybe_finish_close, sync_entries
 from arena.ladder.settle import STABLE_CI
 from arena.store import MatchJob, MatchResult, Store
+from arena.store.drains import drained_by
 from arena.store.live_target import live_target
 from arena.store.models import Entry, Season
 from arena.store.queue import LEASE_SECONDS, claim, lease_owner, renew, requeue_abandoned
@@ -84,6 +87,7 @@ class ServerRun:
         self.challenges: set[int] = set()  # match ids of the challenges handed out and not yet back
         self.ladder: set[int] = set()  # match ids of the seasons' jobs handed out and not yet back
         self._no_challenge: float | None = None  # when a claim last found none queued
+        self.draining = False  # the organiser drains this worker: it takes no new match
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -93,7 +97,11 @@ class ServerRun:
         with self.store.tx() as s:
             requeue_abandoned(s)
             live = {}
-            for season in s.scalars(select(Season).where(Season.status.in_(("running", "closing")))):
+            self._drain(s)
+            playing = select(Season).where(
+                Season.status.in_(("running", "closing")), Season.paused.is_(False)
+            )
+            for season in s.scalars(playing):
                 live[season.name] = season.status
                 if season.status == "running":
                     before = _entered(s, season.id)
@@ -118,6 +126,21 @@ class ServerRun:
             run.owner = self.owner  # one lease owner for everything this server plays
             self.seasons[name] = run
             log.info("playing season %s (%s)", name, live[name])
+
+    def _drain(self, s) -> None:
+        """Look whether the organiser drains this worker (`arena.store.drains`): while drained it
+        finishes the matches it holds and takes no new one."""
+        drain = drained_by(s, self.owner)
+        if (drain is not None) != self.draining:
+            self.draining = drain is not None
+            if drain is not None:
+                log.info(
+                    "draining (%s): finishing %d matches, taking no new one",
+                    drain.name,
+                    len(self.ladder) + len(self.challenges),
+                )
+            else:
+                log.info("drain lifted: taking matches again")
 
     def _live(self, job: MatchJob) -> MatchJob:
         """The job with where its live events go: the match's Redis stream when Redis is configured
@@ -145,6 +168,8 @@ class ServerRun:
 
     def next_job(self) -> MatchJob | None:
         self._refresh()
+        if self.draining:
+            return None
         if len(self.challenges) < self.challenge_slots:  # a challenges' own place is free
             job = self._challenge()
             if job is not None:

@@ -345,7 +345,8 @@ def verify_ratings(store: Store, name: str) -> list[str]:
     """Recompute live Elo from the stored replays alone; return every mismatch (empty: all equal).
 
     The result of each match is read from its replay record, not from the match row, so this
-    checks that the ratings follow from the replays.
+    checks that the ratings follow from the replays; a match the organiser voided (its stated
+    `void_reason`) counts as void.
     """
     problems: list[str] = []
     with store.read() as s:
@@ -361,7 +362,9 @@ def verify_ratings(store: Store, name: str) -> list[str]:
         for m in matches:
             record = decode_record(s.get_one(Replay, m.id).data)
             res = record.result
-            score = None if res.void else (0.5 if res.winner < 0 else float(res.winner == 0))
+            # a match the organiser voided counts as void whatever it played (arena.ladder.controls)
+            voided = res.void or m.void_reason is not None
+            score = None if voided else (0.5 if res.winner < 0 else float(res.winner == 0))
             assert m.entry0_id is not None and m.entry1_id is not None  # the query's filter: a season's match
             results.append((m.entry0_id, m.entry1_id, score))
         entries = list(s.scalars(select(Entry).where(Entry.season_id == season.id)))

@@ -83,8 +83,9 @@ _SLOTS: Memo[tuple, _Slot] = Memo(SEASONS)
 
 
 def season_key(s: Session, season: Season) -> tuple:
-    """A season's identity across processes' databases (ids restart in a new database)."""
-    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at)
+    """A season's identity across processes' databases (ids restart in a new database), and its
+    revision: a void or a recompute changes results already tallied, so it starts a new tally."""
+    return (str(s.get_bind().engine.url), season.id, season.name, season.created_at, season.revision or 0)
 
 
 def tally(s: Session, season: Season) -> tuple[Tally, bool]:
@@ -133,6 +134,7 @@ class Unsaved:
     slot: _Slot
     season_id: int
     tally: Tally
+    revision: int = 0  # the season's revision it was tallied at: a void or recompute since voids it
 
 
 def unsaved(s: Session, season: Season) -> Unsaved | None:
@@ -143,7 +145,7 @@ def unsaved(s: Session, season: Season) -> Unsaved | None:
         kept = slot.tally
         if kept is None or kept.warm is None or not tally_store.save_due(slot.saved, kept.recorded):
             return None
-        return Unsaved(slot, season.id, kept)
+        return Unsaved(slot, season.id, kept, season.revision or 0)
 
 
 def save(engine: Engine, pending: Unsaved | None) -> None:
@@ -151,7 +153,7 @@ def save(engine: Engine, pending: Unsaved | None) -> None:
     locks (a season row taken FOR UPDATE, SQLite's write lock): it would wait on its own caller."""
     if pending is None:
         return
-    if tally_store.save(engine, pending.season_id, pending.tally, pending.tally.warm):
+    if tally_store.save(engine, pending.season_id, pending.tally, pending.tally.warm, pending.revision):
         with pending.slot.lock:
             pending.slot.saved = max(pending.slot.saved or 0, pending.tally.recorded)
 

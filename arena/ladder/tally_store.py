@@ -109,15 +109,24 @@ def load(s: Session, season_id: int, recorded: int) -> Tally | None:
 SAVE_BUSY_MS = 200  # SQLite: a save waits this long for the write lock, then is skipped (next time)
 
 
-def save(engine: Engine, season_id: int, tally: Tally, warm: tuple[np.ndarray, np.ndarray] | None) -> bool:
+def save(
+    engine: Engine,
+    season_id: int,
+    tally: Tally,
+    warm: tuple[np.ndarray, np.ndarray] | None,
+    revision: int | None = None,
+) -> bool:
     """Save the tally in its own short transaction, unless a tally of as many results or more (and no
     more than the season holds) is saved already. A failure (SQLite's write lock busy for over
     SAVE_BUSY_MS, a concurrent first save) is logged and skipped: the next save tries again. True if
-    saved."""
+    saved. A tally made at another `revision` of the season than its
+    current one is never saved: the organiser has voided or recomputed results since."""
     data = encode(tally, warm)
     try:
         with engine.connect() as conn, _short_wait(conn), Session(bind=conn) as w:
             row = w.get(SeasonTally, season_id, with_for_update=True)
+            if revision is not None and _revision(w, season_id) != revision:
+                return False  # the organiser corrected the season's results since this was tallied
             if row is None:
                 w.add(SeasonTally(season_id=season_id, recorded=tally.recorded, data=data, saved_at=utcnow()))
             elif (
@@ -149,6 +158,11 @@ def _short_wait(conn: Connection) -> Iterator[None]:
         yield
     finally:
         dbapi.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
+
+
+def _revision(s: Session, season_id: int) -> int:
+    """The season's revision now (`arena.ladder.controls` bumps it on every void and recompute)."""
+    return int(s.scalar(select(Season.revision).where(Season.id == season_id)) or 0)
 
 
 def _count(s: Session, season_id: int) -> int:

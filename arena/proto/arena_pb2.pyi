@@ -236,7 +236,7 @@ class ListSeasonsResponse(_message.Message):
     def __init__(self, seasons: _Optional[_Iterable[_Union[SeasonInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class SeasonInfo(_message.Message):
-    __slots__ = ("name", "status", "rules", "time_control", "duplicate", "matches_done", "matches_pending", "created_at")
+    __slots__ = ("name", "status", "rules", "time_control", "duplicate", "matches_done", "matches_pending", "created_at", "paused")
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -245,6 +245,7 @@ class SeasonInfo(_message.Message):
     MATCHES_DONE_FIELD_NUMBER: _ClassVar[int]
     MATCHES_PENDING_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
     name: str
     status: str
     rules: _containers.RepeatedScalarFieldContainer[str]
@@ -253,7 +254,8 @@ class SeasonInfo(_message.Message):
     matches_done: int
     matches_pending: int
     created_at: str
-    def __init__(self, name: _Optional[str] = ..., status: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., matches_done: _Optional[int] = ..., matches_pending: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
+    paused: bool
+    def __init__(self, name: _Optional[str] = ..., status: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., duplicate: _Optional[bool] = ..., matches_done: _Optional[int] = ..., matches_pending: _Optional[int] = ..., created_at: _Optional[str] = ..., paused: _Optional[bool] = ...) -> None: ...
 
 class GetStandingsRequest(_message.Message):
     __slots__ = ("season", "los_top", "los_around", "los_bots", "limit", "page_token", "bot")
@@ -376,7 +378,7 @@ class ListMatchesResponse(_message.Message):
     def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., total: _Optional[int] = ..., next_page_token: _Optional[str] = ..., total_capped: _Optional[bool] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
-    __slots__ = ("id", "season", "kind", "status", "players", "revealed", "winner", "void", "verdicts", "details", "lines", "commitment", "has_seed", "seed", "salt", "started_at", "finished_at", "requested_by")
+    __slots__ = ("id", "season", "kind", "status", "players", "revealed", "winner", "void", "verdicts", "details", "lines", "commitment", "has_seed", "seed", "salt", "started_at", "finished_at", "requested_by", "void_reason")
     ID_FIELD_NUMBER: _ClassVar[int]
     SEASON_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -395,6 +397,7 @@ class MatchInfo(_message.Message):
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
+    VOID_REASON_FIELD_NUMBER: _ClassVar[int]
     id: int
     season: str
     kind: str
@@ -413,7 +416,8 @@ class MatchInfo(_message.Message):
     started_at: str
     finished_at: str
     requested_by: str
-    def __init__(self, id: _Optional[int] = ..., season: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., revealed: _Optional[bool] = ..., winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., has_seed: _Optional[bool] = ..., seed: _Optional[int] = ..., salt: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., requested_by: _Optional[str] = ...) -> None: ...
+    void_reason: str
+    def __init__(self, id: _Optional[int] = ..., season: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., revealed: _Optional[bool] = ..., winner: _Optional[int] = ..., void: _Optional[bool] = ..., verdicts: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., has_seed: _Optional[bool] = ..., seed: _Optional[int] = ..., salt: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., requested_by: _Optional[str] = ..., void_reason: _Optional[str] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "private", "offset")
@@ -567,20 +571,24 @@ class ListOwnersResponse(_message.Message):
     def __init__(self, owners: _Optional[_Iterable[_Union[OwnerInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class OwnerInfo(_message.Message):
-    __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at", "rotated_at")
+    __slots__ = ("name", "token_prefix", "revoked", "bots", "created_at", "rotated_at", "suspended", "suspension_reason")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_PREFIX_FIELD_NUMBER: _ClassVar[int]
     REVOKED_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     ROTATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUSPENDED_FIELD_NUMBER: _ClassVar[int]
+    SUSPENSION_REASON_FIELD_NUMBER: _ClassVar[int]
     name: str
     token_prefix: str
     revoked: bool
     bots: int
     created_at: str
     rotated_at: str
-    def __init__(self, name: _Optional[str] = ..., token_prefix: _Optional[str] = ..., revoked: _Optional[bool] = ..., bots: _Optional[int] = ..., created_at: _Optional[str] = ..., rotated_at: _Optional[str] = ...) -> None: ...
+    suspended: bool
+    suspension_reason: str
+    def __init__(self, name: _Optional[str] = ..., token_prefix: _Optional[str] = ..., revoked: _Optional[bool] = ..., bots: _Optional[int] = ..., created_at: _Optional[str] = ..., rotated_at: _Optional[str] = ..., suspended: _Optional[bool] = ..., suspension_reason: _Optional[str] = ...) -> None: ...
 
 class OwnerRequest(_message.Message):
     __slots__ = ("name",)
@@ -595,3 +603,107 @@ class OwnerToken(_message.Message):
     name: str
     token: str
     def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RequeueFailedRequest(_message.Message):
+    __slots__ = ("season", "match_id")
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    match_id: int
+    def __init__(self, season: _Optional[str] = ..., match_id: _Optional[int] = ...) -> None: ...
+
+class RequeueFailedResponse(_message.Message):
+    __slots__ = ("match_ids",)
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    match_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, match_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class VoidMatchRequest(_message.Message):
+    __slots__ = ("match_id", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    reason: str
+    def __init__(self, match_id: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RecomputeRatingsResponse(_message.Message):
+    __slots__ = ("season", "entries", "changed_entries", "changed_ratings", "results")
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_RATINGS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    entries: int
+    changed_entries: int
+    changed_ratings: int
+    results: int
+    def __init__(self, season: _Optional[str] = ..., entries: _Optional[int] = ..., changed_entries: _Optional[int] = ..., changed_ratings: _Optional[int] = ..., results: _Optional[int] = ...) -> None: ...
+
+class SuspendOwnerRequest(_message.Message):
+    __slots__ = ("name", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ListWorkersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class WorkerInfo(_message.Message):
+    __slots__ = ("name", "running", "draining", "drained_by", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    DRAINING_FIELD_NUMBER: _ClassVar[int]
+    DRAINED_BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    running: int
+    draining: bool
+    drained_by: str
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., running: _Optional[int] = ..., draining: _Optional[bool] = ..., drained_by: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ListWorkersResponse(_message.Message):
+    __slots__ = ("workers",)
+    WORKERS_FIELD_NUMBER: _ClassVar[int]
+    workers: _containers.RepeatedCompositeFieldContainer[WorkerInfo]
+    def __init__(self, workers: _Optional[_Iterable[_Union[WorkerInfo, _Mapping]]] = ...) -> None: ...
+
+class DrainWorkerRequest(_message.Message):
+    __slots__ = ("worker", "reason")
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    worker: str
+    reason: str
+    def __init__(self, worker: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ListAdminActionsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class AdminAction(_message.Message):
+    __slots__ = ("id", "at", "actor", "action", "target", "detail")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    detail: str
+    def __init__(self, id: _Optional[int] = ..., at: _Optional[str] = ..., actor: _Optional[str] = ..., action: _Optional[str] = ..., target: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ListAdminActionsResponse(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[AdminAction]
+    def __init__(self, actions: _Optional[_Iterable[_Union[AdminAction, _Mapping]]] = ...) -> None: ...

@@ -154,6 +154,61 @@ class ArenaStub:
                 request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
                 response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
                 _registered_method=True)
+        self.PauseSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/PauseSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.ResumeSeason = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ResumeSeason',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+                _registered_method=True)
+        self.RequeueFailed = channel.unary_unary(
+                '/elfern.arena.v1.Arena/RequeueFailed',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedResponse.FromString,
+                _registered_method=True)
+        self.VoidMatch = channel.unary_unary(
+                '/elfern.arena.v1.Arena/VoidMatch',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.VoidMatchRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.MatchInfo.FromString,
+                _registered_method=True)
+        self.RecomputeRatings = channel.unary_unary(
+                '/elfern.arena.v1.Arena/RecomputeRatings',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RecomputeRatingsResponse.FromString,
+                _registered_method=True)
+        self.SuspendOwner = channel.unary_unary(
+                '/elfern.arena.v1.Arena/SuspendOwner',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+                _registered_method=True)
+        self.ReinstateOwner = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ReinstateOwner',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+                _registered_method=True)
+        self.ListWorkers = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListWorkers',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersResponse.FromString,
+                _registered_method=True)
+        self.DrainWorker = channel.unary_unary(
+                '/elfern.arena.v1.Arena/DrainWorker',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.FromString,
+                _registered_method=True)
+        self.UndrainWorker = channel.unary_unary(
+                '/elfern.arena.v1.Arena/UndrainWorker',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.FromString,
+                _registered_method=True)
+        self.ListAdminActions = channel.unary_unary(
+                '/elfern.arena.v1.Arena/ListAdminActions',
+                request_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsRequest.SerializeToString,
+                response_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -336,6 +391,81 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PauseSeason(self, request, context):
+        """The organiser's controls (admin token only; each is written in the organiser's log, docs/deploy.md).
+        Pause: no match of the season is scheduled or started; running ones finish. Public (SeasonInfo.paused).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeSeason(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RequeueFailed(self, request, context):
+        """Failed matches back in the queue: one (match_id) or every one of a season.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VoidMatch(self, request, context):
+        """Void a played match with a reason (public): its rating changes undone, its season's ratings recomputed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecomputeRatings(self, request, context):
+        """A season's live ratings, records and rating changes recomputed from its stored results.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SuspendOwner(self, request, context):
+        """An owner's bots are suspended with it; its token still reads but cannot submit or challenge.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReinstateOwner(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWorkers(self, request, context):
+        """Workers holding matches now, and the drains.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DrainWorker(self, request, context):
+        """A drained worker finishes its matches and takes no new one, until UndrainWorker.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UndrainWorker(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAdminActions(self, request, context):
+        """The organiser's log, newest first (at most 200).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -458,6 +588,61 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.RevokeOwner,
                     request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.FromString,
                     response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.SerializeToString,
+            ),
+            'PauseSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'ResumeSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeSeason,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.SerializeToString,
+            ),
+            'RequeueFailed': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequeueFailed,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedResponse.SerializeToString,
+            ),
+            'VoidMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.VoidMatch,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.VoidMatchRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.MatchInfo.SerializeToString,
+            ),
+            'RecomputeRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecomputeRatings,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.RecomputeRatingsResponse.SerializeToString,
+            ),
+            'SuspendOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuspendOwner,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.SerializeToString,
+            ),
+            'ReinstateOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReinstateOwner,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.SerializeToString,
+            ),
+            'ListWorkers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWorkers,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersResponse.SerializeToString,
+            ),
+            'DrainWorker': grpc.unary_unary_rpc_method_handler(
+                    servicer.DrainWorker,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.SerializeToString,
+            ),
+            'UndrainWorker': grpc.unary_unary_rpc_method_handler(
+                    servicer.UndrainWorker,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.SerializeToString,
+            ),
+            'ListAdminActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAdminActions,
+                    request_deserializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsRequest.FromString,
+                    response_serializer=elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1108,6 +1293,303 @@ class Arena:
             '/elfern.arena.v1.Arena/RevokeOwner',
             elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerRequest.SerializeToString,
             elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/PauseSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ResumeSeason',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequeueFailed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/RequeueFailed',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.RequeueFailedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VoidMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/VoidMatch',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.VoidMatchRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.MatchInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecomputeRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/RecomputeRatings',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SeasonRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.RecomputeRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuspendOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/SuspendOwner',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReinstateOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ReinstateOwner',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.SuspendOwnerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.OwnerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWorkers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListWorkers',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListWorkersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DrainWorker(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/DrainWorker',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UndrainWorker(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/UndrainWorker',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.DrainWorkerRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.WorkerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAdminActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/elfern.arena.v1.Arena/ListAdminActions',
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsRequest.SerializeToString,
+            elfern_dot_arena_dot_v1_dot_arena__pb2.ListAdminActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -65,6 +65,7 @@ def match_info(match: m.Match, labels: dict[int, str], *, revealed: bool, season
     if revealed:
         out.winner = -1 if match.winner is None else match.winner
         out.void = match.void
+        out.void_reason = match.void_reason or ""
         out.verdicts.extend(str(v) for v in match.verdicts or [])
         out.details.extend(str(d).split("\n", 1)[0] for d in match.verdict_details or [])
         out.lines.extend(int(x) for x in match.lines or [])

@@ -77,6 +77,17 @@ COMMANDS = {
     "AddOwner": "`arena owners add`",
     "RotateOwner": "`arena owners rotate`",
     "RevokeOwner": "`arena owners revoke`",
+    "PauseSeason": "`arena season pause`",
+    "ResumeSeason": "`arena season resume`",
+    "RequeueFailed": "`arena season requeue`",
+    "VoidMatch": "`arena season void`",
+    "RecomputeRatings": "`arena season recompute`",
+    "SuspendOwner": "`arena owners suspend`",
+    "ReinstateOwner": "`arena owners reinstate`",
+    "ListWorkers": "`arena workers list`",
+    "DrainWorker": "`arena workers drain`",
+    "UndrainWorker": "`arena workers undrain`",
+    "ListAdminActions": "`arena admin log`",
 }
 
 

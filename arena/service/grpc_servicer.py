@@ -23,10 +23,11 @@ from google.protobuf.message_factory import GetMessageClass
 from arena.access.admin import bearer
 from arena.access.forwarded import HEADER
 from arena.access.roles import Principal
+from arena.logs import REQUEST, REQUEST_HEADER, request_id
 from arena.proto import arena_pb2 as pb
 from arena.proto import arena_pb2_grpc
 from arena.proto.lenient import Undecodable, lenient
-from arena.service import ops_admin, ops_bots, ops_challenge, ops_results, ops_watch
+from arena.service import ops_admin, ops_bots, ops_challenge, ops_controls, ops_results, ops_watch
 from arena.service.builds import install_call_executor
 from arena.service.core import Service, _host
 from arena.service.errors import InvalidArgument, status_of
@@ -94,6 +95,7 @@ def rpc(method: Handler) -> Handler:
 
     @functools.wraps(method)
     async def wrapper(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        rid = REQUEST.set(request_id(_metadata(context, REQUEST_HEADER)))  # the call's lines carry it
         try:
             check_request(request)
             principal = await asyncio.to_thread(self.service.caller, token_of(context), self.address(context))
@@ -104,8 +106,17 @@ def rpc(method: Handler) -> Handler:
             raise
         except Exception as exc:  # every other error becomes its status
             await abort_for(context, exc, method.__name__)
+        finally:
+            REQUEST.reset(rid)
 
     return wrapper
+
+
+def _metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
+    for k, value in context.invocation_metadata() or ():
+        if k == key:
+            return value if isinstance(value, str) else value.decode("latin-1")
+    return None
 
 
 def threaded(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
@@ -325,3 +336,65 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     @rpc
     async def RevokeOwner(self, principal: Principal, request: pb.OwnerRequest, context: Any) -> Any:
         return await threaded(ops_admin.manage_owner)(self.service, principal, request.name, "revoke")
+
+    # ---- the organiser's controls ----
+    def _who(self, context: grpc.aio.ServicerContext) -> str:
+        return ops_controls.actor("grpc", self.address(context))
+
+    @rpc
+    async def PauseSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.pause, on=True)
+        return await threaded(fn)(self.service, principal, request.name, self._who(context))
+
+    @rpc
+    async def ResumeSeason(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.pause, on=False)
+        return await threaded(fn)(self.service, principal, request.name, self._who(context))
+
+    @rpc
+    async def RequeueFailed(
+        self, principal: Principal, request: pb.RequeueFailedRequest, context: Any
+    ) -> Any:
+        return await threaded(ops_controls.requeue)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def VoidMatch(self, principal: Principal, request: pb.VoidMatchRequest, context: Any) -> Any:
+        return await threaded(ops_controls.void)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def RecomputeRatings(self, principal: Principal, request: pb.SeasonRequest, context: Any) -> Any:
+        return await threaded(ops_controls.recompute)(
+            self.service, principal, request.name, self._who(context)
+        )
+
+    @rpc
+    async def SuspendOwner(self, principal: Principal, request: pb.SuspendOwnerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.suspend_owner, on=True)
+        return await threaded(fn)(self.service, principal, request.name, request.reason, self._who(context))
+
+    @rpc
+    async def ReinstateOwner(
+        self, principal: Principal, request: pb.SuspendOwnerRequest, context: Any
+    ) -> Any:
+        fn = functools.partial(ops_controls.suspend_owner, on=False)
+        return await threaded(fn)(self.service, principal, request.name, request.reason, self._who(context))
+
+    @rpc
+    async def ListWorkers(self, principal: Principal, request: pb.ListWorkersRequest, context: Any) -> Any:
+        return await threaded(ops_controls.list_workers)(self.service, principal)
+
+    @rpc
+    async def DrainWorker(self, principal: Principal, request: pb.DrainWorkerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.drain, on=True)
+        return await threaded(fn)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def UndrainWorker(self, principal: Principal, request: pb.DrainWorkerRequest, context: Any) -> Any:
+        fn = functools.partial(ops_controls.drain, on=False)
+        return await threaded(fn)(self.service, principal, request, self._who(context))
+
+    @rpc
+    async def ListAdminActions(
+        self, principal: Principal, request: pb.ListAdminActionsRequest, context: Any
+    ) -> Any:
+        return await threaded(ops_controls.list_actions)(self.service, principal, request.limit)

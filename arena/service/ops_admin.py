@@ -124,6 +124,8 @@ def owner_info(o) -> pb.OwnerInfo:  # arena.access.owners.OwnerInfo
         bots=o.bots,
         created_at=o.created_at.isoformat(timespec="seconds") + "Z",
         rotated_at=o.rotated_at.isoformat(timespec="seconds") + "Z" if o.rotated_at else "",
+        suspended=o.suspended is not None,
+        suspension_reason=o.suspended or "",
     )
 
 

@@ -78,9 +78,23 @@ async def receive_upload(
     return total
 
 
+def refuse_suspended_owner(service: Service, principal: Principal) -> None:
+    """PERMISSION_DENIED for an owner the organiser suspended (`arena owners suspend`): their token
+    still reads, but submits and challenges nothing (docs/security.md)."""
+    from arena.access.owners import OwnerSuspended, refuse_suspended
+
+    if principal.role != "owner":
+        return
+    try:
+        refuse_suspended(service.store, principal.owner)
+    except OwnerSuspended as exc:
+        raise PermissionDenied(str(exc)) from None
+
+
 def submitter(service: Service, principal: Principal, name: str, owner: str = "") -> str:
     """Whose name the bot is registered under; refuses someone else's bot and non-admins naming an owner."""
     me = require_owner(principal, "submitting a bot")
+    refuse_suspended_owner(service, principal)
     if owner and not principal.is_admin:
         raise PermissionDenied("only the admin may submit for another owner; leave owner empty")
     who = owner or me
@@ -100,6 +114,7 @@ def admit(
     quota (`arena.service.quota`), and last the upload budget, charged here. The caller closes the
     admission (it holds the upload's temporary folder) whatever happens next."""
     me = require_owner(principal, "submitting a bot")
+    refuse_suspended_owner(service, principal)
     if name:
         submitter(service, principal, check_name(name), owner)
     cap = service.upload_cap

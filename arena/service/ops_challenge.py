@@ -11,13 +11,14 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from arena.access.roles import Principal
+from arena.logs import REQUEST
 from arena.proto import arena_pb2 as pb
 from arena.service.challenge_limits import check_deals, check_length, check_open, check_wall_time
 from arena.service.convert import match_info
 from arena.service.core import Service, require_owner
 from arena.service.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, echo
 from arena.service.ops_admin import check_rules, check_time
-from arena.service.ops_bots import labels_for
+from arena.service.ops_bots import labels_for, refuse_suspended_owner
 from arena.store import models as m
 from arena.store.decks import commit_decks, new_seed
 
@@ -36,6 +37,7 @@ def _playable(s, name: str, field: str) -> m.BotVersion:
 
 def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) -> pb.ChallengeResponse:
     require_owner(principal, "a challenge")
+    refuse_suspended_owner(service, principal)
     rules = check_rules(list(req.rules))
     if req.deals:
         rules = check_deals(rules, req.deals)
@@ -60,6 +62,7 @@ def challenge(service: Service, principal: Principal, req: pb.ChallengeRequest) 
             time_control=tc,
             seed=new_seed(),
             requested_by=principal.name,  # "admin" for the organiser: a reserved name
+            request_id=REQUEST.get() or None,  # the worker's lines about the match carry it
         )
         s.add(match)
         commit_decks(s, match)

@@ -49,6 +49,7 @@ def season_info(season: m.Season, done: int = 0, pending: int = 0) -> pb.SeasonI
         matches_done=done,
         matches_pending=pending,
         created_at=iso(season.created_at),
+        paused=bool(season.paused),
     )
 
 

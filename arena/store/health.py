@@ -185,7 +185,7 @@ class Health:
     def _refresh(self) -> Figures:
         try:
             f = read_figures(self.store)
-        except Exception as exc:  # noqa: BLE001 - the store is away: that is itself the alert
+        except Exception as exc:  # the store is away: that is itself the alert
             log.warning("health: cannot read the store: %s", exc)
             f = Figures(0, None, 0, 0, None, disk_free(self.store.home), error=type(exc).__name__)
         with self._lock:

@@ -30,6 +30,8 @@ class MatchJob:
     retired: tuple[str, ...] = ()
     # each seat's content hash (BotVersion.content_hash): what a worker fetches and checks the files by
     hashes: tuple[str, str] = ("", "")
+    # the request id of the call that queued the match (a challenge), for the worker's log lines; "" none
+    request_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     cast,
+    false,
     func,
     literal_column,
     or_,
@@ -50,6 +51,7 @@ class SuspensionKind(StrEnum):
 
     FAULTS = "faults"  # the ladder, for repeated faults: the owner's next version lifts it
     ORGANISER = "organiser"  # the organiser (SuspendBot): only the organiser lifts it (ReinstateBot)
+    OWNER = "owner"  # its owner is suspended (SuspendOwner): ReinstateOwner lifts it
 
 
 class Bot(Base):
@@ -123,6 +125,9 @@ class Owner(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # set while the organiser suspends the owner (migration 0018): reads only, no submit or challenge
+    suspended_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    suspension_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 Index("uq_owners_name_key", func.lower(Owner.name), unique=True)
@@ -162,6 +167,10 @@ class Season(Base):
     # `registry_revs.rev` when the matchmaking last found the season's entries in sync with the
     # registry (`arena.ladder.season_entries`); None: never. Equal: no registry check before a pairing
     synced_rev: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # the organiser paused it (migration 0018): no match is scheduled or started; running ones finish
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # corrections of its recorded results (voids, recomputes): part of the standings caches' key
+    revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class RegistryRev(Base):
@@ -296,6 +305,10 @@ class Match(Base):
     lines: Mapped[list] = mapped_column(JSON, default=list)
     deals_played: Mapped[int] = mapped_column(Integer, default=0)
     duration: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # the organiser voided this played match, for this reason (public; migration 0018); None: not voided
+    void_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the request id of the call that queued it (a challenge; migration 0018): the worker logs it
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 #: Every match whose verdicts are not two OKs, or that is void (the open ones too: their verdicts
@@ -353,3 +366,26 @@ class MatchLog(Base):
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     text: Mapped[str] = mapped_column(Text, default="")
+
+
+class WorkerDrain(Base):
+    """A worker told to finish its current matches and take no new one (migration 0018). `name` is a
+    lease owner's name or its start: a host, `host:pid`, or `host:pid:token` (`arena.store.queue.lease_owner`)."""
+
+    __tablename__ = "worker_drains"
+    name: Mapped[str] = mapped_column(String(limits.LEASE_OWNER.most), primary_key=True)
+    reason: Mapped[str] = mapped_column(Text, default="", server_default="")
+    requested_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AdminAction(Base):
+    """One organiser's action: who (`actor`: the transport and address, or the local user), what,
+    to what, when, and its detail (a reason, a count). The admin's log; in no public answer."""
+
+    __tablename__ = "admin_actions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    actor: Mapped[str] = mapped_column(String(200))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(200))
+    detail: Mapped[str] = mapped_column(Text, default="", server_default="")

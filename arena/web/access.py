@@ -129,6 +129,19 @@ PRIVATE_ROUTES = frozenset(
         ("GET", "/api/owners"),
         ("POST", "/api/owners"),
         ("POST", "/api/owners/{name}/{step}"),
+        ("POST", "/api/seasons/{name}/pause"),
+        ("POST", "/api/seasons/{name}/resume"),
+        ("POST", "/api/seasons/{name}/requeue"),
+        ("POST", "/api/seasons/{name}/recompute"),
+        ("POST", "/api/matches/{match_id}/void"),
+        ("POST", "/api/owners/{name}/suspend"),
+        ("POST", "/api/owners/{name}/reinstate"),
+        ("GET", "/api/workers"),
+        ("POST", "/api/workers/{worker}/drain"),
+        ("POST", "/api/workers/{worker}/undrain"),
+        ("GET", "/api/admin/actions"),
+        ("GET", "/admin"),
+        ("POST", "/admin/{action}"),
     }
 )
 NO_STORE = (b"cache-control", b"private, no-store")

@@ -36,6 +36,7 @@ from arena.web.access import PrivateAnswers
 from arena.web.charts import sparkline
 from arena.web.data import WebData
 from arena.web.metrics_mw import RequestMetrics
+from arena.web.request_ids import RequestIds
 from arena.web.sessions import SharedSessions
 from arena.web.tokens import OwnerTokens
 
@@ -83,7 +84,8 @@ def create_app(
     app.state.templates = templates
     app.add_middleware(GZipMiddleware, minimum_size=2000)  # a viewer page is ~70 kB of SVG and JSON
     app.add_middleware(PrivateAnswers)  # Cache-Control: private, no-store on access.PRIVATE_ROUTES
-    app.add_middleware(RequestMetrics)  # outermost: every answer counts, by route template and status
+    app.add_middleware(RequestMetrics)  # every answer counts, by route template and status
+    app.add_middleware(RequestIds)  # outermost (added last): every line of the request carries its id
     app.state.health = health or Health(app.state.data.store)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)

@@ -291,7 +291,7 @@ def _row(st: Standing, points: tuple[float, ...]) -> StandingRow:
     )
 
 
-SEASON_COLUMNS = ("name", "status", "rules", "duplicate", "recorded", "created_at")
+SEASON_COLUMNS = ("name", "status", "rules", "duplicate", "recorded", "created_at", "paused")
 
 
 def _seasons(s: Session) -> list[SeasonOut]:
@@ -316,4 +316,5 @@ def _season(row: Any, matches: int) -> SeasonOut:
         duplicate=row.duplicate,
         matches=matches,
         created_at=row.created_at,
+        paused=bool(getattr(row, "paused", False)),
     )

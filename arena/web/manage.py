@@ -11,7 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from arena.web import account, api_manage
+from arena.web import account, admin_pages, api_controls, api_manage
 from arena.web.limits import BodyLimit
 from arena.web.sessions import Sessions
 
@@ -46,5 +46,9 @@ def install(app: FastAPI) -> None:
             request, "error.html", {"status": 422, "detail": line}, status_code=422
         )
 
+    app.include_router(
+        api_controls.router
+    )  # first: its /seasons/NAME/pause beside api_manage's /seasons/NAME/STEP
     app.include_router(api_manage.router)
+    app.include_router(admin_pages.router)
     app.include_router(account.router)

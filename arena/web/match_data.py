@@ -161,6 +161,7 @@ def summaries(s: Session, matches: Sequence[m.Match]) -> list[MatchSummary]:
                 **public,
                 winner=match.winner,
                 void=match.void,
+                void_reason=match.void_reason,
                 verdicts=[str(v) for v in (match.verdicts or [])],
                 lines=list(match.lines or []),
                 deals=match.deals_played,

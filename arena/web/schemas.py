@@ -35,6 +35,7 @@ class SeasonOut(BaseModel):
     duplicate: bool = False
     matches: int = Field(0, description="Matches recorded in this season")
     created_at: datetime | None = None
+    paused: bool = Field(False, description="The organiser paused it: no match starts until it is resumed")
 
 
 class StandingRow(BaseModel):
@@ -108,6 +109,9 @@ class MatchSummary(BaseModel):
         None, description="Winning seat, or null for a draw, a void or an unfinished match"
     )
     void: bool = False
+    void_reason: str | None = Field(
+        None, description="The organiser voided this played match, for this reason"
+    )
     verdicts: list[str] = Field(
         default_factory=list, description="Verdict per seat (OK when the seat behaved)"
     )

@@ -27,7 +27,7 @@ from types import FrameType
 
 # Nothing heavy at the top (no store, ladder or NumPy): the players' child lowers its priority before its
 # first thread, and OpenBLAS starts threads when NumPy is imported (tests/workers/test_players_priority.py).
-from arena.logs import configure
+from arena.logs import ENV, configure
 
 log = logging.getLogger("arena.players")
 
@@ -102,6 +102,7 @@ def play_forever(
 ) -> None:
     """Run in the child: play whatever there is until SIGTERM (or SIGINT), releasing its leases."""
     lower_priority(nice)  # first, before any thread: the pool, the matches and the bots inherit it
+    os.environ.setdefault(ENV, "info")  # the pool's children log their matches at the server's level
     configure(default="info")
     signal.signal(signal.SIGTERM, _stop_signal)
     signal.signal(signal.SIGINT, _stop_signal)  # a Ctrl-C reaches the whole process group: this too

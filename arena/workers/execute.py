@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from arena import metrics
-from arena.logs import match_context
+from arena.logs import match_context, request_context
 from arena.store.jobs import MatchJob, MatchResult
+
+log = logging.getLogger("arena.workers")
 
 _LAUNCHERS: dict[str, Any] = {}
 _VERIFIED: set[tuple[str, str]] = set()  # (folder, content hash) pairs this process has hashed
@@ -111,16 +113,20 @@ def run_job(job: MatchJob) -> MatchResult:
     from arena.sandbox.bundle import load_bundle
 
     started = time.monotonic()
-    with match_context(job.match_id):  # the worker's lines about this match say which
+    # the worker's lines about this match say which, and which call queued it (a challenge's request id)
+    with match_context(job.match_id), request_context(job.request_id):
         paths = local_bundles(job)  # BundleUnavailable fails the job, not a seat: it is requeued
         stop_retired_zygotes(job, paths)
         bundles = (load_bundle(paths[0]), load_bundle(paths[1]))
         live = _live_writer(job.live, job.attempt)  # spectators follow it one trick behind
         try:
+            log.info("playing %s@%s v %s@%s (attempt %d)", *job.names[0], *job.names[1], job.attempt)
             outcome = _play(job, bundles, live)
         finally:
             if live is not None:
                 live.close()
+        # verdict names only: a detail may quote a bot, and the result is the operator's (docs/security.md)
+        log.info("played: winner %s, verdicts %s", outcome.winner, " ".join(outcome.verdicts))
     metrics.match_played(time.monotonic() - started)
     return MatchResult(
         winner=outcome.winner,

@@ -97,6 +97,10 @@ def _die_with_parent(parent: int) -> None:
     from arena.sandbox.spawn import die_with_parent
 
     die_with_parent(signal.SIGKILL, parent)
+    from arena.logs import ENV, FORMAT_ENV, configure
+
+    if os.environ.get(ENV) or os.environ.get(FORMAT_ENV):  # the runner logs: its children's lines too
+        configure(default="info")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 

@@ -25,7 +25,7 @@ needs_promtool = pytest.mark.skipif(
 )
 
 
-def served_names(store) -> set[str]:  # noqa: ANN001
+def served_names(store) -> set[str]:
     """Every sample name the arena's /metrics offers: the counted families and the store's gauges."""
     from arena.metrics import families
 

@@ -138,6 +138,50 @@ def test_every_private_route_answers_private_no_store(site, arena) -> None:
         ("GET", "/api/owners"): ("GET", "/api/owners", {"headers": admin}, 200),
         ("POST", "/api/owners"): ("POST", "/api/owners", {"headers": admin, "json": {}}, 422),
         ("POST", "/api/owners/{name}/{step}"): ("POST", "/api/owners/nobody/rotate", {"headers": admin}, 404),
+        # the organiser's controls (arena.web.api_controls, arena.web.admin_pages)
+        ("POST", "/api/seasons/{name}/pause"): ("POST", "/api/seasons/nope/pause", {"headers": admin}, 404),
+        ("POST", "/api/seasons/{name}/resume"): ("POST", "/api/seasons/nope/resume", {"headers": admin}, 404),
+        ("POST", "/api/seasons/{name}/requeue"): (
+            "POST",
+            "/api/seasons/nope/requeue",
+            {"headers": admin},
+            404,
+        ),
+        ("POST", "/api/seasons/{name}/recompute"): (
+            "POST",
+            "/api/seasons/nope/recompute",
+            {"headers": admin},
+            404,
+        ),
+        ("POST", "/api/matches/{match_id}/void"): (
+            "POST",
+            "/api/matches/999999/void",
+            {"headers": admin, "json": {"reason": "r"}},
+            404,
+        ),
+        ("POST", "/api/owners/{name}/suspend"): (
+            "POST",
+            "/api/owners/nobody/suspend",
+            {"headers": admin},
+            404,
+        ),
+        ("POST", "/api/owners/{name}/reinstate"): (
+            "POST",
+            "/api/owners/nobody/reinstate",
+            {"headers": admin},
+            404,
+        ),
+        ("GET", "/api/workers"): ("GET", "/api/workers", {"headers": admin}, 200),
+        ("POST", "/api/workers/{worker}/drain"): ("POST", "/api/workers/box/drain", {"headers": admin}, 200),
+        ("POST", "/api/workers/{worker}/undrain"): (
+            "POST",
+            "/api/workers/box/undrain",
+            {"headers": admin},
+            200,
+        ),
+        ("GET", "/api/admin/actions"): ("GET", "/api/admin/actions", {"headers": admin}, 200),
+        ("GET", "/admin"): ("GET", "/admin", {}, 303),  # no session: to the log-in page
+        ("POST", "/admin/{action}"): ("POST", "/admin/pause", {}, 401),
     }
     assert set(calls) == PRIVATE_ROUTES  # a route added to the table gets a call here
     with _client(site, 40) as client:

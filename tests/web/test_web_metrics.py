@@ -37,7 +37,7 @@ def _routes(home: Path) -> set[str]:
     """The app's route templates and mounts: the route label's closed set."""
     from arena.web.app import create_app
 
-    def walk(routes: list, prefix: str = "") -> set[str]:  # noqa: ANN001 - FastAPI's included routers too
+    def walk(routes: list, prefix: str = "") -> set[str]:  # FastAPI's included routers too
         out: set[str] = set()
         for r in routes:
             inner = getattr(r, "original_router", None)
