@@ -9,8 +9,8 @@ rating paired on (the stored pairing fit, `entries.pairing_elo`, else live Elo),
 queued or running match). The first is the longest-waiting entry; the second the nearest in rating
 to the first's plus the random offset, idle ones before busy ones, and those under the repeat cap
 and within reach (`matchmaking.over_cap`) before the rest. The cap counts the first's matches with
-each other entry: its matches read by `ix_matches_entry0` and `ix_matches_entry1` (O(the first's
-matches), one entry's, not the season's). Ties fall as in Python: every ordering ends on the entry
+each other entry: its matches read from `ix_matches_entry0` and `ix_matches_entry1` alone (they
+hold the other seat's entry, migration 0017): O(the first's matches), one entry's, not the season's. Ties fall as in Python: every ordering ends on the entry
 id. tests/ladder/test_pairing_pick.py checks the query against `pick_pairing` on random fields.
 """
 
