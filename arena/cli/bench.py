@@ -2,7 +2,7 @@
 
 Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and a small
 command beside its kind (bench_play.py: the game and the bots; bench_system.py: sandbox, referee,
-server; bench_ladder.py: a season's throughput, ratings; bench_startup.py: a bot's start-up until
+server; bench_ladder.py: a season's throughput, ratings; bench_matchmaking.py: the matchmaking rules; bench_startup.py: a bot's start-up until
 Join, a stdio bot's seat, and `arena play`'s own process) that calls it and hands
 the figures to `bench_report.emit` (see `engine`).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bench_ladder, bench_play, bench_scale, bench_startup, bench_system
+from arena.cli import bench_ladder, bench_matchmaking, bench_play, bench_scale, bench_startup, bench_system
 
 
 @click.group()
@@ -30,4 +30,5 @@ bench.add_command(bench_startup.startup)
 bench.add_command(bench_startup.stdio)
 bench.add_command(bench_startup.play)
 bench.add_command(bench_ladder.ratings)
+bench.add_command(bench_matchmaking.matchmaking)
 bench.add_command(bench_scale.scale)
