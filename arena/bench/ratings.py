@@ -170,19 +170,24 @@ def _threads() -> int:
     return kernel.threads()
 
 
-def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.ndarray, ...]:
+def matchmaking_season(
+    bots: int, games_per_bot: int, seed: int, *, capped: bool = True
+) -> tuple[np.ndarray, ...]:
     """(true ratings, a, b, score) of a season paired as the ladder pairs (`pick_pairing` on the fit,
-    refitted after every `bots * 10` games, that is every 20 games per bot, live Elo while provisional)."""
+    refitted after every `bots * 10` games, that is every 20 games per bot, live Elo while provisional);
+    `capped=False`: by the rule before (nearest rating plus offset, no repeat cap: neighbours meet
+    again and again)."""
     import random
 
     from arena.ladder.fit import fit_ratings
-    from arena.ladder.matchmaking import Candidate, pick_pairing
+    from arena.ladder.matchmaking import Candidate, Meetings, pick_pairing
     from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
 
     rng, np_rng = random.Random(seed), np.random.default_rng(seed)
     true = np_rng.normal(INITIAL, 200.0, bots)
     live, rated, last = [INITIAL] * bots, [0] * bots, [-1] * bots
     fitted = list(live)
+    met = Meetings()
     total = bots * games_per_bot // 2
     a, b, score = np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), np.zeros(total)
     for k in range(total):
@@ -190,7 +195,8 @@ def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.nda
             fit = fit_ratings(bots, a[:k], b[:k], score[:k])
             fitted = [float(x) if x == x else live[i] for i, x in enumerate(fit.ratings)]
         basis = [f if rated[i] >= PROVISIONAL_GAMES else live[i] for i, f in enumerate(fitted)]
-        pairing = pick_pairing([Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)], rng)
+        cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)]
+        pairing = pick_pairing(cands, rng, met=met, capped=capped)
         assert pairing is not None  # every bot has its own owner: any two may meet
         i, j = pairing[0].entry_id, pairing[1].entry_id
         s = 1.0 if rng.random() < expected(true[i], true[j]) else 0.0
@@ -198,6 +204,7 @@ def matchmaking_season(bots: int, games_per_bot: int, seed: int) -> tuple[np.nda
         live[i], live[j] = ci.after, cj.after
         rated[i], rated[j] = rated[i] + 1, rated[j] + 1
         last[i] = last[j] = k
+        met.add(i, j)
         a[k], b[k], score[k] = i, j, s
     return true, a, b, score
 

@@ -2,7 +2,7 @@
 
 Adding one: a benchmark module under arena/bench/ with `run(seconds, progress) -> dict`, and a small
 command beside its kind (bench_play.py: the game and the bots; bench_system.py: sandbox, referee,
-server; bench_ladder.py: a season's throughput, ratings; bench_figures.py: interval coverage, compare's SPRT; bench_startup.py: a bot's start-up until
+server; bench_ladder.py: a season's throughput, ratings; bench_figures.py: interval coverage, compare's SPRT; bench_matchmaking.py: the matchmaking rules; bench_startup.py: a bot's start-up until
 Join, a stdio bot's seat, and `arena play`'s own process) that calls it and hands
 the figures to `bench_report.emit` (see `engine`).
 """
@@ -15,6 +15,7 @@ from arena.cli import (
     bench_env,
     bench_figures,
     bench_ladder,
+    bench_matchmaking,
     bench_play,
     bench_scale,
     bench_startup,
@@ -39,6 +40,7 @@ bench.add_command(bench_startup.startup)
 bench.add_command(bench_startup.stdio)
 bench.add_command(bench_startup.play)
 bench.add_command(bench_ladder.ratings)
+bench.add_command(bench_matchmaking.matchmaking)
 bench.add_command(bench_scale.scale)
 bench.add_command(bench_figures.coverage)
 bench.add_command(bench_figures.compare)

@@ -6,9 +6,12 @@ The candidates are the season's active entries with what `pick_pairing` looks at
 rating paired on (the stored pairing fit, `entries.pairing_elo`, else live Elo), the matches so far
 (the entry's own counters plus its queued, running and failed matches: those are found by
 `ix_matches_claim`, whatever the history), when it was last paired, and whether it is busy (in a
-queued or running match). The first is the longest-waiting entry; the second the nearest in rating to the first's plus the random offset, idle ones before busy ones.
-Ties fall as in Python: every ordering ends on the entry id. tests/ladder/test_pairing_pick.py
-checks the query against `pick_pairing` on random fields.
+queued or running match). The first is the longest-waiting entry; the second the nearest in rating
+to the first's plus the random offset, idle ones before busy ones, and those under the repeat cap
+and within reach (`matchmaking.over_cap`) before the rest. The cap counts the first's matches with
+each other entry: its matches read from `ix_matches_entry0` and `ix_matches_entry1` alone (they
+hold the other seat's entry, migration 0019): O(the first's matches), one entry's, not the season's. Ties fall as in Python: every ordering ends on the entry
+id. tests/ladder/test_pairing_pick.py checks the query against `pick_pairing` on random fields.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from arena.ladder.matchmaking import REACH
 from arena.ladder.queries import MatchKind
 from arena.store.models import Bot, BotVersion, Entry, Match
 
@@ -115,13 +119,30 @@ def pick_query(dialect: str, same_owner: bool) -> Select[Any]:
 
 def _pairing(cand: CTE, offset: BindParameter[float], same_owner: bool) -> Select[Any]:
     """The first of the candidates `cand` by waiting order, and its opponent among them."""
+    m = Match.__table__
     first = (
         select(cand)
         .order_by(cand.c.busy, cand.c.games > 0, cand.c.last_scheduled, cand.c.id)
         .limit(1)
         .cte("first")
     )
+    # the first's matches with each other entry, from its own matches alone (the entry indexes)
+    first_id = select(first.c.id).scalar_subquery()  # one value: each side is an index lookup
+    seen = union_all(
+        *(
+            select(theirs.label("entry_id")).where(mine == first_id)
+            for mine, theirs in ((m.c.entry0_id, m.c.entry1_id), (m.c.entry1_id, m.c.entry0_id))
+        )
+    ).subquery("seen")
+    met = select(seen.c.entry_id, func.count().label("n")).group_by(seen.c.entry_id).subquery("met")
+    field = select(func.count() - 1).select_from(cand).scalar_subquery()  # the other active entries
     other = cand.alias("other")
+    n = func.coalesce(met.c.n, 0)
+    over = case(
+        (func.abs(other.c.rating - first.c.rating) > REACH, 1),
+        (and_(n >= 1, n * field >= first.c.games), 1),
+        else_=0,
+    )
     return (
         select(
             first.c.id.label("first_id"),
@@ -134,8 +155,10 @@ def _pairing(cand: CTE, offset: BindParameter[float], same_owner: bool) -> Selec
             other,
             and_(other.c.id != first.c.id, true() if same_owner else _not_owned_as(first, other)),
         )
+        .outerjoin(met, met.c.entry_id == other.c.id)
         .order_by(
             other.c.busy,
+            over,
             func.abs(other.c.rating - (first.c.rating + offset)),
             other.c.last_scheduled,
             other.c.id,

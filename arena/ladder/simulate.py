@@ -14,7 +14,7 @@ import random
 import numpy as np
 
 from arena.ladder.fit import fit_ratings
-from arena.ladder.matchmaking import Candidate, pick_pairing
+from arena.ladder.matchmaking import Candidate, Meetings, pick_pairing
 from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
 
 
@@ -32,6 +32,7 @@ def live_spread(
     rated = [0] * bots
     last = [-1] * bots
     fitted = list(live)
+    met = Meetings()
     total = bots * games_per_bot // 2
     a_arr = np.zeros(total, dtype=np.int64)
     b_arr = np.zeros(total, dtype=np.int64)
@@ -47,7 +48,7 @@ def live_spread(
             else live
         )
         cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)]
-        pairing = pick_pairing(cands, rng)
+        pairing = pick_pairing(cands, rng, met=met)
         assert pairing is not None  # every bot has its own owner: any two may meet
         first, second = pairing
         a, b = first.entry_id, second.entry_id
@@ -58,6 +59,7 @@ def live_spread(
         rated[a] += 1
         rated[b] += 1
         last[a] = last[b] = k
+        met.add(a, b)
         a_arr[k], b_arr[k], s_arr[k] = a, b, score
     live_arr = np.array(live)
     return {

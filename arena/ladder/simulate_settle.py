@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.ladder.fit import fit_ratings
-from arena.ladder.matchmaking import Candidate, pick_pairing
+from arena.ladder.matchmaking import Candidate, Meetings, pick_pairing
 from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
 from arena.ladder.settle import STABLE_CI, Unsettled, unsettled
 
@@ -46,6 +46,7 @@ def settle_run(
     b: list[int] = []
     score: list[float] = []
     active = list(range(n))
+    met = Meetings()
     fit = fit_ratings(n, a, b, score, anchors=anchors)
     while True:
         left = unsettled(fit, active, rated, stable_ci) if a else []
@@ -58,7 +59,7 @@ def settle_run(
             for i in range(n)
         ]
         cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(n)]
-        pairing = pick_pairing(cands, rng)
+        pairing = pick_pairing(cands, rng, met=met)
         assert pairing is not None  # every bot has its own owner
         x, y = pairing[0].entry_id, pairing[1].entry_id
         for _ in range(per_pairing):
@@ -71,4 +72,5 @@ def settle_run(
             b.append(y)
             score.append(s)
         last[x] = last[y] = len(a)
+        met.add(x, y, per_pairing)
         fit = fit_ratings(n, np.array(a), np.array(b), np.array(score), anchors=anchors)

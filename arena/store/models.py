@@ -243,8 +243,10 @@ class Match(Base):
         # not from a heap page per match; the id order is unchanged (id is unique)
         Index("ix_matches_version0", "version0_id", "id", "status", "kind", "seed", "season_id", "pair"),
         Index("ix_matches_version1", "version1_id", "id", "status", "kind", "seed", "season_id", "pair"),
-        Index("ix_matches_entry0", "entry0_id", "record_seq"),
-        Index("ix_matches_entry1", "entry1_id", "record_seq"),
+        # migration 0019: and the other seat's entry, so the pairing's repeat cap counts an entry's
+        # matches per opponent from the index alone (`arena.ladder.pairing_pick`)
+        Index("ix_matches_entry0", "entry0_id", "record_seq", "entry1_id"),
+        Index("ix_matches_entry1", "entry1_id", "record_seq", "entry0_id"),
         # migration 0006: a season's results in recording order from a point on (the standings' tally)
         Index("ix_matches_season_seq", "season_id", "record_seq"),
         # migration 0017: when the last match was recorded (the stuck-queue alert, arena.store.health)
