@@ -16,7 +16,19 @@ import socket
 import time
 import uuid
 
-from sqlalchemy import ColumnElement, CursorResult, and_, exists, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CursorResult,
+    Integer,
+    and_,
+    cast,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -91,15 +103,23 @@ def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _deck_key(seed: int) -> int:
-    """The seed folded to a signed 32-bit advisory-lock key (a collision only makes a claim pass a match over for now)."""
-    key = (seed ^ (seed >> 32)) & 0xFFFFFFFF
-    return key - (1 << 32) if key >= 1 << 31 else key
+def deck_key(seed: ColumnElement[int]) -> ColumnElement[int]:
+    """SQL: the seed folded to a signed 32-bit advisory-lock key, `(seed ^ (seed >> 32)) & 0xFFFFFFFF`
+    taken as signed (a collision only makes a claim pass a match over for now). PostgreSQL's `#` is
+    XOR."""
+
+    def n(value: int) -> ColumnElement[int]:  # a constant written into the SQL (a shift takes an INTEGER)
+        return literal_column(str(value), Integer)
+
+    key = seed.op("#")(seed.op(">>")(n(32))).op("&")(n(0xFFFFFFFF))
+    return cast(key - key.op(">>")(n(31)).op("<<")(n(32)), Integer)
 
 
-def _lock_decks(s: Session, m: Match) -> bool:
-    """PostgreSQL: take the seed's transaction lock without waiting (False: another claimer holds it)."""
-    return bool(s.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _deck_key(m.seed)))))
+#: PostgreSQL: the picked match's seed lock, taken without waiting in the pick itself (False: another
+#: claimer holds it). The planner computes it below the row locks, for each candidate that passes
+#: the filters, so a candidate skipped as row-locked may keep a seed lock until the commit: another
+#: claimer then only passes its twin over, as it would while that twin is being claimed.
+_DECKS_LOCKED = func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, deck_key(Match.seed))
 
 
 def _no_running_mate() -> ColumnElement[bool]:
@@ -145,8 +165,10 @@ def claim(
     SQLite runs one writer at a time (BEGIN IMMEDIATE), so the check and the claim cannot interleave
     with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED,
     the running deck-mates kept out in the same query (`_no_running_mate`), and each pick is leased
-    under its seed's advisory lock by an UPDATE that looks again for a running deck-mate
-    (`_take_alone`): three statements.
+    under its seed's advisory lock, taken by the pick itself (`_DECKS_LOCKED`), by an UPDATE that
+    looks again for a running deck-mate (`_take_alone`): two statements. The UPDATE must be a
+    statement of its own: its snapshot, taken after the lock was granted, is what sees a twin that
+    the lock's previous holder committed as running.
     """
     pg = s.get_bind().dialect.name == "postgresql"
     query = select(Match).where(
@@ -165,10 +187,11 @@ def claim(
     passed: list[int] = []
     for _ in range(MAX_PASSED):
         pick = query.where(Match.id.not_in(passed)) if passed else query
-        m = s.scalar(pick.with_for_update(skip_locked=True, of=Match))
-        if m is None:
+        row = s.execute(pick.add_columns(_DECKS_LOCKED).with_for_update(skip_locked=True, of=Match)).first()
+        if row is None:
             return None
-        if _lock_decks(s, m) and _take_alone(s, owner, m, ttl):
+        m, locked = row
+        if locked and _take_alone(s, owner, m, ttl):
             return m
         passed.append(m.id)  # a twin is being claimed or played right now: try the next one
     return None
