@@ -20,6 +20,7 @@ from sqlalchemy import (
     ColumnElement,
     CursorResult,
     Integer,
+    Select,
     and_,
     cast,
     exists,
@@ -30,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import InstrumentedAttribute, set_committed_value
 
 from arena.store.decks import MATE, deck_mates, redeal
 from arena.store.models import Match, utcnow
@@ -103,7 +104,7 @@ def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def deck_key(seed: ColumnElement[int]) -> ColumnElement[int]:
+def deck_key(seed: ColumnElement[int] | InstrumentedAttribute[int]) -> ColumnElement[int]:
     """SQL: the seed folded to a signed 32-bit advisory-lock key, `(seed ^ (seed >> 32)) & 0xFFFFFFFF`
     taken as signed (a collision only makes a claim pass a match over for now). PostgreSQL's `#` is
     XOR."""
@@ -229,10 +230,15 @@ def release(s: Session, owner: str, match_id: int) -> None:
         _back_to_queue(s, m)
 
 
-def lock_for_record(s: Session, owner: str, match_id: int) -> Match | None:
-    """The match, row-locked, if this runner still holds its lease; else None (someone else has it)."""
-    return s.scalar(
+def lease_held(owner: str, match_id: int) -> Select[Match]:
+    """SQL: the match, row-locked, if `owner` still holds its lease."""
+    return (
         select(Match)
         .where(Match.id == match_id, Match.status == "running", Match.lease_owner == owner)
         .with_for_update(of=Match)
     )
+
+
+def lock_for_record(s: Session, owner: str, match_id: int) -> Match | None:
+    """The match, row-locked, if this runner still holds its lease; else None (someone else has it)."""
+    return s.scalar(lease_held(owner, match_id))
