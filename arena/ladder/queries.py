@@ -100,7 +100,7 @@ def default_season(s: Session) -> Season | None:
 
 
 def open_counts(s: Session) -> dict[int | None, int]:
-    """Queued and running matches per season id: the open matches only (`ix_matches_queue`); the
+    """Queued and running matches per season id: the open matches only (`ix_matches_claim`, status first); the
     finished ones are the season's `recorded` counter, so no count runs over the history."""
     # grouped by status first, so that the planner walks the status index (the open rows only)
     # rather than the season index (every row), which SQLite's statistics otherwise prefer

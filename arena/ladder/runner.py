@@ -207,7 +207,7 @@ class SeasonRun:
 
     def _open_ladder_counts(self, s) -> tuple[int, int]:
         """(queued, running) ladder matches of the season: the open matches only, found by
-        `ix_matches_queue` (status first), however many the season has recorded."""
+        `ix_matches_claim` (status first), however many the season has recorded."""
         by_status = dict(
             s.execute(
                 select(Match.status, func.count())

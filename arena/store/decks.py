@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session, aliased
@@ -49,10 +50,19 @@ def deck_mates(m: Match, other: type[Match] = MATE) -> ColumnElement[bool]:
 
     Twins share their seed by construction; the pair test also covers rows written before seeds
     were drawn per pair."""
-    shared = [other.seed == m.seed]
-    if m.season_id is not None and m.pair is not None:
-        shared.append(and_(other.season_id == m.season_id, other.pair == m.pair))
-    return and_(other.id != m.id, or_(*shared))
+    pair = (m.season_id, m.pair) if m.season_id is not None and m.pair is not None else None
+    return mates_of(m.id, m.seed, pair, other)
+
+
+def mates_of(
+    match_id: Any, seed: Any, pair: tuple[Any, Any] | None, other: type[Match] = MATE
+) -> ColumnElement[bool]:
+    """`deck_mates` of the match `match_id` with `seed` and (season, pair) `pair` (None: none), given
+    as values or as bound parameters (a statement built once and run for many matches)."""
+    shared = [other.seed == seed]
+    if pair is not None:
+        shared.append(and_(other.season_id == pair[0], other.pair == pair[1]))
+    return and_(other.id != match_id, or_(*shared))
 
 
 def redeal(s: Session, m: Match) -> bool:

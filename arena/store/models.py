@@ -229,8 +229,9 @@ class Entry(Base):
 class Match(Base):
     __tablename__ = "matches"
     __table_args__ = (
-        Index("ix_matches_queue", "status", "lease_expires"),
-        # migration 0010: the claim of a season's (or a kind's) oldest queued match, in id order
+        # migration 0010: the claim of a season's (or a kind's) oldest queued match, in id order; with
+        # status first, also the open matches' reads (the running deck-mates, the open counts, the
+        # expired leases): migration 0020 dropped (status, lease_expires), which no read needed
         Index("ix_matches_claim", "status", "kind", "season_id", "id"),
         # migration 0006: the reveal test (deck-mates by seed, by season and pair), a season's and a
         # bot's lists in id order (keyset pages), an entry's recent matches (the suspension check)
@@ -274,7 +275,8 @@ class Match(Base):
         ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True, index=True)
+    # no index of its own: ix_matches_season_pair, _order and _seq begin with it (migration 0020)
+    season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id"), nullable=True)
     # ladder final compare challenge
     kind: Mapped[str] = mapped_column(String(limits.KIND.most), default="ladder")
     # a challenge's owner

@@ -15,12 +15,29 @@ import os
 import socket
 import time
 import uuid
+from functools import cache
+from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, and_, exists, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CursorResult,
+    Executable,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import InstrumentedAttribute, set_committed_value
 
-from arena.store.decks import MATE, deck_mates, redeal
+from arena.store.decks import MATE, mates_of, redeal
 from arena.store.models import Match, utcnow
 
 LEASE_SECONDS = 60.0
@@ -91,15 +108,23 @@ def _not_beside_running(s: Session) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _deck_key(seed: int) -> int:
-    """The seed folded to a signed 32-bit advisory-lock key (a collision only makes a claim pass a match over for now)."""
-    key = (seed ^ (seed >> 32)) & 0xFFFFFFFF
-    return key - (1 << 32) if key >= 1 << 31 else key
+def deck_key(seed: ColumnElement[int] | InstrumentedAttribute[int]) -> ColumnElement[int]:
+    """SQL: the seed folded to a signed 32-bit advisory-lock key, `(seed ^ (seed >> 32)) & 0xFFFFFFFF`
+    taken as signed (a collision only makes a claim pass a match over for now). PostgreSQL's `#` is
+    XOR."""
+
+    def n(value: int) -> ColumnElement[int]:  # a constant written into the SQL (a shift takes an INTEGER)
+        return literal_column(str(value), Integer)
+
+    key = seed.op("#")(seed.op(">>")(n(32))).op("&")(n(0xFFFFFFFF))
+    return cast(key - key.op(">>")(n(31)).op("<<")(n(32)), Integer)
 
 
-def _lock_decks(s: Session, m: Match) -> bool:
-    """PostgreSQL: take the seed's transaction lock without waiting (False: another claimer holds it)."""
-    return bool(s.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _deck_key(m.seed)))))
+#: PostgreSQL: the picked match's seed lock, taken without waiting in the pick itself (False: another
+#: claimer holds it). The planner computes it below the row locks, for each candidate that passes
+#: the filters, so a candidate skipped as row-locked may keep a seed lock until the commit: another
+#: claimer then only passes its twin over, as it would while that twin is being claimed.
+_DECKS_LOCKED = func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, deck_key(Match.seed))
 
 
 def _no_running_mate() -> ColumnElement[bool]:
@@ -115,13 +140,10 @@ def _take_alone(s: Session, owner: str, m: Match, ttl: float) -> bool:
     The UPDATE's own snapshot is taken after the lock was granted, so it sees a twin that a claimer
     holding the lock before us committed as running; False (nothing changed) when there is one."""
     now, expires = utcnow(), time.time() + ttl
-    attempts = s.scalar(
-        update(Match)
-        .where(Match.id == m.id, Match.status == "queued", ~exists().where(MATE.status == "running", deck_mates(m)))
-        .values(status="running", lease_owner=owner, lease_expires=expires, started_at=now, attempts=Match.attempts + 1)
-        .returning(Match.attempts)
-        .execution_options(synchronize_session=False)
-    )  # fmt: skip
+    pair = m.season_id is not None and m.pair is not None
+    values = {"t_id": m.id, "t_seed": m.seed, "t_season": m.season_id, "t_pair": m.pair, "t_owner": owner,
+              "t_expires": expires, "t_now": now}  # fmt: skip
+    attempts = s.scalar(_lease_alone(pair), values)
     if attempts is None:
         return False
     for name, value in (("status", "running"), ("lease_owner", owner), ("lease_expires", expires),
@@ -145,33 +167,64 @@ def claim(
     SQLite runs one writer at a time (BEGIN IMMEDIATE), so the check and the claim cannot interleave
     with another claimer's. PostgreSQL claimers run side by side: rows are taken with SKIP LOCKED,
     the running deck-mates kept out in the same query (`_no_running_mate`), and each pick is leased
-    under its seed's advisory lock by an UPDATE that looks again for a running deck-mate
-    (`_take_alone`): three statements.
+    under its seed's advisory lock, taken by the pick itself (`_DECKS_LOCKED`), by an UPDATE that
+    looks again for a running deck-mate (`_take_alone`): two statements. The UPDATE must be a
+    statement of its own: its snapshot, taken after the lock was granted, is what sees a twin that
+    the lock's previous holder committed as running.
     """
-    pg = s.get_bind().dialect.name == "postgresql"
-    query = select(Match).where(
-        Match.status == "queued", *([_no_running_mate()] if pg else _not_beside_running(s))
-    )
-    if ids is not None:
-        query = query.where(Match.id.in_(ids))
-    if season_id is not None:
-        query = query.where(Match.season_id == season_id)
-    if kinds:
-        query = query.where(Match.kind.in_(kinds))
-    query = query.order_by(Match.id).limit(1)
-    if not pg:
-        m = s.scalar(query)
+    if s.get_bind().dialect.name != "postgresql":
+        query = select(Match).where(Match.status == "queued", *_not_beside_running(s))
+        if ids is not None:
+            query = query.where(Match.id.in_(ids))
+        if season_id is not None:
+            query = query.where(Match.season_id == season_id)
+        if kinds:
+            query = query.where(Match.kind.in_(kinds))
+        m = s.scalar(query.order_by(Match.id).limit(1))
         return None if m is None else take(s, owner, m, ttl=ttl)
     passed: list[int] = []
+    values = {"c_ids": ids, "c_season": season_id, "c_kinds": list(kinds or ()), "c_passed": passed}
     for _ in range(MAX_PASSED):
-        pick = query.where(Match.id.not_in(passed)) if passed else query
-        m = s.scalar(pick.with_for_update(skip_locked=True, of=Match))
-        if m is None:
+        pick = _pg_pick(ids is not None, season_id is not None, bool(kinds), bool(passed))
+        row = s.execute(pick, values).first()
+        if row is None:
             return None
-        if _lock_decks(s, m) and _take_alone(s, owner, m, ttl):
+        m, locked = row
+        if locked and _take_alone(s, owner, m, ttl):
             return m
         passed.append(m.id)  # a twin is being claimed or played right now: try the next one
     return None
+
+
+@cache
+def _lease_alone(pair: bool) -> Executable:
+    """`_take_alone`'s UPDATE for a match with or without a season's pair (bound by name), built once."""
+    pairing: tuple[Any, Any] | None = (bindparam("t_season"), bindparam("t_pair")) if pair else None
+    mates = mates_of(bindparam("t_id"), bindparam("t_seed"), pairing)
+    return (
+        update(Match)
+        .where(Match.id == bindparam("t_id"), Match.status == "queued", ~exists().where(MATE.status == "running", mates))
+        .values(status="running", lease_owner=bindparam("t_owner"), lease_expires=bindparam("t_expires"),
+                started_at=bindparam("t_now"), attempts=Match.attempts + 1)
+        .returning(Match.attempts)
+        .execution_options(synchronize_session=False)
+    )  # fmt: skip
+
+
+@cache
+def _pg_pick(ids: bool, season: bool, kinds: bool, passed: bool) -> Select[Match, bool]:
+    """PostgreSQL: `claim`'s pick with its seed's lock, for the filters given (bound by name), built
+    once per process: building it cost more than running it."""
+    query = select(Match, _DECKS_LOCKED).where(Match.status == "queued", _no_running_mate())
+    if ids:
+        query = query.where(Match.id.in_(bindparam("c_ids", expanding=True)))
+    if season:
+        query = query.where(Match.season_id == bindparam("c_season"))
+    if kinds:
+        query = query.where(Match.kind.in_(bindparam("c_kinds", expanding=True)))
+    if passed:
+        query = query.where(Match.id.not_in(bindparam("c_passed", expanding=True)))
+    return query.order_by(Match.id).limit(1).with_for_update(skip_locked=True, of=Match)
 
 
 def take(s: Session, owner: str, m: Match, *, ttl: float = LEASE_SECONDS) -> Match:
@@ -206,10 +259,14 @@ def release(s: Session, owner: str, match_id: int) -> None:
         _back_to_queue(s, m)
 
 
+#: SQL: the match `lease_match`, row-locked, if `lease_holder` still holds its lease (built once).
+LEASE_HELD = (
+    select(Match)
+    .where(Match.id == bindparam("lease_match"), Match.status == "running", Match.lease_owner == bindparam("lease_holder"))
+    .with_for_update(of=Match)
+)  # fmt: skip
+
+
 def lock_for_record(s: Session, owner: str, match_id: int) -> Match | None:
     """The match, row-locked, if this runner still holds its lease; else None (someone else has it)."""
-    return s.scalar(
-        select(Match)
-        .where(Match.id == match_id, Match.status == "running", Match.lease_owner == owner)
-        .with_for_update(of=Match)
-    )
+    return s.scalar(LEASE_HELD, {"lease_match": match_id, "lease_holder": owner})

@@ -35,8 +35,8 @@ HOT_TABLES = ("matches", "mate", "open_mate", "rating_changes")
 #: `PRAGMA optimize` examines db.ANALYSIS_LIMIT rows of an index whatever the store holds: 1% of a
 #: 100,000-match store (size M), whose sampled statistics misled SQLite; here the same 1%.
 SAMPLED_ROWS = MATCHES * db.ANALYSIS_LIMIT // 100_000
-#: The status index holds the open matches' queue: a read of finished ones through it reads them all.
-STATUS_INDEX = "ix_matches_queue"
+#: The index that begins with status holds the queue: a read of finished ones through it reads them all.
+STATUS_INDEX = "ix_matches_claim"
 #: Reads of the newest finished matches that may walk `matches` in id order, newest first: the walk
 #: stops at the page's LIMIT (a plan that sorts first would read them all, and is refused).
 ID_ORDER_WALKS = ("finished matches (the web's list)",)

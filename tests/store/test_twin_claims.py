@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import threading
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import BigInteger, create_engine, func, literal, select
 
 from arena.store import Store
 from arena.store.models import Match, Season
-from arena.store.queue import claim, release, requeue_abandoned
+from arena.store.queue import DECK_LOCK_SPACE, claim, deck_key, release, requeue_abandoned
 
 
 def _versions(store: Store) -> tuple[int, int]:
@@ -139,3 +140,35 @@ def test_claimers_at_the_same_instant_never_hold_two_deck_mates(store: Store) ->
     assert set(m.id for m in running) <= set(ids)
     if together is None:
         assert len(running) == pairs  # serialised: exactly one of each pair
+
+
+def _fold(seed: int) -> int:
+    """The advisory-lock key of a seed, as `deck_key` computes it in SQL: the 63-bit seed folded to 32
+    bits, taken as a signed INTEGER."""
+    key = (seed ^ (seed >> 32)) & 0xFFFFFFFF
+    return key - (1 << 32) if key >= 1 << 31 else key
+
+
+def test_the_seed_lock_key_is_the_seed_folded_to_a_signed_integer(database_url: str) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the seed lock is PostgreSQL's (SQLite runs one claimer at a time)")
+    seeds = [0, 1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 2**31, 2**63 - 1, 0x5EED << 40]
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            keys = [conn.scalar(select(deck_key(literal(seed, BigInteger)))) for seed in seeds]
+    finally:
+        engine.dispose()
+    assert keys == [_fold(seed) for seed in seeds]
+
+
+def test_a_claim_passes_over_a_match_whose_seed_another_claimer_holds(store: Store) -> None:
+    """The pick takes its seed's lock itself: while another transaction holds that lock (a claimer
+    in the middle of taking its twin), the oldest queued match is passed over for the next."""
+    if store.dialect != "postgresql":
+        pytest.skip("the seed lock is PostgreSQL's (SQLite runs one claimer at a time)")
+    first, second = _queue(store, [(None, None, 71), (None, None, 72)])
+    with store.tx() as other:
+        assert other.scalar(select(func.pg_try_advisory_xact_lock(DECK_LOCK_SPACE, _fold(71))))
+        assert _claim(store) == second
+    assert _claim(store, "h:1:b") == first  # the lock went with the other transaction
