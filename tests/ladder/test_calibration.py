@@ -128,17 +128,19 @@ def test_live_elo_is_zero_sum_with_mixed_k() -> None:
 
 @pytest.mark.slow
 def test_live_spread_paired_on_the_fit_stays_nearer_the_truth_than_paired_on_live_elo() -> None:
-    """12 bots, 4,000 games each, seeds 0-3. Measured over 50 seeds: paired on the season fit (as the
-    ladder does, refitted every 20 games per bot) the live spread is 1.05 times the true one on
-    average (sd 0.09, 0.78-1.30; 68% of the seasons within ±10%), paired on live Elo 1.42 (sd 0.11,
-    1.22-1.75; none within ±10%), and in every one of the 50 seasons the fit-paired spread was the
-    nearer to the truth (by 0.11 at least). So no single season is promised ±10%; the test holds
-    what every season showed, and the mean of these four seeds (1.05) to the 50 seeds' spread."""
+    """12 bots, 4,000 games each, seeds 0-3, under the ladder's matchmaking (least certain result,
+    repeat cap). Measured over seeds 0-11: paired on the season fit (as the ladder does, refitted
+    every 20 games per bot) the live spread is 1.045 times the true one on average (sd 0.055,
+    0.965-1.142; 10 of 12 seasons within ±10%), paired on live Elo 1.133 (sd 0.078, 0.979-1.253; 4 of
+    12), and the fit-paired spread was the nearer to the truth in 10 of the 12 seasons. So no single
+    season is promised either; the test holds the average error over its four seeds and the mean
+    (the simulation is seeded: the same rule gives the same figures)."""
     fit = [live_spread(12, 4000, pair_on="fit", seed=seed) for seed in range(4)]
     live = [live_spread(12, 4000, pair_on="live", seed=seed) for seed in range(4)]
-    for f, v in zip(fit, live, strict=True):
-        assert abs(f["spread_ratio"] - 1.0) < abs(v["spread_ratio"] - 1.0), (f, v)
+    for f in fit + live:
         assert f["mean_live"] == pytest.approx(INITIAL, abs=1e-6)  # zero-sum
+    error = [float(np.mean([abs(x["spread_ratio"] - 1.0) for x in runs])) for runs in (fit, live)]
+    assert error[0] < error[1], error
     assert 0.9 <= float(np.mean([f["spread_ratio"] for f in fit])) <= 1.2
 
 
