@@ -133,10 +133,11 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
     assert arena("season", "create", "dep", "--format", "flags=1", "--seed", "5").returncode == 0
     assert arena("season", "start", "dep").returncode == 0
 
-    web_port, tcp_port = _free_port(), _free_port()
+    web_port, tcp_port, metrics_port = _free_port(), _free_port(), _free_port()
     serve = [
         a.replace("0.0.0.0:50051", f"127.0.0.1:{tcp_port}")
         .replace("0.0.0.0:8000", f"127.0.0.1:{web_port}")
+        .replace("0.0.0.0:9464", f"127.0.0.1:{metrics_port}")  # each process here has its own port
         .replace(ADMIN_SECRET, str(token_file))  # the secret's mount point -> its file
         for a in services["server"]["command"]
     ]
@@ -149,13 +150,18 @@ def test_compose_topology_plays_a_season(database_url: str, tmp_path: Path, redi
         "start_new_session": True,
     }
     server = subprocess.Popen([ARENA, *serve[1:]], env=env, **popen)
+    # on the stack's network every replica has 9464 of its own address; on this host, a loopback port each
+    worker_commands = [
+        [a.replace("0.0.0.0:9464", f"127.0.0.1:{_free_port()}") for a in services["worker"]["command"][1:]]
+        for _ in scratch
+    ]
     workers = [
         subprocess.Popen(
-            as_worker_container([ARENA, *services["worker"]["command"][1:]], home, hide=True),
+            as_worker_container([ARENA, *command], home, hide=True),
             env=worker_env,
             **{**popen, "cwd": folder},
         )
-        for folder in scratch
+        for folder, command in zip(scratch, worker_commands, strict=True)
     ]  # --scale worker=2
     try:
         base = f"http://127.0.0.1:{web_port}"
