@@ -76,7 +76,11 @@ def test_bot(client, arena):
     assert {r["season"] for r in bob["ratings"]} == {"autumn", "spring"}
     carol = client.get("/api/bots/carol").json()
     assert [v["number"] for v in carol["versions"]] == [1, 2]
-    assert carol["verdicts"].get("CRASH") == 1
+    crasher = arena.records[arena.crash_match]["names"][
+        1
+    ]  # seat 1 crashes (record_support), whoever was paired
+    crashes = {n: client.get(f"/api/bots/{n}").json()["verdicts"].get("CRASH", 0) for n in bots}
+    assert crashes == {n: int(n == crasher) for n in bots}
     assert bob["opponents"] == len(bob["head_to_head"]) == 2
     assert client.get("/api/bots/zed").status_code == 404
 
