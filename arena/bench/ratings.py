@@ -176,37 +176,11 @@ def matchmaking_season(
     """(true ratings, a, b, score) of a season paired as the ladder pairs (`pick_pairing` on the fit,
     refitted after every `bots * 10` games, that is every 20 games per bot, live Elo while provisional);
     `capped=False`: by the rule before (nearest rating plus offset, no repeat cap: neighbours meet
-    again and again)."""
-    import random
+    again and again). The season is `arena.ladder.simulate_pairing.play`'s."""
+    from arena.ladder.simulate_pairing import Rule, play
 
-    from arena.ladder.fit import fit_ratings
-    from arena.ladder.matchmaking import Candidate, Meetings, pick_pairing
-    from arena.ladder.ratings import INITIAL, PROVISIONAL_GAMES, elo_update, expected
-
-    rng, np_rng = random.Random(seed), np.random.default_rng(seed)
-    true = np_rng.normal(INITIAL, 200.0, bots)
-    live, rated, last = [INITIAL] * bots, [0] * bots, [-1] * bots
-    fitted = list(live)
-    met = Meetings()
-    total = bots * games_per_bot // 2
-    a, b, score = np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), np.zeros(total)
-    for k in range(total):
-        if k and k % (bots * 10) == 0:
-            fit = fit_ratings(bots, a[:k], b[:k], score[:k])
-            fitted = [float(x) if x == x else live[i] for i, x in enumerate(fit.ratings)]
-        basis = [f if rated[i] >= PROVISIONAL_GAMES else live[i] for i, f in enumerate(fitted)]
-        cands = [Candidate(i, f"o{i}", basis[i], rated[i], last[i]) for i in range(bots)]
-        pairing = pick_pairing(cands, rng, met=met, capped=capped)
-        assert pairing is not None  # every bot has its own owner: any two may meet
-        i, j = pairing[0].entry_id, pairing[1].entry_id
-        s = 1.0 if rng.random() < expected(true[i], true[j]) else 0.0
-        ci, cj = elo_update(live[i], rated[i], live[j], rated[j], s)
-        live[i], live[j] = ci.after, cj.after
-        rated[i], rated[j] = rated[i] + 1, rated[j] + 1
-        last[i] = last[j] = k
-        met.add(i, j)
-        a[k], b[k], score[k] = i, j, s
-    return true, a, b, score
+    season = play(bots, games_per_bot, Rule.INFORMATIVE if capped else Rule.NEAREST, seed, refit_games=20)
+    return season.true, season.a, season.b, season.score
 
 
 def run_coverage(

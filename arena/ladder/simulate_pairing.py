@@ -41,10 +41,10 @@ class Season:
     score: np.ndarray  # a's score (1 or 0)
 
 
-def play(bots: int, games_per_bot: int, rule: Rule, seed: int) -> Season:
+def play(bots: int, games_per_bot: int, rule: Rule, seed: int, *, refit_games: int = REFIT_GAMES) -> Season:
     """A season of `bots` (true ratings ~ N(1500, TRUE_SD)) paired by `rule` until each has played
-    `games_per_bot` games on average. The true ratings depend on the seed alone, so two rules on one
-    seed meet the same field."""
+    `games_per_bot` games on average, the pairing fit refitted every `refit_games` games per bot.
+    The true ratings depend on the seed alone, so two rules on one seed meet the same field."""
     rng, np_rng = random.Random(seed), np.random.default_rng(seed)
     true = np_rng.normal(INITIAL, TRUE_SD, bots)
     live, rated, last = [INITIAL] * bots, [0] * bots, [-1] * bots
@@ -53,7 +53,7 @@ def play(bots: int, games_per_bot: int, rule: Rule, seed: int) -> Season:
     total = bots * games_per_bot // 2
     a, b, score = np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), np.zeros(total)
     for k in range(total):
-        if k and k % (bots * REFIT_GAMES // 2) == 0:
+        if k and k % (bots * refit_games // 2) == 0:
             fit = fit_ratings(bots, a[:k], b[:k], score[:k])
             fitted = [float(x) if x == x else live[i] for i, x in enumerate(fit.ratings)]
         basis = [f if rated[i] >= PROVISIONAL_GAMES else live[i] for i, f in enumerate(fitted)]
