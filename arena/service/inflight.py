@@ -98,16 +98,24 @@ _KINDS = {
 }
 
 
-def _gated(handler: grpc.RpcMethodHandler[Any, Any], gate: InFlight) -> grpc.RpcMethodHandler[Any, Any]:
+def rewrapped(
+    handler: grpc.RpcMethodHandler[Any, Any], wrap: Callable[[Callable[..., Any]], Callable[..., Any]]
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """`handler` with its behaviour (whichever of the four kinds it has) replaced by `wrap(behaviour)`,
+    its (de)serializers kept: how a server interceptor puts code around a call."""
     for kind, make in _KINDS.items():
         behaviour = getattr(handler, kind)
         if behaviour is not None:
             return make(
-                _wrap(behaviour, gate),
+                wrap(behaviour),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
     return handler
+
+
+def _gated(handler: grpc.RpcMethodHandler[Any, Any], gate: InFlight) -> grpc.RpcMethodHandler[Any, Any]:
+    return rewrapped(handler, lambda behaviour: _wrap(behaviour, gate))
 
 
 async def _refuse(context: grpc.aio.ServicerContext, message: str) -> None:

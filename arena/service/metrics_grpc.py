@@ -18,7 +18,7 @@ import grpc
 
 from arena import metrics
 from arena.proto import arena_pb2, referee_pb2, replay_pb2
-from arena.service.inflight import _KINDS
+from arena.service.inflight import rewrapped
 
 EXTRA = (  # what grpcio's own services answer on the server
     "/grpc.health.v1.Health/Check",
@@ -71,15 +71,7 @@ class CallMetrics(grpc.aio.ServerInterceptor):
         if handler is None:  # grpcio answers UNIMPLEMENTED itself
             _count(method, grpc.StatusCode.UNIMPLEMENTED.name, 0.0)
             return None
-        for kind, make in _KINDS.items():
-            behaviour = getattr(handler, kind)
-            if behaviour is not None:
-                return make(
-                    _wrap(behaviour, method),
-                    request_deserializer=handler.request_deserializer,
-                    response_serializer=handler.response_serializer,
-                )
-        return handler
+        return rewrapped(handler, lambda behaviour: _wrap(behaviour, method))
 
 
 def _wrap(behaviour: Callable[..., Any], method: str) -> Callable[..., Any]:
